@@ -1,0 +1,193 @@
+//! Quantiles of numbers read from stdin, one per line, through a tailguard DDSketch.
+//!
+//! ```text
+//! cargo run --release --example quantiles -- [--q Q]... [--alpha A] [--mapping log|cubic|int]
+//!                                            [--skip-invalid] < values.txt
+//! ```
+//!
+//! Prints `count N`, `min X`, `max X`, then one line per quantile (`p50 X`, `p99.9 X`, ...;
+//! defaults 0.5 0.9 0.95 0.99 0.999). Every answer is within the sketch's relative accuracy
+//! of the exact quantile `sorted[floor(q * (n - 1))]`.
+//!
+//! A line that is not a finite, non-negative number is reported on stderr with its line
+//! number and makes the exit code 2 (the valid lines are still counted); `--skip-invalid`
+//! keeps the exit code 0. Usage errors exit with 1.
+
+use std::io::{self, BufRead, Write};
+use std::process::ExitCode;
+
+use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+/// 2^18 bins (1 MiB): at 1 % the sketch spans every positive f64, at finer accuracies as
+/// much of it as fits (the range is printed when it does not).
+const BINS: usize = 1 << 18;
+
+const USAGE: &str =
+    "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int] [--skip-invalid] < values";
+
+struct Options {
+    quantiles: Vec<f64>,
+    alpha: f64,
+    mapping: String,
+    skip_invalid: bool,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut opts = Options {
+        quantiles: Vec::new(),
+        alpha: 0.01,
+        mapping: "log".into(),
+        skip_invalid: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--q" => {
+                let v = value("--q")?;
+                match v.parse::<f64>() {
+                    Ok(q) if (0.0..=1.0).contains(&q) => opts.quantiles.push(q),
+                    _ => return Err(format!("--q {v}: a quantile must be a number in [0, 1]")),
+                }
+            }
+            "--alpha" => {
+                let v = value("--alpha")?;
+                match v.parse::<f64>() {
+                    Ok(a) if a > 0.0 && a < 1.0 => opts.alpha = a,
+                    _ => return Err(format!("--alpha {v}: must be a number in (0, 1)")),
+                }
+            }
+            "--mapping" => {
+                let v = value("--mapping")?;
+                if !["log", "cubic", "int"].contains(&v.as_str()) {
+                    return Err(format!("--mapping {v}: must be log, cubic or int"));
+                }
+                opts.mapping = v;
+            }
+            "--skip-invalid" => opts.skip_invalid = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if opts.quantiles.is_empty() {
+        opts.quantiles = vec![0.5, 0.9, 0.95, 0.99, 0.999];
+    }
+    Ok(opts)
+}
+
+/// The widest sketch of `BINS` bins: every positive normal float when the accuracy allows,
+/// otherwise a range centred (geometrically) on 1.
+fn widest_sketch<M: IndexMapping>(alpha: f64) -> Result<Box<DDSketch<M, BINS>>, String> {
+    let mapping = M::with_relative_accuracy(alpha).map_err(|e| e.to_string())?;
+    let from_bottom = DDSketch::new(mapping, f64::MIN_POSITIVE).map_err(|e| e.to_string())?;
+    if from_bottom.max_trackable() >= f64::MAX {
+        return Ok(Box::new(from_bottom));
+    }
+    let min_value = mapping.lower_bound(mapping.index(1.0) - BINS as i32 / 2);
+    let sketch = DDSketch::new(mapping, min_value).map_err(|e| e.to_string())?;
+    eprintln!(
+        "note: at this accuracy {BINS} bins track [{:e}, {:e}); smaller values count as 0, \
+         larger ones are clamped",
+        sketch.min_trackable(),
+        sketch.max_trackable()
+    );
+    Ok(Box::new(sketch))
+}
+
+/// `p50`, `p99.9`, `p0`, `p100`: the quantile as a percentage without trailing zeros.
+fn quantile_name(q: f64) -> String {
+    let pct = format!("{:.6}", q * 100.0);
+    let pct = pct.trim_end_matches('0').trim_end_matches('.');
+    format!("p{pct}")
+}
+
+fn run<M: IndexMapping>(opts: &Options) -> Result<ExitCode, String> {
+    let mut sketch = widest_sketch::<M>(opts.alpha)?;
+    let mut invalid = 0usize;
+    let stdin = io::stdin().lock();
+    for (number, line) in stdin.split(b'\n').enumerate() {
+        let line = line.map_err(|e| format!("reading stdin: {e}"))?;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        let recorded = match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => sketch.record(v).map_err(|e| e.to_string()),
+            Ok(v) => Err(format!("{v} is not finite")),
+            Err(_) if text.is_empty() => Err("empty line".to_string()),
+            Err(_) => Err("not a number".to_string()),
+        };
+        if let Err(why) = recorded {
+            invalid += 1;
+            eprintln!("line {}: {why}: {text:?}", number + 1);
+        }
+    }
+
+    let mut out = io::stdout().lock();
+    let show = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:?}"));
+    let mut print = || -> io::Result<()> {
+        writeln!(out, "count {}", sketch.count())?;
+        writeln!(out, "min {}", show(sketch.min()))?;
+        writeln!(out, "max {}", show(sketch.max()))?;
+        for &q in &opts.quantiles {
+            let v = sketch.quantile(q).map_err(io::Error::other)?;
+            writeln!(out, "{} {}", quantile_name(q), show(v))?;
+        }
+        Ok(())
+    };
+    print().map_err(|e| format!("writing stdout: {e}"))?;
+    if sketch.clamped() > 0 {
+        eprintln!(
+            "note: {} values above the range were clamped",
+            sketch.clamped()
+        );
+    }
+    if invalid > 0 {
+        eprintln!("{invalid} invalid lines");
+        if !opts.skip_invalid {
+            return Ok(ExitCode::from(2));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let opts = match parse_args() {
+        Ok(opts) => opts,
+        Err(msg) => {
+            if !msg.is_empty() {
+                eprintln!("error: {msg}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(1);
+        }
+    };
+    // The 1 MiB sketch is built on the stack before it is boxed: give it room in debug builds.
+    let worker = std::thread::Builder::new()
+        .stack_size(32 << 20)
+        .spawn(move || match opts.mapping.as_str() {
+            "cubic" => run::<CubicMapping>(&opts),
+            "int" => run::<IntMapping>(&opts),
+            _ => run::<LogMapping>(&opts),
+        });
+    let result = match worker.map(|w| w.join()) {
+        Ok(Ok(result)) => result,
+        _ => Err("the worker thread failed".to_string()),
+    };
+    result.unwrap_or_else(|msg| {
+        eprintln!("error: {msg}");
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile_name;
+
+    #[test]
+    fn quantile_names() {
+        assert_eq!(quantile_name(0.5), "p50");
+        assert_eq!(quantile_name(0.999), "p99.9");
+        assert_eq!(quantile_name(0.9999), "p99.99");
+        assert_eq!(quantile_name(0.0), "p0");
+        assert_eq!(quantile_name(1.0), "p100");
+    }
+}

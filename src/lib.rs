@@ -1,0 +1,59 @@
+//! # tailguard
+//!
+//! `no_std`, allocation-free building blocks for cutting the latency tail with adaptive
+//! hedged requests: a relative-error quantile sketch (DDSketch) with fixed buckets, and the
+//! clock abstraction every time-dependent piece is generic over.
+//!
+//! ```
+//! use tailguard::sketch::presets;
+//! use core::time::Duration;
+//!
+//! let mut latencies = presets::cubic_latency(); // 1 % accuracy, 1 µs .. 100 s, 3.8 KiB
+//! for ms in [4, 5, 5, 6, 5, 48, 5, 4, 6, 5] {
+//!     latencies.record_duration(Duration::from_millis(ms));
+//! }
+//! let p90_ns = latencies.quantile(0.9).unwrap().unwrap();
+//! assert!((p90_ns - 6e6).abs() <= 0.01 * 6e6);
+//! ```
+//!
+//! ## Modules
+//!
+//! * [`clock`]: the [`Clock`] trait, nanosecond [`Instant`],
+//!   manual, std, embassy and closure clocks.
+//! * [`sketch`]: [`DDSketch`], its three index mappings and presets.
+//!
+//! ## Features
+//!
+//! * `std`: [`StdClock`](clock::StdClock).
+//! * `embassy-time`: [`EmbassyClock`](clock::EmbassyClock).
+//! * `defmt`: `defmt::Format` on public types.
+//!
+//! No feature enables a `std`, a critical-section implementation, an embassy time driver
+//! or a tick rate: those are the final binary's choices.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )
+)]
+
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+pub mod clock;
+pub mod sketch;
+
+pub use clock::{Clock, Instant, ManualClock};
+pub use sketch::DDSketch;
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

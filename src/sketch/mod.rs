@@ -1,0 +1,808 @@
+//! An allocation-free DDSketch: a quantile sketch with a relative-error guarantee.
+//!
+//! [`DDSketch<M, N>`](DDSketch) keeps `N` bins (fixed at compile time) of 32-bit counters
+//! over a geometric range of values; an [`IndexMapping`] `M` says which bin a value falls
+//! in. Any quantile of the recorded values is returned within relative error `alpha` of
+//! the exact sample quantile, for every value inside the trackable range (Masson, Rim and
+//! Lee, PVLDB 2019). Recording is O(1), merging is element-wise addition.
+//!
+//! # Range
+//!
+//! The trackable range follows from the mapping's `alpha`, `N` and the smallest value to
+//! track: bins cover `[min_trackable, max_trackable)`, and `max_trackable` is about
+//! `min_trackable * gamma^N`. Values outside it are never lost:
+//!
+//! * zero and positive values below the range count in the *zero bin* (reported as 0,
+//!   or as the exact minimum when that is larger), as DataDog's sketches do;
+//! * values above the range, and `+inf`, go to the top bin and are counted by
+//!   [`clamped`](DDSketch::clamped); `+inf` enters `min`, `max` and `sum` as
+//!   [`max_trackable`](DDSketch::max_trackable);
+//! * NaN and negative values are rejected with a [`RecordError`] and change nothing.
+//!
+//! # Counters
+//!
+//! Bin counters are `u32` (so the atomic version stays on native 32-bit atomics on
+//! microcontrollers), and saturate at `u32::MAX`: a record that would overflow a bin is
+//! dropped from the bins and counted by [`saturated`](DDSketch::saturated) instead.
+//! [`count`](DDSketch::count) is a `u64`.
+//!
+//! # Presets
+//!
+//! [`presets`] names ready-made configurations for latencies in nanoseconds from 1 µs to
+//! 100 s, with their sizes.
+
+mod mapping;
+pub mod presets;
+
+use core::fmt;
+use core::time::Duration;
+
+pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping};
+
+/// Why a sketch configuration was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The relative accuracy is not in (0, 1), or a mapping's gamma is not above 1, or
+    /// the mapping supports no accuracy that fine.
+    InvalidAccuracy,
+    /// The smallest trackable value is not positive and finite.
+    InvalidMinValue,
+    /// The requested range needs more bins than the sketch has.
+    TooFewBins {
+        /// The number of bins the range needs.
+        needed: usize,
+    },
+    /// The bin indices of the range do not fit in an `i32`.
+    RangeOverflow,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::InvalidAccuracy => f.write_str("relative accuracy must be in (0, 1)"),
+            ConfigError::InvalidMinValue => {
+                f.write_str("smallest trackable value must be positive and finite")
+            }
+            ConfigError::TooFewBins { needed } => {
+                write!(f, "the range needs {needed} bins, more than the sketch has")
+            }
+            ConfigError::RangeOverflow => f.write_str("bin indices of the range overflow i32"),
+        }
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// Why a value was not recorded. Nothing was changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The value is NaN.
+    NaN,
+    /// The value is negative (including `-inf`).
+    Negative,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::NaN => f.write_str("value is NaN"),
+            RecordError::Negative => f.write_str("value is negative"),
+        }
+    }
+}
+
+impl core::error::Error for RecordError {}
+
+/// The quantile asked for is not in [0, 1] (or is NaN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct InvalidQuantile;
+
+impl fmt::Display for InvalidQuantile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("quantile must be in [0, 1]")
+    }
+}
+
+impl core::error::Error for InvalidQuantile {}
+
+/// Why two sketches could not be merged. The target was left unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum MergeError {
+    /// The mappings differ in gamma (so in relative accuracy).
+    Mapping,
+    /// The mappings differ in index offset.
+    Offset,
+    /// The sketches track different ranges (different smallest bin).
+    Range,
+    /// The sketches have different numbers of bins.
+    BinCount,
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MergeError::Mapping => "sketches use different mappings (gamma or accuracy)",
+            MergeError::Offset => "sketches use different index offsets",
+            MergeError::Range => "sketches track different ranges",
+            MergeError::BinCount => "sketches have different numbers of bins",
+        })
+    }
+}
+
+impl core::error::Error for MergeError {}
+
+/// A non-empty bin, as yielded by [`DDSketch::bins`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Bin {
+    /// The mapping's index of the bin (DataDog's bin key).
+    pub index: i32,
+    /// How many values it holds.
+    pub count: u32,
+}
+
+/// Exact min, max and sum of the values recorded as `f64`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FloatStats {
+    min: f64,
+    max: f64,
+    sum: f64,
+}
+
+impl FloatStats {
+    const EMPTY: FloatStats = FloatStats {
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        sum: 0.0,
+    };
+}
+
+/// Exact min, max and sum of the values recorded as `u64`: kept apart from [`FloatStats`]
+/// so that the integer record path uses no float arithmetic (no FPU on Cortex-M0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IntStats {
+    min: u64,
+    max: u64,
+    /// Saturating.
+    sum: u64,
+}
+
+impl IntStats {
+    const EMPTY: IntStats = IntStats {
+        min: u64::MAX,
+        max: 0,
+        sum: 0,
+    };
+}
+
+/// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
+///
+/// No heap; `size_of` is about `4 * N + 100` bytes (see [`presets`] for exact figures).
+///
+/// ```
+/// use tailguard::sketch::{DDSketch, LogMapping};
+///
+/// // 1 % relative accuracy, values from 1.0 up, 512 bins (up to about 2.7e4).
+/// let mut sketch = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// for v in 1..=1000 {
+///     sketch.record(v as f64).unwrap();
+/// }
+/// let p99 = sketch.quantile(0.99).unwrap().unwrap();
+/// assert!((p99 - 990.0).abs() <= 0.01 * 990.0);
+/// assert_eq!(sketch.count(), 1000);
+/// assert_eq!(sketch.max(), Some(1000.0));
+/// ```
+#[derive(Clone)]
+pub struct DDSketch<M, const N: usize> {
+    mapping: M,
+    /// Mapping index of `bins[0]`.
+    min_index: i32,
+    zero_count: u32,
+    bins: [u32; N],
+    /// Values held by the bins and the zero bin.
+    count: u64,
+    clamped: u64,
+    saturated: u64,
+    float_stats: FloatStats,
+    int_stats: IntStats,
+}
+
+impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
+    /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
+    ///
+    /// Errors if `min_value` is not positive and finite, or the bin indices overflow.
+    pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
+        if !(min_value > 0.0 && min_value.is_finite()) {
+            return Err(ConfigError::InvalidMinValue);
+        }
+        let min_index = mapping.index(min_value);
+        let top = i64::from(min_index).saturating_add(N as i64);
+        if min_index == i32::MIN || top > i64::from(i32::MAX) {
+            return Err(ConfigError::RangeOverflow);
+        }
+        Ok(Self::with_min_index(mapping, min_index))
+    }
+
+    /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
+    pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
+        Self::new(M::with_relative_accuracy(alpha)?, min_value)
+    }
+
+    /// An empty sketch with relative accuracy `alpha` over `[min_value, max_value]`, or
+    /// [`ConfigError::TooFewBins`] with the number of bins that range needs.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
+    /// // 1 % from 1 µs to 100 s in nanoseconds needs 922 bins.
+    /// let s = DDSketch::<LogMapping, 922>::for_range(0.01, 1e3, 1e11);
+    /// assert!(s.is_ok());
+    /// let s = DDSketch::<LogMapping, 900>::for_range(0.01, 1e3, 1e11);
+    /// assert_eq!(s.err(), Some(ConfigError::TooFewBins { needed: 922 }));
+    /// ```
+    pub fn for_range(alpha: f64, min_value: f64, max_value: f64) -> Result<Self, ConfigError> {
+        let sketch = Self::with_relative_accuracy(alpha, min_value)?;
+        if !(max_value >= min_value && max_value.is_finite()) {
+            return Err(ConfigError::InvalidMinValue);
+        }
+        let needed = i64::from(sketch.mapping.index(max_value))
+            .saturating_sub(i64::from(sketch.min_index))
+            .saturating_add(1);
+        if needed > N as i64 {
+            return Err(ConfigError::TooFewBins {
+                needed: usize::try_from(needed).unwrap_or(usize::MAX),
+            });
+        }
+        Ok(sketch)
+    }
+
+    /// The sketch whose lowest bin has mapping index `min_index`. The caller checks that
+    /// `min_index + N` fits in an `i32`.
+    pub(crate) const fn with_min_index(mapping: M, min_index: i32) -> Self {
+        const { assert!(N > 0 && N < i32::MAX as usize, "N must be in 1..i32::MAX") };
+        DDSketch {
+            mapping,
+            min_index,
+            zero_count: 0,
+            bins: [0; N],
+            count: 0,
+            clamped: 0,
+            saturated: 0,
+            float_stats: FloatStats::EMPTY,
+            int_stats: IntStats::EMPTY,
+        }
+    }
+
+    /// Records one value.
+    ///
+    /// NaN and negative values are errors and change nothing; see the
+    /// [module docs](self) for values outside the range.
+    #[inline]
+    pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
+        self.record_n(value, 1)
+    }
+
+    /// Records `value` `n` times.
+    pub fn record_n(&mut self, value: f64, n: u32) -> Result<(), RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        let (added, clamped) = self.add_to_bin(self.mapping.index(value), n);
+        if added > 0 {
+            // +inf would poison sum and max; it enters the stats as the top of the range.
+            let v = if clamped && value == f64::INFINITY {
+                self.max_trackable()
+            } else {
+                value
+            };
+            let s = &mut self.float_stats;
+            s.min = s.min.min(v);
+            s.max = s.max.max(v);
+            s.sum += v * f64::from(added);
+        }
+        Ok(())
+    }
+
+    /// Records an integer value (nanoseconds, say). Never fails.
+    ///
+    /// With [`IntMapping`] this path uses no float arithmetic at all.
+    #[inline]
+    pub fn record_u64(&mut self, value: u64) {
+        self.record_u64_n(value, 1)
+    }
+
+    /// Records an integer value `n` times.
+    pub fn record_u64_n(&mut self, value: u64, n: u32) {
+        let index = if value == 0 {
+            i32::MIN
+        } else {
+            self.mapping.index_u64(value)
+        };
+        let (added, _) = self.add_to_bin(index, n);
+        if added > 0 {
+            let s = &mut self.int_stats;
+            s.min = s.min.min(value);
+            s.max = s.max.max(value);
+            s.sum = s.sum.saturating_add(value.saturating_mul(u64::from(added)));
+        }
+    }
+
+    /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    #[inline]
+    pub fn record_duration(&mut self, d: Duration) {
+        self.record_u64(crate::clock::duration_to_nanos(d))
+    }
+
+    /// Adds `n` to the bin of mapping index `index` (the zero bin below the range, the top
+    /// bin above it). Returns how many were added (fewer than `n` if the bin saturated)
+    /// and whether the value was above the range.
+    #[inline]
+    fn add_to_bin(&mut self, index: i32, n: u32) -> (u32, bool) {
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s: no overflow
+        let (slot, clamped) = if pos < 0 {
+            (Some(&mut self.zero_count), false)
+        } else if pos >= N as i64 {
+            (self.bins.last_mut(), true)
+        } else {
+            (self.bins.get_mut(pos as usize), false)
+        };
+        // `slot` is always Some (N > 0 and pos is in range); None would count as saturated.
+        let added = match slot {
+            Some(slot) => {
+                let new = slot.saturating_add(n);
+                let added = new.wrapping_sub(*slot); // new >= *slot
+                *slot = new;
+                added
+            }
+            None => 0,
+        };
+        self.count = self.count.saturating_add(u64::from(added));
+        self.saturated = self
+            .saturated
+            .saturating_add(u64::from(n.wrapping_sub(added)));
+        if clamped {
+            self.clamped = self.clamped.saturating_add(u64::from(added));
+        }
+        (added, clamped)
+    }
+
+    /// The value at quantile `q` (0 = min, 0.5 = median, 1 = max), or `None` if empty.
+    ///
+    /// Convention (DataDog's Go and Java): with `rank = floor(q * (count - 1))`, returns the
+    /// representative of the first bin whose cumulative count exceeds `rank`, so it is
+    /// within `alpha` of the exact sample quantile `sorted[rank]`. `q = 0` and `q = 1`
+    /// return the exact min and max, and every answer is clamped into `[min, max]` (which
+    /// can only bring it closer to the truth).
+    ///
+    /// Errors if `q` is NaN or outside [0, 1].
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
+        if !(0.0..=1.0).contains(&q) {
+            return Err(InvalidQuantile);
+        }
+        let (Some(min), Some(max)) = (self.min(), self.max()) else {
+            return Ok(None);
+        };
+        if q == 0.0 {
+            return Ok(Some(min));
+        }
+        if q == 1.0 {
+            return Ok(Some(max));
+        }
+        let rank = (q * self.count.saturating_sub(1) as f64) as u64;
+        let clamp = |v: f64| v.max(min).min(max);
+        let mut cumulative = u64::from(self.zero_count);
+        if cumulative > rank {
+            return Ok(Some(clamp(0.0)));
+        }
+        for (index, &c) in (self.min_index..).zip(self.bins.iter()) {
+            cumulative = cumulative.saturating_add(u64::from(c));
+            if cumulative > rank {
+                return Ok(Some(clamp(self.mapping.value(index))));
+            }
+        }
+        Ok(Some(max)) // not reached: the bins hold `count` values
+    }
+
+    /// How many values the sketch holds (including the zero bin).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether the sketch holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The exact smallest value recorded, or `None` if empty.
+    pub fn min(&self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let int_min = if i.min <= i.max {
+            i.min as f64
+        } else {
+            f64::INFINITY
+        };
+        Some(f.min.min(int_min))
+    }
+
+    /// The exact largest value recorded, or `None` if empty.
+    pub fn max(&self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let int_max = if i.min <= i.max {
+            i.max as f64
+        } else {
+            f64::NEG_INFINITY
+        };
+        Some(f.max.max(int_max))
+    }
+
+    /// The sum of the values recorded (0 if empty).
+    pub fn sum(&self) -> f64 {
+        self.float_stats.sum + self.int_stats.sum as f64
+    }
+
+    /// The mean of the values recorded, or `None` if empty.
+    pub fn mean(&self) -> Option<f64> {
+        if self.count == 0 {
+            None
+        } else {
+            Some(self.sum() / self.count as f64)
+        }
+    }
+
+    /// Values counted in the zero bin: zeros and values below the range.
+    pub fn zero_count(&self) -> u32 {
+        self.zero_count
+    }
+
+    /// Values above the range (and `+inf`) that were put in the top bin.
+    pub fn clamped(&self) -> u64 {
+        self.clamped
+    }
+
+    /// Values dropped because their bin was full (`u32::MAX`). Not part of [`count`](Self::count).
+    pub fn saturated(&self) -> u64 {
+        self.saturated
+    }
+
+    /// The index mapping.
+    pub fn mapping(&self) -> &M {
+        &self.mapping
+    }
+
+    /// The guaranteed relative accuracy (alpha).
+    pub fn relative_accuracy(&self) -> f64 {
+        self.mapping.relative_accuracy()
+    }
+
+    /// The mapping index of the lowest bin.
+    pub fn min_index(&self) -> i32 {
+        self.min_index
+    }
+
+    /// The smallest value with a bin of its own; smaller values count in the zero bin.
+    pub fn min_trackable(&self) -> f64 {
+        self.mapping.lower_bound(self.min_index)
+    }
+
+    /// The end of the trackable range: values from here up are clamped into the top bin.
+    pub fn max_trackable(&self) -> f64 {
+        // with_min_index's caller guarantees min_index + N fits in an i32.
+        self.mapping
+            .lower_bound(self.min_index.saturating_add(N as i32))
+    }
+
+    /// The non-empty bins, from the lowest index up (the zero bin is
+    /// [`zero_count`](Self::zero_count)).
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, IndexMapping, LogMapping};
+    /// let mut s = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.02, 1.0).unwrap();
+    /// s.record_n(10.0, 3).unwrap();
+    /// let bins: Vec<_> = s.bins().collect();
+    /// assert_eq!(bins.len(), 1);
+    /// assert_eq!(bins[0].count, 3);
+    /// assert!((s.mapping().value(bins[0].index) - 10.0).abs() <= 0.2);
+    /// ```
+    pub fn bins(&self) -> impl Iterator<Item = Bin> + '_ {
+        (self.min_index..)
+            .zip(self.bins.iter())
+            .filter(|(_, &count)| count > 0)
+            .map(|(index, &count)| Bin { index, count })
+    }
+
+    /// Adds every value of `other` into `self`, as if they had all been recorded here.
+    ///
+    /// Both must have equal mappings, ranges and bin counts; otherwise `self` is left
+    /// unchanged and the mismatch is returned. Bins add element-wise, saturating (overflow
+    /// counts in [`saturated`](Self::saturated)).
+    pub fn merge<const N2: usize>(&mut self, other: &DDSketch<M, N2>) -> Result<(), MergeError> {
+        self.check_compatible(other)?;
+        let mut lost = 0u64;
+        for (a, &b) in self.bins.iter_mut().zip(other.bins.iter()) {
+            let sum = a.saturating_add(b);
+            // Two u32s summed in a u64 cannot overflow, and `sum` is at most their sum.
+            let lost_here = (u64::from(*a).wrapping_add(u64::from(b))).wrapping_sub(u64::from(sum));
+            lost = lost.saturating_add(lost_here);
+            *a = sum;
+        }
+        let zero = self.zero_count.saturating_add(other.zero_count);
+        lost = lost.saturating_add(
+            (u64::from(self.zero_count).wrapping_add(u64::from(other.zero_count)))
+                .wrapping_sub(u64::from(zero)),
+        );
+        self.zero_count = zero;
+        self.count = self.count.saturating_add(other.count).saturating_sub(lost);
+        self.saturated = self
+            .saturated
+            .saturating_add(other.saturated)
+            .saturating_add(lost);
+        self.clamped = self.clamped.saturating_add(other.clamped);
+        let (f, of) = (&mut self.float_stats, &other.float_stats);
+        f.min = f.min.min(of.min);
+        f.max = f.max.max(of.max);
+        f.sum += of.sum;
+        let (i, oi) = (&mut self.int_stats, &other.int_stats);
+        i.min = i.min.min(oi.min);
+        i.max = i.max.max(oi.max);
+        i.sum = i.sum.saturating_add(oi.sum);
+        Ok(())
+    }
+
+    /// Whether `other` can be merged into `self`, and if not, why.
+    pub fn check_compatible<const N2: usize>(
+        &self,
+        other: &DDSketch<M, N2>,
+    ) -> Result<(), MergeError> {
+        let (a, b) = (&self.mapping, &other.mapping);
+        // Gamma and offset fix every bin boundary (the interpolation is the type `M`).
+        if a.gamma() != b.gamma() {
+            Err(MergeError::Mapping)
+        } else if a.index_offset() != b.index_offset() {
+            Err(MergeError::Offset)
+        } else if N != N2 {
+            Err(MergeError::BinCount)
+        } else if self.min_index != other.min_index {
+            Err(MergeError::Range)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Empties the sketch, keeping its configuration.
+    pub fn clear(&mut self) {
+        *self = Self::with_min_index(self.mapping, self.min_index);
+    }
+}
+
+impl<M: IndexMapping, const N: usize> fmt::Debug for DDSketch<M, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DDSketch")
+            .field("mapping", &self.mapping)
+            .field("bins", &N)
+            .field("min_index", &self.min_index)
+            .field("count", &self.count)
+            .field("zero_count", &self.zero_count)
+            .field("clamped", &self.clamped)
+            .field("saturated", &self.saturated)
+            .field("min", &self.min())
+            .field("max", &self.max())
+            .field("sum", &self.sum())
+            .finish()
+    }
+}
+
+impl<M: IndexMapping, const N: usize, const N2: usize> PartialEq<DDSketch<M, N2>>
+    for DDSketch<M, N>
+{
+    /// Same configuration, same bins and counters, same exact statistics.
+    fn eq(&self, other: &DDSketch<M, N2>) -> bool {
+        self.check_compatible(other).is_ok()
+            && self.bins[..] == other.bins[..]
+            && self.zero_count == other.zero_count
+            && self.count == other.count
+            && self.clamped == other.clamped
+            && self.saturated == other.saturated
+            && self.float_stats == other.float_stats
+            && self.int_stats == other.int_stats
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "DDSketch {{ bins: {=usize}, count: {=u64}, clamped: {=u64}, saturated: {=u64} }}",
+            N,
+            self.count,
+            self.clamped,
+            self.saturated
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Sketch = DDSketch<LogMapping, 128>;
+
+    fn sketch() -> Sketch {
+        Sketch::with_relative_accuracy(0.02, 1.0).unwrap()
+    }
+
+    #[test]
+    fn bad_values_are_typed_errors_and_change_nothing() {
+        let mut s = sketch();
+        s.record(5.0).unwrap();
+        let before = s.clone();
+        assert_eq!(s.record(f64::NAN), Err(RecordError::NaN));
+        assert_eq!(s.record(-1.0), Err(RecordError::Negative));
+        assert_eq!(s.record(f64::NEG_INFINITY), Err(RecordError::Negative));
+        assert_eq!(s.record_n(-3.0, 7), Err(RecordError::Negative));
+        assert_eq!(s, before);
+    }
+
+    #[test]
+    fn bad_quantiles_are_errors_and_empty_is_none() {
+        let mut s = sketch();
+        assert_eq!(s.quantile(0.5), Ok(None));
+        assert_eq!(s.min(), None);
+        assert_eq!(s.mean(), None);
+        s.record(3.0).unwrap();
+        for q in [f64::NAN, -0.01, 1.01, f64::INFINITY] {
+            assert_eq!(s.quantile(q), Err(InvalidQuantile));
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_and_counted() {
+        let mut s = sketch();
+        let top = s.max_trackable();
+        s.record(0.0).unwrap();
+        s.record(-0.0).unwrap();
+        s.record(0.25).unwrap(); // below the range
+        s.record_u64(0);
+        s.record(top * 10.0).unwrap();
+        s.record(f64::INFINITY).unwrap();
+        s.record_u64(u64::MAX);
+        assert_eq!(s.count(), 7);
+        assert_eq!(s.zero_count(), 4);
+        assert_eq!(s.clamped(), 3);
+        assert_eq!(s.min(), Some(0.0));
+        assert_eq!(s.max(), Some(u64::MAX as f64));
+        assert!(s.sum().is_finite());
+        assert_eq!(s.quantile(0.3).unwrap(), Some(0.0));
+        // The top bin answers for the clamped values.
+        let q = s.quantile(0.9).unwrap().unwrap();
+        assert!(q >= top / 1.05 && q <= top * 1.05, "{q} vs {top}");
+    }
+
+    #[test]
+    fn infinity_enters_stats_as_the_top_of_the_range() {
+        let mut s = sketch();
+        s.record(f64::INFINITY).unwrap();
+        assert_eq!(s.max(), Some(s.max_trackable()));
+        assert_eq!(s.sum(), s.max_trackable());
+    }
+
+    #[test]
+    fn full_bins_saturate_and_count_the_overflow() {
+        let mut s = sketch();
+        s.record_n(2.0, u32::MAX - 1).unwrap();
+        s.record_n(2.0, 5).unwrap();
+        assert_eq!(s.count(), u64::from(u32::MAX));
+        assert_eq!(s.saturated(), 4);
+        let mut t = sketch();
+        t.record_n(2.0, 10).unwrap();
+        t.merge(&s).unwrap();
+        assert_eq!(t.count(), u64::from(u32::MAX));
+        assert_eq!(t.saturated(), 4 + 10);
+    }
+
+    #[test]
+    fn zero_n_records_nothing() {
+        let mut s = sketch();
+        s.record_n(2.0, 0).unwrap();
+        s.record_u64_n(2, 0);
+        assert!(s.is_empty());
+        assert_eq!(s.min(), None);
+    }
+
+    #[test]
+    fn integer_and_float_records_share_bins_and_stats() {
+        let mut s = DDSketch::<IntMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.record_u64(1000);
+        s.record(1000.0).unwrap();
+        s.record_duration(Duration::from_nanos(10));
+        assert_eq!(s.bins().count(), 2);
+        assert_eq!(s.min(), Some(10.0));
+        assert_eq!(s.max(), Some(1000.0));
+        assert_eq!(s.sum(), 2010.0);
+        assert_eq!(s.mean(), Some(670.0));
+    }
+
+    #[test]
+    fn quantile_follows_the_rank_convention() {
+        let mut s = sketch();
+        for v in [1.0, 2.0, 3.0, 4.0, 100.0] {
+            s.record(v).unwrap();
+        }
+        // rank = floor(q * 4): q = 0.74 -> sorted[2] = 3, q = 0.75 -> sorted[3] = 4.
+        let near = |q: f64, want: f64| {
+            let got = s.quantile(q).unwrap().unwrap();
+            assert!(
+                (got - want).abs() <= 0.02 * want,
+                "q={q} got {got} want {want}"
+            );
+        };
+        near(0.74, 3.0);
+        near(0.75, 4.0);
+        near(0.99, 4.0);
+        assert_eq!(s.quantile(0.0), Ok(Some(1.0)));
+        assert_eq!(s.quantile(1.0), Ok(Some(100.0)));
+    }
+
+    #[test]
+    fn merge_rejects_mismatches_and_leaves_target_unchanged() {
+        let mut a = sketch();
+        a.record(7.0).unwrap();
+        let before = a.clone();
+        let other_alpha = Sketch::with_relative_accuracy(0.01, 1.0).unwrap();
+        assert_eq!(a.merge(&other_alpha), Err(MergeError::Mapping));
+        let other_range = Sketch::with_relative_accuracy(0.02, 10.0).unwrap();
+        assert_eq!(a.merge(&other_range), Err(MergeError::Range));
+        let other_n = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        assert_eq!(a.merge(&other_n), Err(MergeError::BinCount));
+        let shifted = LogMapping::from_gamma_offset(a.mapping().gamma(), 0.5).unwrap();
+        let other_offset = Sketch::new(shifted, 1.0).unwrap();
+        assert_eq!(a.merge(&other_offset), Err(MergeError::Offset));
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn clear_keeps_the_configuration() {
+        let mut s = sketch();
+        s.record(9.0).unwrap();
+        s.clear();
+        assert!(s.is_empty());
+        assert_eq!(s, sketch());
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        for min in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                Sketch::with_relative_accuracy(0.01, min).err(),
+                Some(ConfigError::InvalidMinValue)
+            );
+        }
+        assert_eq!(
+            Sketch::with_relative_accuracy(1.5, 1.0).err(),
+            Some(ConfigError::InvalidAccuracy)
+        );
+        assert_eq!(
+            Sketch::with_relative_accuracy(1e-9, 1e300).err(),
+            Some(ConfigError::RangeOverflow)
+        );
+        assert_eq!(
+            Sketch::for_range(0.02, 1.0, f64::NAN).err(),
+            Some(ConfigError::InvalidMinValue)
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! Ready-made sketch configurations for latencies in nanoseconds, 1 µs to 100 s.
+//!
+//! Each preset is a type alias with its bin count and a constructor. Values from 1 µs
+//! (1,000 ns) to 100 s (10^11 ns) are tracked within the stated relative accuracy;
+//! outside that range see the [sketch docs](super#range).
+//!
+//! | preset | mapping | alpha | bins | `size_of` (x86-64) |
+//! |---|---|---|---|---|
+//! | [`LogLatency`] | logarithmic | 1 % | 922 | 3,800 bytes |
+//! | [`CubicLatency`] | cubic | 1 % | 931 | 3,840 bytes |
+//! | [`IntLatency`] | integer, k = 6 | 0.78 % | 1,697 | 6,872 bytes |
+//! | [`IntLatencyCoarse`] | integer, k = 5 | 1.56 % | 849 | 3,480 bytes |
+//!
+//! The sizes are asserted by a test, so they cannot grow silently.
+//!
+//! ```
+//! use tailguard::sketch::presets;
+//! let mut s = presets::log_latency();
+//! s.record_u64(1_500_000); // 1.5 ms
+//! assert!(s.max_trackable() >= 1e11);
+//! ```
+
+use super::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+/// Smallest latency the presets track: 1 µs in nanoseconds.
+pub const MIN_LATENCY_NS: f64 = 1e3;
+/// Largest latency the presets track: 100 s in nanoseconds.
+pub const MAX_LATENCY_NS: f64 = 1e11;
+
+/// 1 % over 1 µs .. 100 s (in ns), logarithmic mapping: the smallest 1 % sketch.
+pub type LogLatency = DDSketch<LogMapping, 922>;
+/// 1 % over 1 µs .. 100 s (in ns), cubic mapping: no `ln` on the record path.
+pub type CubicLatency = DDSketch<CubicMapping, 931>;
+/// 0.78 % over 1 µs .. 100 s (in ns), integer mapping: no float operation on the record
+/// path (Cortex-M0, RV32IMC).
+pub type IntLatency = DDSketch<IntMapping, 1697>;
+/// 1.56 % over 1 µs .. 100 s (in ns), integer mapping: half the memory of [`IntLatency`].
+pub type IntLatencyCoarse = DDSketch<IntMapping, 849>;
+
+fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
+    // The bin counts above are checked against `for_range` by a test, so the range fits.
+    DDSketch::with_min_index(mapping, mapping.index(MIN_LATENCY_NS))
+}
+
+/// An empty [`LogLatency`] sketch.
+pub fn log_latency() -> LogLatency {
+    build(LogMapping::from_valid_accuracy(0.01))
+}
+
+/// An empty [`CubicLatency`] sketch.
+pub fn cubic_latency() -> CubicLatency {
+    build(CubicMapping::from_valid_accuracy(0.01))
+}
+
+/// An empty [`IntLatency`] sketch.
+pub fn int_latency() -> IntLatency {
+    build(IntMapping::K6)
+}
+
+/// An empty [`IntLatencyCoarse`] sketch.
+pub fn int_latency_coarse() -> IntLatencyCoarse {
+    build(IntMapping::K5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check<M: IndexMapping, const N: usize>(preset: DDSketch<M, N>, alpha: f64) {
+        let exact = DDSketch::<M, N>::for_range(alpha, MIN_LATENCY_NS, MAX_LATENCY_NS).unwrap();
+        assert_eq!(preset, exact);
+        // Not one bin more than the range needs.
+        assert!(DDSketch::<M, N>::for_range(alpha, MIN_LATENCY_NS, MAX_LATENCY_NS * 1.03).is_err());
+        assert!(preset.min_trackable() <= MIN_LATENCY_NS);
+        assert!(preset.max_trackable() > MAX_LATENCY_NS);
+    }
+
+    #[test]
+    fn presets_cover_their_range_exactly() {
+        check(log_latency(), 0.01);
+        check(cubic_latency(), 0.01);
+        check(int_latency(), 0.01);
+        check(int_latency_coarse(), 0.02);
+    }
+
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn preset_sizes_are_as_documented() {
+        use core::mem::size_of;
+        assert_eq!(size_of::<LogLatency>(), 3800);
+        assert_eq!(size_of::<CubicLatency>(), 3840);
+        assert_eq!(size_of::<IntLatency>(), 6872);
+        assert_eq!(size_of::<IntLatencyCoarse>(), 3480);
+        assert!(size_of::<LogLatency>() <= 4096 && size_of::<CubicLatency>() <= 4096);
+    }
+}

@@ -1,0 +1,167 @@
+//! Property tests: every quantile is within alpha of the exact sample quantile, for every
+//! mapping, accuracy and distribution; merging equals recording everything in one sketch.
+
+mod common;
+
+use common::{exact_quantile, Dist, DISTS, QUANTILES};
+use proptest::prelude::*;
+use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+const BINS: usize = 8192;
+const MIN_VALUE: f64 = 1e-3;
+
+fn check_accuracy<M: IndexMapping>(alpha: f64, dist: Dist, seed: u64, n: usize) {
+    let values = dist.samples(seed, n);
+    let mut sketch = DDSketch::<M, BINS>::with_relative_accuracy(alpha, MIN_VALUE).unwrap();
+    for &v in &values {
+        sketch.record(v).unwrap();
+    }
+    assert_eq!(sketch.clamped(), 0, "test data must stay inside the range");
+    let alpha = sketch.relative_accuracy();
+    let mut sorted = values;
+    sorted.sort_by(f64::total_cmp);
+    for q in QUANTILES {
+        let want = exact_quantile(&sorted, q);
+        let got = sketch.quantile(q).unwrap().unwrap();
+        let err = (got - want).abs() / want;
+        assert!(
+            err <= alpha * (1.0 + 1e-9),
+            "{dist:?} alpha={alpha} n={n} q={q}: got {got}, exact {want}, error {err}"
+        );
+    }
+    assert_eq!(sketch.count(), n as u64);
+}
+
+fn all_mappings(alpha: f64, dist: Dist, seed: u64, n: usize) {
+    check_accuracy::<LogMapping>(alpha, dist, seed, n);
+    check_accuracy::<CubicMapping>(alpha, dist, seed, n);
+    check_accuracy::<IntMapping>(alpha, dist, seed, n);
+}
+
+/// Recording `values` one sketch at a time.
+fn sketch_of(values: &[f64]) -> DDSketch<CubicMapping, BINS> {
+    let mut s = DDSketch::with_relative_accuracy(0.01, MIN_VALUE).unwrap();
+    for &v in values {
+        s.record(v).unwrap();
+    }
+    s
+}
+
+/// Equal bins and counters and exact min and max; sums equal up to float rounding
+/// (addition order differs).
+fn assert_same<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSketch<M, N>) {
+    assert!(a.bins().eq(b.bins()));
+    assert_eq!(a.count(), b.count());
+    assert_eq!(a.zero_count(), b.zero_count());
+    assert_eq!(a.min(), b.min());
+    assert_eq!(a.max(), b.max());
+    assert!((a.sum() - b.sum()).abs() <= 1e-9 * a.sum().abs().max(1.0));
+    for q in QUANTILES {
+        assert_eq!(a.quantile(q), b.quantile(q));
+    }
+}
+
+fn dist() -> impl Strategy<Value = Dist> {
+    prop::sample::select(DISTS.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn quantiles_within_half_percent(d in dist(), seed: u64, n in 1usize..4000) {
+        all_mappings(0.005, d, seed, n);
+    }
+
+    #[test]
+    fn quantiles_within_one_percent(d in dist(), seed: u64, n in 1usize..4000) {
+        all_mappings(0.01, d, seed, n);
+    }
+
+    #[test]
+    fn quantiles_within_two_percent(d in dist(), seed: u64, n in 1usize..4000) {
+        all_mappings(0.02, d, seed, n);
+    }
+
+    #[test]
+    fn merge_equals_recording_everything(d in dist(), seed: u64, n in 0usize..2000, cut in 0usize..2000) {
+        let values = d.samples(seed, n);
+        let cut = cut.min(n);
+        let mut merged = sketch_of(&values[..cut]);
+        merged.merge(&sketch_of(&values[cut..])).unwrap();
+        assert_same(&merged, &sketch_of(&values));
+    }
+
+    #[test]
+    fn merge_is_commutative_and_associative(seed: u64, n in 0usize..600) {
+        let a = sketch_of(&Dist::LogNormalWide.samples(seed, n));
+        let b = sketch_of(&Dist::Stragglers.samples(seed ^ 1, n / 2));
+        let c = sketch_of(&Dist::Pareto.samples(seed ^ 2, n / 3));
+        let mut ab = a.clone();
+        ab.merge(&b).unwrap();
+        let mut ba = b.clone();
+        ba.merge(&a).unwrap();
+        assert_same(&ab, &ba);
+        let mut ab_c = ab.clone();
+        ab_c.merge(&c).unwrap();
+        let mut bc = b.clone();
+        bc.merge(&c).unwrap();
+        let mut a_bc = a.clone();
+        a_bc.merge(&bc).unwrap();
+        assert_same(&ab_c, &a_bc);
+    }
+
+    #[test]
+    fn recording_order_does_not_matter(d in dist(), seed: u64, n in 0usize..2000) {
+        let values = d.samples(seed, n);
+        let mut reversed = values.clone();
+        reversed.reverse();
+        let mut shuffled = values.clone();
+        let mut rng = common::Rng(seed);
+        for i in (1..shuffled.len()).rev() {
+            shuffled.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let s = sketch_of(&values);
+        assert_same(&s, &sketch_of(&reversed));
+        assert_same(&s, &sketch_of(&shuffled));
+    }
+
+    #[test]
+    fn integer_path_matches_float_path(values in prop::collection::vec(1u64..1u64 << 50, 0..500)) {
+        let mut by_int = DDSketch::<IntMapping, 4096>::with_relative_accuracy(0.01, 1.0).unwrap();
+        let mut by_float = by_int.clone();
+        for &v in &values {
+            by_int.record_u64(v);
+            by_float.record(v as f64).unwrap();
+        }
+        assert_same(&by_int, &by_float);
+    }
+
+    #[test]
+    fn arbitrary_floats_never_panic(values in prop::collection::vec(any::<f64>(), 0..300), q in any::<f64>()) {
+        let mut s = DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        let mut accepted = 0u64;
+        for &v in &values {
+            if s.record(v).is_ok() {
+                accepted += 1;
+            } else {
+                prop_assert!(v.is_nan() || v < 0.0);
+            }
+        }
+        prop_assert_eq!(s.count() + s.saturated(), accepted);
+        let _ = s.quantile(q);
+        if let Some(mean) = s.mean() {
+            prop_assert!(mean >= 0.0);
+        }
+    }
+}
+
+/// A fixed, larger run per distribution, so every distribution is covered on every run.
+#[test]
+fn every_distribution_at_every_accuracy() {
+    for d in DISTS {
+        for alpha in [0.005, 0.01, 0.02] {
+            all_mappings(alpha, d, 0x5eed ^ d as u64, 20_000);
+        }
+    }
+}
