@@ -532,35 +532,59 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// counts in [`saturated`](Self::saturated)).
     pub fn merge<const N2: usize>(&mut self, other: &DDSketch<M, N2>) -> Result<(), MergeError> {
         self.check_compatible(other)?;
-        let mut lost = 0u64;
-        for (a, &b) in self.bins.iter_mut().zip(other.bins.iter()) {
-            let sum = a.saturating_add(b);
-            // Two u32s summed in a u64 cannot overflow, and `sum` is at most their sum.
-            let lost_here = (u64::from(*a).wrapping_add(u64::from(b))).wrapping_sub(u64::from(sum));
-            lost = lost.saturating_add(lost_here);
-            *a = sum;
-        }
-        let zero = self.zero_count.saturating_add(other.zero_count);
-        lost = lost.saturating_add(
-            (u64::from(self.zero_count).wrapping_add(u64::from(other.zero_count)))
-                .wrapping_sub(u64::from(zero)),
+        self.add_counts(
+            other.zero_count,
+            other.bins.iter().copied(),
+            other.clamped,
+            other.saturated,
         );
-        self.zero_count = zero;
-        self.count = self.count.saturating_add(other.count).saturating_sub(lost);
-        self.saturated = self
-            .saturated
-            .saturating_add(other.saturated)
-            .saturating_add(lost);
-        self.clamped = self.clamped.saturating_add(other.clamped);
-        let (f, of) = (&mut self.float_stats, &other.float_stats);
-        f.min = f.min.min(of.min);
-        f.max = f.max.max(of.max);
-        f.sum += of.sum;
+        let f = other.float_stats;
+        self.add_float_stats(f.min, f.max, f.sum);
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
         i.min = i.min.min(oi.min);
         i.max = i.max.max(oi.max);
         i.sum = i.sum.saturating_add(oi.sum);
         Ok(())
+    }
+
+    /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
+    /// the clamped and saturated counters that came with them. Counts beyond `u32::MAX`
+    /// in a bin move to `saturated`. Min, max and sum are the caller's business.
+    pub(crate) fn add_counts(
+        &mut self,
+        zero: u32,
+        bins: impl IntoIterator<Item = u32>,
+        clamped: u64,
+        saturated: u64,
+    ) {
+        let mut added = 0u64;
+        let mut lost = 0u64;
+        let mut add = |a: &mut u32, b: u32| {
+            let sum = a.saturating_add(b);
+            // Two u32s summed in a u64 cannot overflow, and `sum` is at most their sum.
+            let here = u64::from(sum).wrapping_sub(u64::from(*a));
+            added = added.saturating_add(here);
+            lost = lost.saturating_add(u64::from(b).wrapping_sub(here));
+            *a = sum;
+        };
+        add(&mut self.zero_count, zero);
+        for (a, b) in self.bins.iter_mut().zip(bins) {
+            add(a, b);
+        }
+        self.count = self.count.saturating_add(added);
+        self.saturated = self
+            .saturated
+            .saturating_add(saturated)
+            .saturating_add(lost);
+        self.clamped = self.clamped.saturating_add(clamped);
+    }
+
+    /// Folds min, max and sum of values recorded elsewhere into the float statistics.
+    pub(crate) fn add_float_stats(&mut self, min: f64, max: f64, sum: f64) {
+        let f = &mut self.float_stats;
+        f.min = f.min.min(min);
+        f.max = f.max.max(max);
+        f.sum += sum;
     }
 
     /// Whether `other` can be merged into `self`, and if not, why.
