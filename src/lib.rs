@@ -47,8 +47,11 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod budget;
 pub mod clock;
 pub mod sketch;
+mod sync;
+pub mod window;
 
 pub use clock::{Clock, Instant, ManualClock};
 pub use sketch::DDSketch;
