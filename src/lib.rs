@@ -49,6 +49,7 @@ extern crate std;
 
 pub mod budget;
 pub mod clock;
+pub mod hedge;
 pub mod sketch;
 mod sync;
 pub mod window;

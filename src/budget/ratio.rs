@@ -62,7 +62,7 @@ impl RatioBudget {
     }
 
     /// [`new`](Self::new) with the ratio in millionths of a token (100,000 = 10 %).
-    pub const fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
+    pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
         if cap == 0 || cap > Self::MAX_CAP {
             return Err(BudgetError::InvalidCap);
         }

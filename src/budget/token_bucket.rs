@@ -2,7 +2,10 @@
 
 use super::{Budget, BudgetError};
 use crate::clock::Clock;
-use crate::sync::{AtomicU32, Ordering::Relaxed};
+use crate::sync::{
+    AtomicU32,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
 
 /// The span the state must represent (`burst` emission intervals) is kept at or below
 /// this many time units, which sets the unit (a power of two of nanoseconds). It leaves
@@ -118,6 +121,28 @@ impl<C: Clock> TokenBucket<C> {
         }
     }
 
+    /// Moves the arrival time to `now + f(ahead)` (or leaves it if `f` says `None`) in a
+    /// compare-and-swap loop; returns the new `ahead`.
+    ///
+    /// The clock is read after the state is loaded, on every attempt: whoever wrote that
+    /// state read the clock before writing it, so (clocks being coherent) `now` is never
+    /// older than the writer's and a stale reading cannot make a recent arrival time look
+    /// like one from the distant past.
+    fn update(&self, f: impl Fn(u32) -> Option<u32>) -> Option<u32> {
+        let mut tat = self.tat.load(Acquire);
+        loop {
+            let now = self.now_units();
+            let ahead = f(self.ahead(tat, now))?;
+            match self
+                .tat
+                .compare_exchange_weak(tat, now.wrapping_add(ahead), AcqRel, Acquire)
+            {
+                Ok(_) => return Some(ahead),
+                Err(actual) => tat = actual,
+            }
+        }
+    }
+
     /// The configured rate, tokens per second (after rounding to the time unit).
     pub fn rate(&self) -> f64 {
         1e9 / (f64::from(self.emission) * (1u64 << self.shift) as f64)
@@ -131,33 +156,24 @@ impl<C: Clock> TokenBucket<C> {
 
 impl<C: Clock> Budget for TokenBucket<C> {
     fn try_acquire(&self) -> bool {
-        let now = self.now_units();
         let limit = self.span.saturating_sub(self.emission);
+        // ahead <= span - emission leaves a token; the arrival time then moves one
+        // emission interval further (at most span ahead of now).
         let ok = self
-            .tat
-            .fetch_update(Relaxed, Relaxed, |tat| {
-                let ahead = self.ahead(tat, now);
-                // ahead <= span - emission leaves a token; then the arrival time moves
-                // one emission interval further (at most span ahead of now).
-                (ahead <= limit).then(|| now.wrapping_add(ahead).wrapping_add(self.emission))
-            })
-            .is_ok();
+            .update(|ahead| (ahead <= limit).then(|| ahead.wrapping_add(self.emission)))
+            .is_some();
         let counter = if ok { &self.granted } else { &self.denied };
         counter.fetch_add(1, Relaxed);
         ok
     }
 
     fn penalize(&self, tokens: u32) {
-        let now = self.now_units();
         let push = tokens.saturating_mul(self.emission);
-        let _ = self.tat.fetch_update(Relaxed, Relaxed, |tat| {
-            let ahead = self.ahead(tat, now).saturating_add(push).min(self.span);
-            Some(now.wrapping_add(ahead))
-        });
+        self.update(|ahead| Some(ahead.saturating_add(push).min(self.span)));
     }
 
     fn balance(&self) -> f64 {
-        let ahead = self.ahead(self.tat.load(Relaxed), self.now_units());
+        let ahead = self.ahead(self.tat.load(Acquire), self.now_units());
         f64::from(self.span.wrapping_sub(ahead)) / f64::from(self.emission.max(1))
     }
 
