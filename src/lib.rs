@@ -49,7 +49,9 @@ extern crate std;
 
 pub mod budget;
 pub mod clock;
+pub mod deadline;
 pub mod hedge;
+pub mod registry;
 pub mod sketch;
 mod sync;
 pub mod window;
