@@ -21,6 +21,7 @@
 //! * [`clock`]: the [`Clock`] trait, nanosecond [`Instant`],
 //!   manual, std, embassy and closure clocks.
 //! * [`sketch`]: [`DDSketch`], its three index mappings and presets.
+//! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
 //!
 //! ## Features
 //!
@@ -48,6 +49,7 @@
 extern crate std;
 
 pub mod clock;
+pub mod proto;
 pub mod sketch;
 
 pub use clock::{Clock, Instant, ManualClock};
