@@ -61,10 +61,10 @@
 //!
 //! tailguard writes the Go/Java convention by default (what DataDog's agent and backends
 //! use). For `LINEAR` ([`IntMapping`](crate::sketch::IntMapping), `gamma = 2^(2^-k)`) it
-//! writes the layout Go and Java use for that gamma by default, `indexOffset = 2^k` with
-//! keys `2^k` above tailguard's indices (Go's `approx_log(1)` is 1, not 0), so that Go
-//! merges it with its own sketches; `indexOffset = 0` with tailguard's own indices
-//! describes the same bins and is accepted as well.
+//! writes the layout Go's and Java's own mapping of that gamma has, `indexOffset = 2^k`
+//! with keys `2^k` above tailguard's indices (their `approx_log(1)` is 1, not 0), which
+//! is what their mapping equality, and so their merge, compares; `indexOffset = 0` with
+//! tailguard's own indices describes the same bins and is accepted as well.
 //!
 //! # Matching a sketch's mapping
 //!
@@ -113,8 +113,8 @@
 //! [`encode`] writes the mapping, then the positive values as one contiguous run from the
 //! lowest to the highest non-empty bin (as Go does, and the only encoding Python's library
 //! reads), an empty `negativeValues` and `zeroCount` when non-zero. [`encoded_len`] says
-//! how many bytes that takes: `4 * 8` for the mapping and framing plus 8 per bin of the
-//! run, give or take a few varint bytes.
+//! how many bytes that takes: 8 per bin of the run plus at most 50 for the mapping and
+//! the framing.
 
 use core::fmt;
 
@@ -1774,6 +1774,9 @@ mod tests {
             );
             let mut buf = std::vec![0u8; needed + 5];
             assert_eq!(encode(&s, convention, &mut buf), Ok(needed));
+            // 8 per bin of the run, at most 50 more (as the module docs say).
+            let run = Layout::of(&s, convention).run;
+            assert!(needed - 8 * run <= 50, "{needed} for {run} bins");
         }
     }
 
