@@ -998,8 +998,9 @@ fn scan(bytes: &[u8]) -> Result<Scan, DecodeError> {
 /// Reads the `IndexMapping` of a message (checking the whole message is well formed), to
 /// pick the configuration of the sketch to decode it into.
 ///
-/// Errors on a malformed message, and with [`DecodeError::InvalidMapping`] if the
-/// mapping is missing or its gamma is not a finite number above 1 or its offset not finite.
+/// Errors on a malformed message or an invalid count, and with
+/// [`DecodeError::InvalidMapping`] if the mapping is missing, its gamma is not a finite
+/// number above 1 or its offset is not finite.
 ///
 /// ```
 /// use tailguard::proto::{encode, read_mapping, IndexConvention};
