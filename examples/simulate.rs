@@ -355,7 +355,9 @@ impl<'a> Sim<'a> {
                 Attempt::Hedge(winner)
             };
             hedger.on_success(ticket, attempt);
-            if self.refresh_every > 0 && (self.run.calls.len() + 1) % self.refresh_every == 0 {
+            if self.refresh_every > 0
+                && (self.run.calls.len() + 1).is_multiple_of(self.refresh_every)
+            {
                 hedger.window().refresh();
             }
         }
