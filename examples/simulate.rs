@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --release --example simulate            # markdown tables and target checks
 //! cargo run --release --example simulate -- --csv   # workload,config,p50,p90,p95,p99,p999,overhead_pct
+//! cargo run --release --example simulate -- --explore  # plus other tailguard settings (diagnosis)
 //! ```
 //!
 //! * Simulated time only: one [`ManualClock`] per run, shared with the hedger and set to
