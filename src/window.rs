@@ -35,9 +35,10 @@
 //!
 //! * at every rotation;
 //! * on every record while the window holds fewer than `warmup_records` values;
-//! * when a record brings its bin's count to a power of two: while the window fills (the
-//!   first seconds, or after a shift) that is often, so the threshold tracks a growing
-//!   sample instead of staying with the first few values; once bins are large it is rare;
+//! * when a record brings its bin's count to a power of two from 16 up: while the window
+//!   fills (the first seconds, or after a shift) that is often, so the threshold tracks a
+//!   growing sample instead of staying with the first few values; once bins are large it
+//!   is rare;
 //! * when a record brings its bin's count to a multiple of `refresh_records` (a bin that
 //!   holds a share `s` of the values reaches it every `refresh_records / s` records);
 //! * when `refresh_interval` has passed since the last refresh.
@@ -374,13 +375,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     #[inline]
     fn after_record(&self, now: Instant, previous: Option<u32>) {
-        // The bin's new count is a power of two (the window has grown by about half since
-        // this bin last triggered: frequent while it fills, rare once it is full) or a
-        // multiple of `refresh_records`.
+        // The bin's new count is a power of two from 16 up (the window has grown by about
+        // half since this bin last triggered: frequent while it fills, rare once it is
+        // full) or a multiple of `refresh_records`.
         let by_count = self.refresh_mask != u32::MAX
             && previous.is_some_and(|p| {
                 let n = p.wrapping_add(1);
-                n & p == 0 || n & self.refresh_mask == 0
+                (n & p == 0 && n >= 16) || n & self.refresh_mask == 0
             });
         let by_time = self.refresh_units != 0
             && self
