@@ -1,0 +1,209 @@
+//! tailguard against its peers, on the same data, in one process.
+//!
+//! ```sh
+//! cargo bench --bench tailguard              # every group
+//! cargo bench --bench tailguard -- record/   # one group (criterion filter)
+//! ```
+//!
+//! Medians land in `target/criterion/<group>/<id>/new/estimates.json`; BENCHMARKS.md
+//! holds today's figures and what each id measures.
+//!
+//! The data: 10^6 latencies in nanoseconds, log-normal with mean 5 ms and sd 2 ms, 5 % of
+//! them times 10 (REFERENCE.md 4A), drawn once from a seeded generator before anything is
+//! timed. Every peer is configured for about 1 % relative accuracy over the presets' range:
+//!
+//! * tailguard: the presets (1 µs .. 100 s; `IntLatency` is 0.78 %).
+//! * sketches-ddsketch 0.4: `Config::new(0.01, 2048, 1e3)`: alpha 1 %, at most 2,048 bins
+//!   (its default), values up to 1 µs in its zero bin like ours.
+//! * hdrhistogram 7: `Histogram::<u64>::new_with_bounds(1_000, 100_000_000_000, 2)`: two
+//!   significant digits, that is 128 linear sub-buckets per power of two, a relative
+//!   resolution of 1/128 = 0.78 % (the same bin widths as tailguard's `IntLatency`).
+//!
+//! Adding a group: write `fn name(c: &mut Criterion, data: &Data)` and list it in `GROUPS`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{measurement::WallTime, BenchmarkGroup, Criterion, Throughput};
+use hdrhistogram::Histogram;
+use sketches_ddsketch::{Config, DDSketch as PeerSketch};
+use tailguard::sketch::presets;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+/// How many values one timed iteration of a `record` bench records.
+const BATCH: usize = 1_000;
+/// How many latencies are drawn.
+const SAMPLES: usize = 1_000_000;
+/// The quantile the `quantile` group asks for.
+const P99: f64 = 0.99;
+
+/// The groups, run in this order.
+const GROUPS: &[fn(&mut Criterion, &Data)] = &[record, quantile, merge];
+
+/// The pre-generated latencies, in the two forms the sketches take.
+pub struct Data {
+    ns: Vec<u64>,
+    ns_f64: Vec<f64>,
+}
+
+impl Data {
+    fn generate() -> Data {
+        let ns: Vec<u64> = common::Dist::Stragglers
+            .samples(0x7a11_9a4d, SAMPLES)
+            .into_iter()
+            .map(|v| (v.round() as u64).max(1))
+            .collect();
+        let ns_f64 = ns.iter().map(|&v| v as f64).collect();
+        Data { ns, ns_f64 }
+    }
+
+    /// The first or second half of the data, as integers.
+    fn half(&self, second: bool) -> &[u64] {
+        let (a, b) = self.ns.split_at(SAMPLES / 2);
+        if second {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+fn ddsketch_peer() -> PeerSketch {
+    PeerSketch::new(Config::new(0.01, 2048, 1e3))
+}
+
+fn hdr_peer() -> Histogram<u64> {
+    Histogram::new_with_bounds(1_000, 100_000_000_000, 2).expect("valid hdrhistogram bounds")
+}
+
+/// One bench of a `record` group: each iteration records the next `BATCH` values of
+/// `values` into `state` (wrapping around), so criterion reports time per value.
+fn record_batch<S, V: Copy>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    mut state: S,
+    values: &[V],
+    mut rec: impl FnMut(&mut S, V),
+) {
+    let mut chunks = values.chunks_exact(BATCH).cycle();
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            let chunk = chunks.next().unwrap_or_default();
+            for &v in chunk {
+                rec(&mut state, v);
+            }
+        })
+    });
+    black_box(&state);
+}
+
+fn record(c: &mut Criterion, data: &Data) {
+    let mut g = c.benchmark_group("record");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let (f, u) = (&data.ns_f64[..], &data.ns[..]);
+    record_batch(
+        &mut g,
+        "tailguard/log",
+        presets::log_latency(),
+        f,
+        |s, v| {
+            let _ = s.record(v);
+        },
+    );
+    record_batch(
+        &mut g,
+        "tailguard/cubic",
+        presets::cubic_latency(),
+        f,
+        |s, v| {
+            let _ = s.record(v);
+        },
+    );
+    record_batch(
+        &mut g,
+        "tailguard/int",
+        presets::int_latency(),
+        u,
+        |s, v| s.record_u64(v),
+    );
+    record_batch(&mut g, "sketches-ddsketch", ddsketch_peer(), f, |s, v| {
+        s.add(v)
+    });
+    record_batch(&mut g, "hdrhistogram", hdr_peer(), u, |s, v| {
+        s.saturating_record(v)
+    });
+    g.finish();
+}
+
+/// p99 of a sketch holding all the data.
+fn quantile(c: &mut Criterion, data: &Data) {
+    let mut g = c.benchmark_group("quantile");
+    let mut ours = presets::cubic_latency();
+    let mut dd = ddsketch_peer();
+    let mut hdr = hdr_peer();
+    for &v in &data.ns {
+        ours.record_u64(v);
+        dd.add(v as f64);
+        hdr.saturating_record(v);
+    }
+    g.bench_function("tailguard", |b| b.iter(|| ours.quantile(black_box(P99))));
+    g.bench_function("sketches-ddsketch", |b| {
+        b.iter(|| dd.quantile(black_box(P99)))
+    });
+    g.bench_function("hdrhistogram", |b| {
+        b.iter(|| hdr.value_at_quantile(black_box(P99)))
+    });
+    g.finish();
+}
+
+/// Merging a full sketch (half the data) into another full one (the other half). The
+/// target is merged into again on every iteration; counts only grow (tailguard's `u32`
+/// bins saturate without a branch), the occupied range stays the same.
+fn merge(c: &mut Criterion, data: &Data) {
+    let mut g = c.benchmark_group("merge");
+    let (a, b) = (data.half(false), data.half(true));
+
+    let fill = |values: &[u64]| {
+        let mut s = presets::cubic_latency();
+        values.iter().for_each(|&v| s.record_u64(v));
+        s
+    };
+    let (mut acc, other) = (fill(a), fill(b));
+    g.bench_function("tailguard", |bch| bch.iter(|| acc.merge(black_box(&other))));
+
+    let fill = |values: &[u64]| {
+        let mut s = ddsketch_peer();
+        values.iter().for_each(|&v| s.add(v as f64));
+        s
+    };
+    let (mut acc, other) = (fill(a), fill(b));
+    g.bench_function("sketches-ddsketch", |bch| {
+        bch.iter(|| acc.merge(black_box(&other)))
+    });
+
+    let fill = |values: &[u64]| {
+        let mut s = hdr_peer();
+        values.iter().for_each(|&v| s.saturating_record(v));
+        s
+    };
+    let (mut acc, other) = (fill(a), fill(b));
+    g.bench_function("hdrhistogram", |bch| {
+        bch.iter(|| acc.add(black_box(&other)))
+    });
+    g.finish();
+}
+
+fn main() {
+    let data = Data::generate();
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50)
+        .configure_from_args();
+    for group in GROUPS {
+        group(&mut c, &data);
+    }
+    c.final_summary();
+}
