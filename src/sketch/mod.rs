@@ -182,6 +182,35 @@ impl IntStats {
     };
 }
 
+/// How many bins the quantile scan sums at once (vectorised) before looking inside.
+const SCAN_CHUNK: usize = 16;
+
+/// The sum of a chunk of bins.
+#[inline]
+fn chunk_sum(chunk: &[u32; SCAN_CHUNK]) -> u64 {
+    chunk.iter().map(|&b| u64::from(b)).sum()
+}
+
+/// Adds `bins` to `below` from the first up, and returns the position of the first bin
+/// that takes it past `rank`.
+#[inline]
+fn scan_up(bins: &[u32], rank: u64, below: &mut u64) -> Option<usize> {
+    bins.iter().position(|&b| {
+        *below = below.saturating_add(u64::from(b));
+        *below > rank
+    })
+}
+
+/// Adds `bins` to `above` from the last down, and returns the position of the first bin
+/// that takes it to `need` or more.
+#[inline]
+fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
+    bins.iter().rposition(|&b| {
+        *above = above.saturating_add(u64::from(b));
+        *above >= need
+    })
+}
+
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
 /// No heap; `size_of` is about `4 * N + 100` bytes (see [`presets`] for exact figures).
@@ -399,17 +428,109 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
         let rank = (q * self.count.saturating_sub(1) as f64) as u64;
         let clamp = |v: f64| v.max(min).min(max);
-        let mut cumulative = u64::from(self.zero_count);
-        if cumulative > rank {
+        let zero = u64::from(self.zero_count);
+        if zero > rank {
             return Ok(Some(clamp(0.0)));
         }
-        for (index, &c) in (self.min_index..).zip(self.bins.iter()) {
-            cumulative = cumulative.saturating_add(u64::from(c));
-            if cumulative > rank {
-                return Ok(Some(clamp(self.mapping.value(index))));
-            }
+        // `count` is the zero bin plus the bins, so the bin can be found from either end:
+        // from the nearer one, starting at the bin of the exact min or max.
+        let pos = if rank >= self.count / 2 {
+            self.bin_from_top(self.count.saturating_sub(rank))
+        } else {
+            self.bin_from_bottom(rank.wrapping_sub(zero)) // zero <= rank
+        };
+        Ok(Some(match pos {
+            Some(pos) => clamp(self.mapping.value(self.min_index.wrapping_add(pos as i32))),
+            None => max, // not reached: the bins hold `count` values
+        }))
+    }
+
+    /// The position of the bin of mapping index `index`, one bin lower (in case a
+    /// mapping's float arithmetic is an ulp off at a bin boundary), clamped to the bins.
+    fn pos_below(&self, index: i32) -> usize {
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
+        pos.saturating_sub(1).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
+    }
+
+    /// The position of the bin of mapping index `index`, one bin higher, clamped to the
+    /// bins.
+    fn pos_above(&self, index: i32) -> usize {
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
+        pos.saturating_add(1).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
+    }
+
+    /// The lowest position that can hold a value, from the exact minimum: no bin below it
+    /// holds any.
+    fn lowest_occupied(&self) -> usize {
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let mut lo = N.wrapping_sub(1); // N >= 1
+        if f.min <= f.max {
+            lo = if f.min > 0.0 {
+                self.pos_below(self.mapping.index(f.min))
+            } else {
+                0
+            };
         }
-        Ok(Some(max)) // not reached: the bins hold `count` values
+        if i.min <= i.max {
+            lo = lo.min(if i.min > 0 {
+                self.pos_below(self.mapping.index_u64(i.min))
+            } else {
+                0
+            });
+        }
+        lo
+    }
+
+    /// The highest position that can hold a value, from the exact maximum: no bin above
+    /// it holds any.
+    fn highest_occupied(&self) -> usize {
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let mut hi = 0;
+        if f.min <= f.max && f.max > 0.0 {
+            // f.max is finite: +inf enters the stats as max_trackable.
+            hi = self.pos_above(self.mapping.index(f.max));
+        }
+        if i.min <= i.max && i.max > 0 {
+            hi = hi.max(self.pos_above(self.mapping.index_u64(i.max)));
+        }
+        hi
+    }
+
+    /// The position of the first bin whose cumulative count (from the lowest bin up,
+    /// the zero bin left out) exceeds `rank`.
+    fn bin_from_bottom(&self, rank: u64) -> Option<usize> {
+        let lo = self.lowest_occupied();
+        let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
+        let mut below = 0u64;
+        let mut start = lo;
+        for chunk in chunks {
+            let sum = chunk_sum(chunk);
+            if below.saturating_add(sum) > rank {
+                return scan_up(chunk, rank, &mut below).map(|i| start.wrapping_add(i));
+            }
+            below = below.saturating_add(sum);
+            start = start.wrapping_add(SCAN_CHUNK); // <= hi + 1
+        }
+        scan_up(rest, rank, &mut below).map(|i| start.wrapping_add(i))
+    }
+
+    /// The position of the lowest bin such that the bins above it hold fewer than `need`
+    /// values. With `need = count - rank`, the same bin as
+    /// [`bin_from_bottom`](Self::bin_from_bottom)`(rank - zero_count)`.
+    fn bin_from_top(&self, need: u64) -> Option<usize> {
+        let hi = self.highest_occupied();
+        let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
+        let mut above = 0u64;
+        let mut end = hi.wrapping_add(1);
+        for chunk in chunks.iter().rev() {
+            end = end.wrapping_sub(SCAN_CHUNK); // >= lo
+            let sum = chunk_sum(chunk);
+            if above.saturating_add(sum) >= need {
+                return scan_down(chunk, need, &mut above).map(|i| end.wrapping_add(i));
+            }
+            above = above.saturating_add(sum);
+        }
+        scan_down(rest, need, &mut above)
     }
 
     /// How many values the sketch holds (including the zero bin).
