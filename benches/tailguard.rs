@@ -140,7 +140,7 @@ fn record(c: &mut Criterion, data: &Data) {
 /// p99 of a sketch holding all the data.
 fn quantile(c: &mut Criterion, data: &Data) {
     let mut g = c.benchmark_group("quantile");
-    let mut ours = presets::cubic_latency();
+    let mut ours = presets::log_latency();
     let mut dd = ddsketch_peer();
     let mut hdr = hdr_peer();
     for &v in &data.ns {
@@ -199,7 +199,7 @@ fn merge(c: &mut Criterion, data: &Data) {
 }
 
 /// How many merge targets are cloned before each timed batch.
-const MERGE_BATCH: u64 = 16;
+const MERGE_BATCH: u64 = 8;
 
 fn merge_bench<S: Clone>(
     g: &mut BenchmarkGroup<'_, WallTime>,
