@@ -29,30 +29,26 @@ fn next(rng: &mut Rng) -> u64 {
     1_000_000 + u64::from(rng.next_u32() & 0x7f_ffff)
 }
 
+/// Runs `op` `k` times on `state`, each time with the next value. Seed, count, value and
+/// state are opaque to the compiler (`black_box`): it cannot run the loop at build time,
+/// exploit the values' range, or keep the sketch's fields in registers across records, as
+/// it could not in a program that records latencies from a timer into a static sketch.
+#[inline(always)]
+fn repeat<S>(state: &mut S, mut op: impl FnMut(&mut S, u64)) {
+    let mut rng = Rng(black_box(0x1234_5678));
+    for _ in 0..black_box(K) {
+        let v = black_box(next(&mut rng));
+        op(black_box(&mut *state), v);
+    }
+}
+
 pub fn run() {
-    let mut rng = Rng(0x1234_5678);
     match OP.as_bytes() {
-        b"none" => {
-            let mut acc = 0u64;
-            for _ in 0..K {
-                acc ^= next(&mut rng);
-            }
-            black_box(acc);
-        }
-        b"int" => {
-            let mut s = presets::int_latency();
-            for _ in 0..K {
-                s.record_u64(next(&mut rng));
-            }
-            black_box(&s);
-        }
-        b"cubic" => {
-            let mut s = presets::cubic_latency();
-            for _ in 0..K {
-                let _ = s.record(next(&mut rng) as f64);
-            }
-            black_box(&s);
-        }
+        b"none" => repeat(&mut (), |_, _| {}),
+        b"int" => repeat(&mut presets::int_latency(), |s, v| s.record_u64(v)),
+        b"cubic" => repeat(&mut presets::cubic_latency(), |s, v| {
+            let _ = s.record(v as f64);
+        }),
         _ => panic!("unknown TG_COUNT_OP"),
     }
 }

@@ -15,7 +15,9 @@
 // portable-atomic uses on the Cortex-M0 (which has no compare-and-swap).
 use cortex_m as _;
 use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hprintln};
+use cortex_m_semihosting::debug;
+#[cfg(not(feature = "count"))]
+use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
 
 #[cfg(not(feature = "count"))]
