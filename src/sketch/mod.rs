@@ -334,9 +334,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 value
             };
             let s = &mut self.float_stats;
-            s.min = s.min.min(v);
-            s.max = s.max.max(v);
-            s.sum += v * f64::from(added);
+            // v is not NaN, so plain comparisons do what f64::min and max do, cheaper.
+            if v < s.min {
+                s.min = v;
+            }
+            if v > s.max {
+                s.max = v;
+            }
+            s.sum += if added == 1 { v } else { v * f64::from(added) };
         }
         Ok(())
     }
@@ -359,9 +364,20 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (added, _) = self.add_to_bin(index, n);
         if added > 0 {
             let s = &mut self.int_stats;
-            s.min = s.min.min(value);
-            s.max = s.max.max(value);
-            s.sum = s.sum.saturating_add(value.saturating_mul(u64::from(added)));
+            // Branches, not selects: a new min or max is rare, and a branch not taken
+            // is the cheapest on a Cortex-M (where these are two-word compares).
+            if value < s.min {
+                s.min = value;
+            }
+            if value > s.max {
+                s.max = value;
+            }
+            let total = if added == 1 {
+                value
+            } else {
+                value.saturating_mul(u64::from(added))
+            };
+            s.sum = s.sum.saturating_add(total);
         }
     }
 
@@ -376,13 +392,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// and whether the value was above the range.
     #[inline]
     fn add_to_bin(&mut self, index: i32, n: u32) -> (u32, bool) {
-        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s: no overflow
-        let (slot, clamped) = if pos < 0 {
+        // 32-bit arithmetic (two words on a Cortex-M would double the cost): with
+        // index >= min_index, their difference fits in a u32.
+        let (slot, clamped) = if index < self.min_index {
             (Some(&mut self.zero_count), false)
-        } else if pos >= N as i64 {
-            (self.bins.last_mut(), true)
         } else {
-            (self.bins.get_mut(pos as usize), false)
+            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
+            if pos >= N {
+                (self.bins.last_mut(), true)
+            } else {
+                (self.bins.get_mut(pos), false)
+            }
         };
         // `slot` is always Some (N > 0 and pos is in range); None would count as saturated.
         let added = match slot {
@@ -394,10 +414,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             }
             None => 0,
         };
-        self.count = self.count.saturating_add(u64::from(added));
-        self.saturated = self
-            .saturated
-            .saturating_add(u64::from(n.wrapping_sub(added)));
+        // `count` is the zero bin plus the bins: at most (N + 1) * u32::MAX < 2^64, so
+        // this addition cannot wrap.
+        self.count = self.count.wrapping_add(u64::from(added));
+        if added != n {
+            self.saturated = self
+                .saturated
+                .saturating_add(u64::from(n.wrapping_sub(added)));
+        }
         if clamped {
             self.clamped = self.clamped.saturating_add(u64::from(added));
         }
