@@ -681,7 +681,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // counts sum to at most `u32::MAX`, no bin can saturate and plain addition (which
         // vectorises) gives what `add_counts` would, about 10x faster.
         if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
-            for (a, &b) in self.bins.iter_mut().zip(other.bins.iter()) {
+            // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
+            let (a_chunks, a_rest) = self.bins.as_chunks_mut::<SCAN_CHUNK>();
+            let (b_chunks, b_rest) = other.bins.as_chunks::<SCAN_CHUNK>();
+            for (a, b) in a_chunks.iter_mut().zip(b_chunks) {
+                if b.iter().fold(0, |x, &y| x | y) != 0 {
+                    for (a, &b) in a.iter_mut().zip(b) {
+                        *a = a.wrapping_add(b);
+                    }
+                }
+            }
+            for (a, &b) in a_rest.iter_mut().zip(b_rest) {
                 *a = a.wrapping_add(b);
             }
             self.zero_count = self.zero_count.wrapping_add(other.zero_count);
