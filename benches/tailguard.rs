@@ -166,7 +166,7 @@ fn merge(c: &mut Criterion, data: &Data) {
     let (a, b) = (data.half(false), data.half(true));
 
     let fill = |values: &[u64]| {
-        let mut s = presets::cubic_latency();
+        let mut s = presets::log_latency();
         values.iter().for_each(|&v| s.record_u64(v));
         s
     };
