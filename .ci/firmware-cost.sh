@@ -34,7 +34,7 @@ insns() { # target cpu machine elf
 for board in "${boards[@]}"; do
   read -r target cpu machine <<<"$board"
   declare -A per_op=()
-  for op in none int cubic; do
+  for op in none int cubic int-p99 int-merge; do
     counts=()
     for k in "$K" "$((2 * K))"; do
       TG_COUNT_OP="$op" TG_COUNT_K="$k" \

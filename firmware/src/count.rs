@@ -6,7 +6,7 @@
 use core::hint::black_box;
 use tailguard::sketch::presets;
 
-use crate::workload::Rng;
+use crate::workload::{record_latencies, Rng, LATENCIES};
 
 const K: u32 = parse(env!("TG_COUNT_K"));
 const OP: &str = env!("TG_COUNT_OP");
@@ -49,6 +49,25 @@ pub fn run() {
         b"cubic" => repeat(&mut presets::cubic_latency(), |s, v| {
             let _ = s.record(v as f64);
         }),
+        // The sketch holds the checks' 4,000 latencies; each operation asks it for p99.
+        b"int-p99" => {
+            let mut s = presets::int_latency();
+            record_latencies(&mut s, 0, LATENCIES);
+            repeat(&mut s, |s, _| {
+                black_box(s.quantile(0.99).ok());
+            })
+        }
+        // Merges a sketch of 2,000 latencies into one of the other 2,000, K times (the
+        // target's counts grow; no bin comes near saturation).
+        b"int-merge" => {
+            let mut a = presets::int_latency_coarse();
+            record_latencies(&mut a, 0, LATENCIES / 2);
+            let mut b = presets::int_latency_coarse();
+            record_latencies(&mut b, LATENCIES / 2, LATENCIES);
+            repeat(&mut a, |a, _| {
+                black_box(a.merge(&b).is_ok());
+            })
+        }
         _ => panic!("unknown TG_COUNT_OP"),
     }
 }
