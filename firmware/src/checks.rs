@@ -106,3 +106,13 @@ fn cubic_edges() -> bool {
     record_edges(&mut s);
     same(summarize(&s), expected::CUBIC_EDGES)
 }
+
+// The presets' memory on the microcontroller: the same as on x86-64 (BENCHMARKS.md).
+const _: () = {
+    use core::mem::size_of;
+    use tailguard::sketch::presets::{CubicLatency, IntLatency, IntLatencyCoarse, LogLatency};
+    assert!(size_of::<LogLatency>() == 3800);
+    assert!(size_of::<CubicLatency>() == 3840);
+    assert!(size_of::<IntLatency>() == 6872);
+    assert!(size_of::<IntLatencyCoarse>() == 3480);
+};
