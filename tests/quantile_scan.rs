@@ -32,7 +32,7 @@ fn reference<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, q: f64) -> Opt
 }
 
 fn check<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, extra_qs: &[f64]) {
-    let grid = (0..=200).map(|i| f64::from(i) / 200.0);
+    let grid = (0..=100).map(|i| f64::from(i) / 100.0);
     for q in grid.chain(extra_qs.iter().copied()) {
         assert_eq!(s.quantile(q).unwrap(), reference(s, q), "q = {q}, {s:?}");
     }
@@ -82,6 +82,8 @@ fn check_all<const N: usize>(a: &[(Value, u32)], b: &[(Value, u32)], qs: &[f64])
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
     #[test]
     fn scan_answers_as_the_definition(
         a in prop::collection::vec((value(), 1u32..4), 0..60),
