@@ -19,12 +19,19 @@
 //!   significant digits, that is 128 linear sub-buckets per power of two, a relative
 //!   resolution of 1/128 = 0.78 % (the same bin widths as tailguard's `IntLatency`).
 //!
-//! Adding a group: write `fn name(c: &mut Criterion, data: &Data)` and list it in `GROUPS`.
+//! Time: `record` and `quantile` (and any group on `c.cpu`) measure the thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`), which leaves out the time the bench waits for a core while
+//! other work runs on a shared machine; `merge` times short batches in wall time (`c.wall`),
+//! as reading the CPU clock is a system call of about a microsecond.
+//!
+//! Adding a group: write `fn name(c: &mut Benches, data: &Data)` (use `c.cpu` or
+//! `c.wall`) and list it in `GROUPS`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{measurement::WallTime, BatchSize, BenchmarkGroup, Criterion, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use hdrhistogram::Histogram;
 use sketches_ddsketch::{Config, DDSketch as PeerSketch};
 use tailguard::sketch::presets;
@@ -40,7 +47,55 @@ const SAMPLES: usize = 1_000_000;
 const P99: f64 = 0.99;
 
 /// The groups, run in this order.
-const GROUPS: &[fn(&mut Criterion, &Data)] = &[record, quantile, merge];
+const GROUPS: &[fn(&mut Benches, &Data)] = &[record, quantile, merge];
+
+/// The two criterion runners, one per clock.
+pub struct Benches {
+    cpu: Criterion<CpuTime>,
+    wall: Criterion<WallTime>,
+}
+
+/// The calling thread's CPU time, as criterion's measurement.
+#[cfg(unix)]
+pub struct CpuTime;
+
+#[cfg(unix)]
+impl CpuTime {
+    fn now() -> Duration {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(t.tv_sec.unsigned_abs(), t.tv_nsec.unsigned_abs() as u32)
+    }
+}
+
+#[cfg(unix)]
+impl Measurement for CpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        Self::now()
+    }
+    fn end(&self, start: Duration) -> Duration {
+        Self::now().saturating_sub(start)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        static WALL: WallTime = WallTime; // the same units: nanoseconds
+        WALL.formatter()
+    }
+}
+
+/// Elsewhere, wall time.
+#[cfg(not(unix))]
+pub type CpuTime = WallTime;
 
 /// The pre-generated latencies, in the two forms the sketches take.
 pub struct Data {
@@ -80,8 +135,8 @@ fn hdr_peer() -> Histogram<u64> {
 
 /// One bench of a `record` group: each iteration records the next `BATCH` values of
 /// `values` into `state` (wrapping around), so criterion reports time per value.
-fn record_batch<S, V: Copy>(
-    g: &mut BenchmarkGroup<'_, WallTime>,
+fn record_batch<S, V: Copy, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
     id: &str,
     mut state: S,
     values: &[V],
@@ -99,8 +154,8 @@ fn record_batch<S, V: Copy>(
     black_box(&state);
 }
 
-fn record(c: &mut Criterion, data: &Data) {
-    let mut g = c.benchmark_group("record");
+fn record(c: &mut Benches, data: &Data) {
+    let mut g = c.cpu.benchmark_group("record");
     g.throughput(Throughput::Elements(BATCH as u64));
     let (f, u) = (&data.ns_f64[..], &data.ns[..]);
     record_batch(
@@ -138,17 +193,30 @@ fn record(c: &mut Criterion, data: &Data) {
 }
 
 /// p99 of a sketch holding all the data.
-fn quantile(c: &mut Criterion, data: &Data) {
-    let mut g = c.benchmark_group("quantile");
-    let mut ours = presets::log_latency();
+fn quantile(c: &mut Benches, data: &Data) {
+    let mut g = c.cpu.benchmark_group("quantile");
+    // `tailguard`: LogLatency, the peer's mapping (and its representative value, an exp).
+    // The other presets answer through their own mappings: `tailguard/int` (bit
+    // operations) and `tailguard/cubic` (a cube root), measured alongside.
+    let (mut log, mut int, mut cubic) = (
+        presets::log_latency(),
+        presets::int_latency(),
+        presets::cubic_latency(),
+    );
     let mut dd = ddsketch_peer();
     let mut hdr = hdr_peer();
     for &v in &data.ns {
-        ours.record_u64(v);
+        log.record_u64(v);
+        int.record_u64(v);
+        cubic.record_u64(v);
         dd.add(v as f64);
         hdr.saturating_record(v);
     }
-    g.bench_function("tailguard", |b| b.iter(|| ours.quantile(black_box(P99))));
+    g.bench_function("tailguard", |b| b.iter(|| log.quantile(black_box(P99))));
+    g.bench_function("tailguard/int", |b| b.iter(|| int.quantile(black_box(P99))));
+    g.bench_function("tailguard/cubic", |b| {
+        b.iter(|| cubic.quantile(black_box(P99)))
+    });
     g.bench_function("sketches-ddsketch", |b| {
         b.iter(|| dd.quantile(black_box(P99)))
     });
@@ -161,8 +229,8 @@ fn quantile(c: &mut Criterion, data: &Data) {
 /// Merging one full sketch (half the data) into another (the other half). Each timed
 /// merge gets a fresh copy of the target, cloned outside the timing in batches of
 /// `MERGE_BATCH` (so the copies stay in cache).
-fn merge(c: &mut Criterion, data: &Data) {
-    let mut g = c.benchmark_group("merge");
+fn merge(c: &mut Benches, data: &Data) {
+    let mut g = c.wall.benchmark_group("merge");
     let (a, b) = (data.half(false), data.half(true));
 
     let fill = |values: &[u64]| {
@@ -201,8 +269,8 @@ fn merge(c: &mut Criterion, data: &Data) {
 /// How many merge targets are cloned before each timed batch.
 const MERGE_BATCH: u64 = 8;
 
-fn merge_bench<S: Clone>(
-    g: &mut BenchmarkGroup<'_, WallTime>,
+fn merge_bench<S: Clone, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
     id: &str,
     target: S,
     other: S,
@@ -219,13 +287,30 @@ fn merge_bench<S: Clone>(
 
 fn main() {
     let data = Data::generate();
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(50)
-        .configure_from_args();
+    let mut c = Benches {
+        cpu: config(Criterion::default().with_measurement(cpu_time())),
+        wall: config(Criterion::default()),
+    };
     for group in GROUPS {
         group(&mut c, &data);
     }
-    c.final_summary();
+    c.cpu.final_summary();
+    c.wall.final_summary();
+}
+
+fn config<M: Measurement>(c: Criterion<M>) -> Criterion<M> {
+    c.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50)
+        .configure_from_args()
+}
+
+#[cfg(unix)]
+fn cpu_time() -> CpuTime {
+    CpuTime
+}
+
+#[cfg(not(unix))]
+fn cpu_time() -> CpuTime {
+    WallTime
 }
