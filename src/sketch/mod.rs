@@ -318,6 +318,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Records `value` `n` times.
+    #[inline]
     pub fn record_n(&mut self, value: f64, n: u32) -> Result<(), RecordError> {
         if value.is_nan() {
             return Err(RecordError::NaN);
@@ -355,6 +356,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Records an integer value `n` times.
+    #[inline]
     pub fn record_u64_n(&mut self, value: u64, n: u32) {
         let index = if value == 0 {
             i32::MIN
