@@ -178,6 +178,18 @@ impl<F> core::fmt::Debug for FnClock<F> {
     }
 }
 
+/// A clock that is always at its epoch: the clock of types whose clock is optional and
+/// unused (a [`RatioBudget`](crate::budget::RatioBudget) without a minimum allowance).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NoClock;
+
+impl Clock for NoClock {
+    fn now(&self) -> Instant {
+        Instant::ZERO
+    }
+}
+
 /// A clock that moves only when told to: for tests and deterministic simulation.
 ///
 /// Thread-safe: share it by reference (`&ManualClock` is a [`Clock`]) and advance it from

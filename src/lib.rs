@@ -47,8 +47,14 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod budget;
 pub mod clock;
+pub mod deadline;
+pub mod hedge;
+pub mod registry;
 pub mod sketch;
+mod sync;
+pub mod window;
 
 pub use clock::{Clock, Instant, ManualClock};
 pub use sketch::DDSketch;

@@ -125,3 +125,48 @@ fn presets_on_latency_data() {
     check(&c, &[0.999, 0.9999, 1e-6]);
     check(&i, &[0.999, 0.9999, 1e-6]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// An `AtomicSketch` snapshot carries min and max rounded down to a part per million:
+    /// the scan's one bin of slack must cover it.
+    #[test]
+    fn scan_answers_as_the_definition_on_atomic_snapshots(
+        values in prop::collection::vec(prop_oneof![0.5f64..2e3, 1.0f64..1.2, 0.0f64..1e12], 1..80),
+    ) {
+        fn one<M: IndexMapping>(values: &[f64]) {
+            let atomic =
+                tailguard::sketch::AtomicSketch::<M, 300>::with_relative_accuracy(0.02, 1.0)
+                    .unwrap();
+            for &v in values {
+                atomic.record(v).unwrap();
+            }
+            check(&atomic.snapshot(), &[]);
+        }
+        one::<LogMapping>(&values);
+        one::<CubicMapping>(&values);
+        one::<IntMapping>(&values);
+    }
+}
+
+/// The worst case for the rounding: a max just above a bin's lower bound.
+#[test]
+fn atomic_snapshot_with_max_at_bin_boundaries() {
+    fn one<M: IndexMapping>() {
+        let m = M::with_relative_accuracy(0.02).unwrap();
+        for i in 1..250 {
+            let atomic =
+                tailguard::sketch::AtomicSketch::<M, 300>::with_relative_accuracy(0.02, 1.0)
+                    .unwrap();
+            let edge = m.lower_bound(m.index(1.0) + i);
+            for v in [1.5, 2.0, edge * (1.0 + 1e-9), edge * (1.0 + 5e-7), edge] {
+                atomic.record(v).unwrap();
+            }
+            check(&atomic.snapshot(), &[]);
+        }
+    }
+    one::<LogMapping>();
+    one::<CubicMapping>();
+    one::<IntMapping>();
+}

@@ -31,12 +31,14 @@
 //! [`presets`] names ready-made configurations for latencies in nanoseconds from 1 µs to
 //! 100 s, with their sizes.
 
+pub mod atomic;
 mod mapping;
 pub mod presets;
 
 use core::fmt;
 use core::time::Duration;
 
+pub use atomic::AtomicSketch;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping};
 
 /// Why a sketch configuration was refused.
@@ -211,6 +213,24 @@ fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
     })
 }
 
+/// The mapping index of the lowest of `bins` bins whose lowest bin holds `min_value`, if
+/// `min_value` is positive and finite and every bin index fits in an `i32`.
+pub(crate) fn min_index_for<M: IndexMapping>(
+    mapping: &M,
+    min_value: f64,
+    bins: usize,
+) -> Result<i32, ConfigError> {
+    if !(min_value > 0.0 && min_value.is_finite()) {
+        return Err(ConfigError::InvalidMinValue);
+    }
+    let min_index = mapping.index(min_value);
+    let top = i64::from(min_index).saturating_add(i64::try_from(bins).unwrap_or(i64::MAX));
+    if min_index == i32::MIN || top > i64::from(i32::MAX) {
+        return Err(ConfigError::RangeOverflow);
+    }
+    Ok(min_index)
+}
+
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
 /// No heap; `size_of` is about `4 * N + 100` bytes (see [`presets`] for exact figures).
@@ -248,15 +268,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     ///
     /// Errors if `min_value` is not positive and finite, or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
-        if !(min_value > 0.0 && min_value.is_finite()) {
-            return Err(ConfigError::InvalidMinValue);
-        }
-        let min_index = mapping.index(min_value);
-        let top = i64::from(min_index).saturating_add(N as i64);
-        if min_index == i32::MIN || top > i64::from(i32::MAX) {
-            return Err(ConfigError::RangeOverflow);
-        }
-        Ok(Self::with_min_index(mapping, min_index))
+        Ok(Self::with_min_index(
+            mapping,
+            min_index_for(&mapping, min_value, N)?,
+        ))
     }
 
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
@@ -471,8 +486,15 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }))
     }
 
-    /// The position of the bin of mapping index `index`, one bin lower (in case a
-    /// mapping's float arithmetic is an ulp off at a bin boundary), clamped to the bins.
+    // The scan starts from the exact min or max, which bound the bins: `record` and
+    // `merge` keep them so. The one bin of slack each way covers a mapping's float
+    // arithmetic an ulp off at a bin boundary, and the min and max of an `AtomicSketch`
+    // snapshot, rounded down to a part per million (tests/quantile_scan.rs checks both).
+    // A snapshot taken while records race may hold a bin before its max: that record then
+    // counts as above every scanned bin, as racing records may or may not be seen.
+
+    /// The position of the bin of mapping index `index`, one bin lower (see above),
+    /// clamped to the bins.
     fn pos_below(&self, index: i32) -> usize {
         let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
         pos.saturating_sub(1).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
@@ -762,15 +784,20 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         &self,
         other: &DDSketch<M, N2>,
     ) -> Result<(), MergeError> {
-        let (a, b) = (&self.mapping, &other.mapping);
+        if N != N2 {
+            return Err(MergeError::BinCount);
+        }
+        self.check_layout(&other.mapping, other.min_index)
+    }
+
+    /// Whether bins laid out by `mapping` from `min_index` up are this sketch's bins.
+    pub(crate) fn check_layout(&self, mapping: &M, min_index: i32) -> Result<(), MergeError> {
         // Gamma and offset fix every bin boundary (the interpolation is the type `M`).
-        if a.gamma() != b.gamma() {
+        if self.mapping.gamma() != mapping.gamma() {
             Err(MergeError::Mapping)
-        } else if a.index_offset() != b.index_offset() {
+        } else if self.mapping.index_offset() != mapping.index_offset() {
             Err(MergeError::Offset)
-        } else if N != N2 {
-            Err(MergeError::BinCount)
-        } else if self.min_index != other.min_index {
+        } else if self.min_index != min_index {
             Err(MergeError::Range)
         } else {
             Ok(())

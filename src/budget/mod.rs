@@ -1,0 +1,94 @@
+//! Hedge budgets: caps on how many backup requests may be sent, so that hedging never
+//! multiplies load during an outage.
+//!
+//! * [`RatioBudget`] (the default): every request deposits a share of a token (10 %), every
+//!   hedge spends a whole one. It scales with real traffic, needs no rate estimate, and
+//!   stops hedging by itself when everything is slow.
+//! * [`TokenBucket`]: a fixed rate and burst, refilled from a [`Clock`](crate::Clock)
+//!   (GCRA in one 32-bit word).
+//!
+//! Both are lock-free, take `&self`, never overdraw under contention (the check and the
+//! withdrawal are one compare-and-swap), and touch only native 32-bit atomics, so
+//! `try_acquire` is safe to call from interrupt handlers on every supported target.
+//! On thumbv6m and riscv32imc, which have no compare-and-swap instruction, portable-atomic
+//! implements it with the critical section the firmware chose.
+
+mod ratio;
+mod token_bucket;
+
+use core::fmt;
+
+pub use ratio::RatioBudget;
+pub use token_bucket::TokenBucket;
+
+/// The common interface of hedge budgets.
+pub trait Budget {
+    /// Takes one token for a hedge. `false` (and nothing taken) if the budget is empty.
+    fn try_acquire(&self) -> bool;
+
+    /// Tells the budget a request was made (a [`RatioBudget`] deposits its ratio;
+    /// a [`TokenBucket`] refills from the clock instead and ignores this).
+    fn on_request(&self) {}
+
+    /// Removes up to `tokens` tokens, for back-pressure: an HTTP 429 or a gRPC
+    /// RESOURCE_EXHAUSTED means hedges are spending a shared quota.
+    fn penalize(&self, tokens: u32);
+
+    /// Tokens available now.
+    fn balance(&self) -> f64;
+
+    /// Hedges granted so far (wrapping at 2^32).
+    fn granted(&self) -> u32;
+
+    /// Hedges denied so far (wrapping at 2^32).
+    fn denied(&self) -> u32;
+}
+
+impl<B: Budget + ?Sized> Budget for &B {
+    fn try_acquire(&self) -> bool {
+        (**self).try_acquire()
+    }
+    fn on_request(&self) {
+        (**self).on_request()
+    }
+    fn penalize(&self, tokens: u32) {
+        (**self).penalize(tokens)
+    }
+    fn balance(&self) -> f64 {
+        (**self).balance()
+    }
+    fn granted(&self) -> u32 {
+        (**self).granted()
+    }
+    fn denied(&self) -> u32 {
+        (**self).denied()
+    }
+}
+
+/// Why a budget configuration was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum BudgetError {
+    /// The ratio is not a finite number in [0, 1000].
+    InvalidRatio,
+    /// The cap is zero or above [`RatioBudget::MAX_CAP`] tokens.
+    InvalidCap,
+    /// The rate is not a finite number in (0, 10^6] tokens per second.
+    InvalidRate,
+    /// The burst is zero or above 1024, or takes more than 26 days to refill.
+    InvalidBurst,
+}
+
+impl fmt::Display for BudgetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BudgetError::InvalidRatio => "ratio must be a finite number in [0, 1000]",
+            BudgetError::InvalidCap => "cap must be between 1 and 4294 tokens",
+            BudgetError::InvalidRate => "rate must be in (0, 1e6] tokens per second",
+            BudgetError::InvalidBurst => "burst must be in [1, 1024] and refill within 26 days",
+        })
+    }
+}
+
+impl core::error::Error for BudgetError {}

@@ -1,0 +1,266 @@
+//! [`RatioBudget`]: each request deposits a share of a token, each hedge spends one.
+
+use super::{Budget, BudgetError, TokenBucket};
+use crate::clock::{Clock, NoClock};
+use crate::sync::{AtomicU32, Ordering::Relaxed};
+
+/// Fixed-point units per token: millionths, so a ratio of 0.6 deposits exactly 600,000.
+const UNITS_PER_TOKEN: u32 = 1_000_000;
+
+/// A ratio budget: every request deposits `ratio` of a token, every hedge withdraws one
+/// whole token; the balance is capped.
+///
+/// So over any run, `hedges granted <= ratio * requests + cap` (plus the optional minimum
+/// allowance), exactly: the balance is integer millionths of a token (0.6 means 60 %, not
+/// 100 % as with a truncated float), and the check and the withdrawal are one
+/// compare-and-swap, so racing threads can never overdraw it. It starts full.
+///
+/// At low traffic a ratio alone allows almost nothing; [`with_min_allowance`] adds a
+/// clocked [`TokenBucket`] that is spent when the ratio balance is empty (as Finagle and
+/// Linkerd do).
+///
+/// [`with_min_allowance`]: RatioBudget::with_min_allowance
+///
+/// ```
+/// use tailguard::budget::{Budget, RatioBudget};
+///
+/// let budget = RatioBudget::new(0.1, 1).unwrap(); // 10 %, at most 1 token saved up
+/// assert!(budget.try_acquire()); // it starts full
+/// assert!(!budget.try_acquire());
+/// for _ in 0..10 {
+///     budget.on_request();
+/// }
+/// assert!(budget.try_acquire()); // ten requests paid for one hedge
+/// assert_eq!((budget.granted(), budget.denied()), (2, 1));
+/// ```
+#[derive(Debug)]
+pub struct RatioBudget<C: Clock = NoClock> {
+    /// Millionths of a token.
+    balance: AtomicU32,
+    deposit: u32,
+    cap: u32,
+    allowance: Option<TokenBucket<C>>,
+    granted: AtomicU32,
+    denied: AtomicU32,
+}
+
+impl RatioBudget {
+    /// The largest cap, in tokens (the balance is a `u32` of millionths).
+    pub const MAX_CAP: u32 = u32::MAX / UNITS_PER_TOKEN;
+
+    /// A budget depositing `ratio` tokens per request (0.1 = 10 % extra load), holding at
+    /// most `cap` tokens, starting full.
+    ///
+    /// `ratio` is rounded to the nearest millionth. Errors unless `ratio` is in
+    /// [0, 1000] and `cap` in [1, [`MAX_CAP`](Self::MAX_CAP)].
+    pub fn new(ratio: f64, cap: u32) -> Result<Self, BudgetError> {
+        if !(0.0..=1000.0).contains(&ratio) {
+            return Err(BudgetError::InvalidRatio);
+        }
+        // In [0, 1e9]: fits a u32.
+        Self::from_parts_per_million(libm::round(ratio * 1e6) as u32, cap)
+    }
+
+    /// [`new`](Self::new) with the ratio in millionths of a token (100,000 = 10 %).
+    pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
+        if cap == 0 || cap > Self::MAX_CAP {
+            return Err(BudgetError::InvalidCap);
+        }
+        if ppm > 1000 * UNITS_PER_TOKEN {
+            return Err(BudgetError::InvalidRatio);
+        }
+        let cap = cap.wrapping_mul(UNITS_PER_TOKEN); // cap <= MAX_CAP: no overflow
+        Ok(RatioBudget {
+            balance: AtomicU32::new(cap),
+            deposit: ppm,
+            cap,
+            allowance: None,
+            granted: AtomicU32::new(0),
+            denied: AtomicU32::new(0),
+        })
+    }
+
+    /// Adds a minimum allowance of `per_second` hedges per second (bursting to at least
+    /// one), spent only when the ratio balance is empty, so hedging still works at very
+    /// low traffic.
+    pub fn with_min_allowance<C: Clock>(
+        self,
+        per_second: f64,
+        clock: C,
+    ) -> Result<RatioBudget<C>, BudgetError> {
+        let burst = libm::ceil(per_second).max(1.0);
+        let burst = if burst <= f64::from(u32::MAX) {
+            burst as u32
+        } else {
+            return Err(BudgetError::InvalidBurst);
+        };
+        Ok(RatioBudget {
+            balance: self.balance,
+            deposit: self.deposit,
+            cap: self.cap,
+            allowance: Some(TokenBucket::new(clock, per_second, burst)?),
+            granted: self.granted,
+            denied: self.denied,
+        })
+    }
+}
+
+impl Default for RatioBudget {
+    /// 10 % of traffic, at most 10 tokens saved up.
+    fn default() -> Self {
+        RatioBudget {
+            balance: AtomicU32::new(10 * UNITS_PER_TOKEN),
+            deposit: UNITS_PER_TOKEN / 10,
+            cap: 10 * UNITS_PER_TOKEN,
+            allowance: None,
+            granted: AtomicU32::new(0),
+            denied: AtomicU32::new(0),
+        }
+    }
+}
+
+impl<C: Clock> RatioBudget<C> {
+    /// The deposit per request, in tokens.
+    pub fn ratio(&self) -> f64 {
+        f64::from(self.deposit) / f64::from(UNITS_PER_TOKEN)
+    }
+
+    /// The most tokens the ratio balance holds.
+    pub fn cap(&self) -> u32 {
+        self.cap / UNITS_PER_TOKEN
+    }
+
+    /// The minimum allowance, if any.
+    pub fn allowance(&self) -> Option<&TokenBucket<C>> {
+        self.allowance.as_ref()
+    }
+}
+
+impl<C: Clock> Budget for RatioBudget<C> {
+    fn try_acquire(&self) -> bool {
+        let from_ratio = self
+            .balance
+            .fetch_update(Relaxed, Relaxed, |b| b.checked_sub(UNITS_PER_TOKEN))
+            .is_ok();
+        let ok = from_ratio || self.allowance.as_ref().is_some_and(|a| a.try_acquire());
+        let counter = if ok { &self.granted } else { &self.denied };
+        counter.fetch_add(1, Relaxed);
+        ok
+    }
+
+    fn on_request(&self) {
+        // Err only means the balance was already at the cap: nothing to write.
+        let _ = self.balance.fetch_update(Relaxed, Relaxed, |b| {
+            (b < self.cap).then(|| b.saturating_add(self.deposit).min(self.cap))
+        });
+    }
+
+    fn penalize(&self, tokens: u32) {
+        let units = tokens.saturating_mul(UNITS_PER_TOKEN);
+        let _ = self
+            .balance
+            .fetch_update(Relaxed, Relaxed, |b| Some(b.saturating_sub(units)));
+        if let Some(allowance) = &self.allowance {
+            allowance.penalize(tokens);
+        }
+    }
+
+    fn balance(&self) -> f64 {
+        let own = f64::from(self.balance.load(Relaxed)) / f64::from(UNITS_PER_TOKEN);
+        own + self.allowance.as_ref().map_or(0.0, |a| a.balance())
+    }
+
+    fn granted(&self) -> u32 {
+        self.granted.load(Relaxed)
+    }
+
+    fn denied(&self) -> u32 {
+        self.denied.load(Relaxed)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use core::time::Duration;
+
+    #[test]
+    fn six_tenths_means_sixty_percent() {
+        // A cap of 2 never truncates a deposit here (the balance stays below 1.6).
+        let b = RatioBudget::new(0.6, 2).unwrap();
+        assert!(b.try_acquire() && b.try_acquire());
+        let mut granted = 0;
+        for _ in 0..1000 {
+            b.on_request();
+            if b.try_acquire() {
+                granted += 1;
+            }
+        }
+        assert_eq!(granted, 600);
+    }
+
+    #[test]
+    fn balance_is_capped_and_never_negative() {
+        let b = RatioBudget::new(0.5, 2).unwrap();
+        for _ in 0..100 {
+            b.on_request();
+        }
+        assert_eq!(b.balance(), 2.0);
+        b.penalize(5);
+        assert_eq!(b.balance(), 0.0);
+        assert!(!b.try_acquire());
+        b.penalize(u32::MAX);
+        assert_eq!(b.balance(), 0.0);
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        for r in [-0.1, f64::NAN, f64::INFINITY, 1000.5] {
+            assert_eq!(
+                RatioBudget::new(r, 1).err(),
+                Some(BudgetError::InvalidRatio)
+            );
+        }
+        assert_eq!(
+            RatioBudget::new(0.1, 0).err(),
+            Some(BudgetError::InvalidCap)
+        );
+        assert_eq!(
+            RatioBudget::new(0.1, 5000).err(),
+            Some(BudgetError::InvalidCap)
+        );
+        assert!(RatioBudget::new(0.1, RatioBudget::MAX_CAP).is_ok());
+        let c = ManualClock::new();
+        assert!(RatioBudget::default()
+            .with_min_allowance(f64::NAN, &c)
+            .is_err());
+    }
+
+    #[test]
+    fn zero_ratio_spends_only_the_initial_cap() {
+        let b = RatioBudget::new(0.0, 3).unwrap();
+        for _ in 0..100 {
+            b.on_request();
+        }
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 3);
+    }
+
+    #[test]
+    fn min_allowance_hedges_at_low_traffic() {
+        let clock = ManualClock::new();
+        let b = RatioBudget::new(0.1, 1)
+            .unwrap()
+            .with_min_allowance(1.0, &clock)
+            .unwrap();
+        assert!(b.try_acquire()); // the ratio's initial token
+        assert!(b.try_acquire()); // the allowance's burst of one
+        assert!(!b.try_acquire());
+        clock.advance(Duration::from_secs(1));
+        assert!(b.try_acquire());
+        assert!(!b.try_acquire());
+        assert_eq!((b.granted(), b.denied()), (3, 2));
+        assert_eq!(b.ratio(), 0.1);
+        assert_eq!(b.cap(), 1);
+    }
+}

@@ -1,0 +1,286 @@
+//! [`TokenBucket`]: a rate and a burst, refilled from a clock, in one 32-bit word (GCRA).
+
+use super::{Budget, BudgetError};
+use crate::clock::Clock;
+use crate::sync::{
+    AtomicU32,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
+
+/// The span the state must represent (`burst` emission intervals) is kept at or below
+/// this many time units, which sets the unit (a power of two of nanoseconds). It leaves
+/// 12 of the 32 bits as headroom: see [`TokenBucket`]'s notes on idle periods.
+const MAX_SPAN_UNITS: u64 = 1 << 20;
+
+/// Largest burst: with the span at most 2^20 units, a token then spans at least 2^9
+/// units, which bounds the rounding of the rate to 1/512.
+const MAX_BURST: u32 = 1024;
+
+/// Largest rate, tokens per second: a token then spans at least 1,000 ns.
+const MAX_RATE: f64 = 1e6;
+
+/// A token bucket with a fixed `rate` (tokens per second) and `burst`, refilled from a
+/// clock.
+///
+/// It is GCRA (the generic cell rate algorithm): the whole state is one theoretical
+/// arrival time, so `try_acquire` is one load and one compare-and-swap, never overdraws
+/// under contention, and needs no refill task. The time is kept in 32 bits, in units of
+/// `2^k` nanoseconds chosen at construction so that a full burst spans at most 2^20 units;
+/// it is compared with wrapping arithmetic.
+///
+/// Clock jumps: forward fills the bucket (to `burst`, never more); backward grants at most
+/// one extra `burst`. A bucket left idle for a multiple of the 2^32-unit wrap period (at
+/// least 4.3 s) may, with probability below 2^-12, read as recently used and deny for up to
+/// one burst's refill time; it never over-grants because of this.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::budget::{Budget, TokenBucket};
+/// use tailguard::clock::ManualClock;
+///
+/// let clock = ManualClock::new();
+/// let bucket = TokenBucket::new(&clock, 10.0, 2).unwrap(); // 10 per second, burst 2
+/// assert!(bucket.try_acquire());
+/// assert!(bucket.try_acquire());
+/// assert!(!bucket.try_acquire());
+/// clock.advance(Duration::from_millis(100));
+/// assert!(bucket.try_acquire());
+/// ```
+#[derive(Debug)]
+pub struct TokenBucket<C> {
+    clock: C,
+    origin_ns: u64,
+    /// A time unit is `1 << shift` nanoseconds.
+    shift: u32,
+    /// Time units per token (T).
+    emission: u32,
+    /// `burst * emission`: the furthest ahead of now the arrival time may be.
+    span: u32,
+    /// Theoretical arrival time, in units since `origin_ns`, wrapping.
+    tat: AtomicU32,
+    granted: AtomicU32,
+    denied: AtomicU32,
+}
+
+impl<C: Clock> TokenBucket<C> {
+    /// A full bucket of `burst` tokens refilling at `rate` tokens per second.
+    ///
+    /// Errors unless `rate` is in (0, 10^6], `burst` in [1, 1024], and the burst takes less
+    /// than 2^51 ns (26 days) to refill. The rate is rounded down to the time unit, by
+    /// less than 1/512 (see [`rate`](Self::rate)).
+    pub fn new(clock: C, rate: f64, burst: u32) -> Result<Self, BudgetError> {
+        if !(rate > 0.0 && rate <= MAX_RATE) {
+            return Err(BudgetError::InvalidRate);
+        }
+        if burst == 0 || burst > MAX_BURST {
+            return Err(BudgetError::InvalidBurst);
+        }
+        let emission_ns = 1e9 / rate; // in [1000, inf)
+        let span_ns = emission_ns * f64::from(burst);
+        if span_ns > (1u64 << 51) as f64 {
+            return Err(BudgetError::InvalidBurst);
+        }
+        let mut shift = 0u32;
+        while (span_ns as u64 >> shift) > MAX_SPAN_UNITS {
+            shift = shift.wrapping_add(1); // at most 31: span_ns < 2^51
+        }
+        let unit = (1u64 << shift) as f64;
+        // Rounded down, so a clock advanced by exactly one emission interval always earns a
+        // token; the rate rises by less than 1/512 (one part in a million at burst 1).
+        let emission = libm::floor(emission_ns / unit) as u32; // in [2^9, 2^20]
+        let span = emission.saturating_mul(burst);
+        let origin_ns = clock.now().as_nanos();
+        Ok(TokenBucket {
+            clock,
+            origin_ns,
+            shift,
+            emission,
+            span,
+            // Full: the arrival time is now.
+            tat: AtomicU32::new(0),
+            granted: AtomicU32::new(0),
+            denied: AtomicU32::new(0),
+        })
+    }
+
+    /// Now, in time units since the origin, wrapping.
+    fn now_units(&self) -> u32 {
+        let elapsed = self.clock.now().as_nanos().saturating_sub(self.origin_ns);
+        (elapsed >> self.shift) as u32
+    }
+
+    /// How far the stored arrival time is ahead of `now`, in units: in [0, span] for a
+    /// state written since the last wrap; anything else is an arrival time in the past
+    /// (an idle bucket, or a clock that went backwards) and reads as 0: a full bucket.
+    fn ahead(&self, tat: u32, now: u32) -> u32 {
+        let ahead = tat.wrapping_sub(now);
+        if ahead <= self.span {
+            ahead
+        } else {
+            0
+        }
+    }
+
+    /// Moves the arrival time to `now + f(ahead)` (or leaves it if `f` says `None`) in a
+    /// compare-and-swap loop; returns the new `ahead`.
+    ///
+    /// The clock is read after the state is loaded, on every attempt: whoever wrote that
+    /// state read the clock before writing it, so (clocks being coherent) `now` is never
+    /// older than the writer's and a stale reading cannot make a recent arrival time look
+    /// like one from the distant past.
+    fn update(&self, f: impl Fn(u32) -> Option<u32>) -> Option<u32> {
+        let mut tat = self.tat.load(Acquire);
+        loop {
+            let now = self.now_units();
+            let ahead = f(self.ahead(tat, now))?;
+            match self
+                .tat
+                .compare_exchange_weak(tat, now.wrapping_add(ahead), AcqRel, Acquire)
+            {
+                Ok(_) => return Some(ahead),
+                Err(actual) => tat = actual,
+            }
+        }
+    }
+
+    /// The configured rate, tokens per second (after rounding to the time unit).
+    pub fn rate(&self) -> f64 {
+        1e9 / (f64::from(self.emission) * (1u64 << self.shift) as f64)
+    }
+
+    /// The configured burst.
+    pub fn burst(&self) -> u32 {
+        self.span.checked_div(self.emission).unwrap_or(0)
+    }
+}
+
+impl<C: Clock> Budget for TokenBucket<C> {
+    fn try_acquire(&self) -> bool {
+        let limit = self.span.saturating_sub(self.emission);
+        // ahead <= span - emission leaves a token; the arrival time then moves one
+        // emission interval further (at most span ahead of now).
+        let ok = self
+            .update(|ahead| (ahead <= limit).then(|| ahead.wrapping_add(self.emission)))
+            .is_some();
+        let counter = if ok { &self.granted } else { &self.denied };
+        counter.fetch_add(1, Relaxed);
+        ok
+    }
+
+    fn penalize(&self, tokens: u32) {
+        let push = tokens.saturating_mul(self.emission);
+        self.update(|ahead| Some(ahead.saturating_add(push).min(self.span)));
+    }
+
+    fn balance(&self) -> f64 {
+        let ahead = self.ahead(self.tat.load(Acquire), self.now_units());
+        f64::from(self.span.wrapping_sub(ahead)) / f64::from(self.emission.max(1))
+    }
+
+    fn granted(&self) -> u32 {
+        self.granted.load(Relaxed)
+    }
+
+    fn denied(&self) -> u32 {
+        self.denied.load(Relaxed)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::clock::{Instant, ManualClock};
+    use core::time::Duration;
+
+    #[test]
+    fn refills_at_the_rate_up_to_the_burst() {
+        let clock = ManualClock::new();
+        let b = TokenBucket::new(&clock, 100.0, 5).unwrap();
+        assert_eq!(b.burst(), 5);
+        assert!((b.rate() - 100.0).abs() < 1e-3);
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 5);
+        clock.advance(Duration::from_millis(30));
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 3);
+        clock.advance(Duration::from_secs(3600));
+        assert_eq!(b.balance(), 5.0);
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 5);
+        assert_eq!(b.granted(), 13);
+        assert_eq!(b.denied(), 17);
+    }
+
+    #[test]
+    fn granted_follows_rate_times_time_exactly() {
+        let clock = ManualClock::new();
+        let b = TokenBucket::new(&clock, 1000.0, 10).unwrap();
+        let mut granted = 0u64;
+        for _ in 0..100_000 {
+            clock.advance(Duration::from_micros(100)); // 10 s in all
+            granted += u64::from(b.try_acquire());
+        }
+        // 10 s at 1000/s, plus the initial burst.
+        assert!(granted <= 10_000 + 10, "{granted}");
+        assert!(granted >= 9_999, "{granted}");
+    }
+
+    #[test]
+    fn clock_jumps_never_over_grant() {
+        let clock = ManualClock::starting_at(Instant::from_nanos(1 << 40));
+        let b = TokenBucket::new(&clock, 1.0, 3).unwrap();
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 3);
+        clock.set(Instant::from_nanos(1 << 30)); // backwards, before the origin
+        assert!((0..10).filter(|_| b.try_acquire()).count() <= 3);
+        clock.set(Instant::from_nanos(u64::MAX)); // far forwards
+        assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 3);
+    }
+
+    #[test]
+    fn penalize_empties_the_bucket_for_a_while() {
+        let clock = ManualClock::new();
+        let b = TokenBucket::new(&clock, 10.0, 4).unwrap();
+        b.penalize(2);
+        assert_eq!(b.balance(), 2.0);
+        b.penalize(100);
+        assert_eq!(b.balance(), 0.0);
+        assert!(!b.try_acquire());
+        clock.advance(Duration::from_millis(100));
+        assert!(b.try_acquire());
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        let c = ManualClock::new();
+        for rate in [0.0, -1.0, f64::NAN, f64::INFINITY, 2e6] {
+            assert_eq!(
+                TokenBucket::new(&c, rate, 1).err(),
+                Some(BudgetError::InvalidRate)
+            );
+        }
+        assert_eq!(
+            TokenBucket::new(&c, 1.0, 0).err(),
+            Some(BudgetError::InvalidBurst)
+        );
+        assert_eq!(
+            TokenBucket::new(&c, 1e-9, 1024).err(),
+            Some(BudgetError::InvalidBurst)
+        );
+        assert_eq!(
+            TokenBucket::new(&c, 1.0, 1025).err(),
+            Some(BudgetError::InvalidBurst)
+        );
+        for (rate, burst) in [
+            (1e6, 1024),
+            (1e6, 1),
+            (3.0, 1024),
+            (0.001, 7),
+            (1.0 / 3.0, 1),
+        ] {
+            let b = TokenBucket::new(&c, rate, burst).unwrap();
+            assert!(
+                b.rate() >= rate && b.rate() <= rate * (1.0 + 1.0 / 512.0),
+                "{rate}"
+            );
+            assert_eq!(b.burst(), burst);
+        }
+        assert!(TokenBucket::new(&c, 0.001, 1000).is_ok());
+    }
+}

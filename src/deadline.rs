@@ -1,0 +1,228 @@
+//! Deadlines for multi-step workflows (an LLM pipeline, a chain of calls) and the per-step
+//! cut-off decision.
+//!
+//! A customer-facing workflow must finish within a time window. Waiting on a stuck step
+//! is the worst option; what to do instead depends on the cause:
+//!
+//! * no first signal (first byte, first token) by the step's own p95: the attempt is
+//!   stuck, and a fresh one (a hedge) will most likely answer in time;
+//! * the signal came but the step will overrun what is left of the deadline: the work is
+//!   heavy, so switch to a faster path (degrade);
+//! * nothing can finish in time: give up early and tell the caller.
+//!
+//! [`Deadline`] splits what is left across the remaining steps; [`StepCutoff::decide`]
+//! makes the call above.
+
+use core::time::Duration;
+
+use crate::clock::Instant;
+
+/// An absolute deadline for a workflow.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::Instant;
+/// use tailguard::deadline::Deadline;
+///
+/// let start = Instant::from_nanos(0);
+/// let deadline = Deadline::after(start, Duration::from_secs(8));
+/// let now = start.saturating_add(Duration::from_secs(2));
+/// assert_eq!(deadline.remaining(now), Duration::from_secs(6));
+/// // Three steps left: two seconds each.
+/// assert_eq!(deadline.step_budget(now, 3), Duration::from_secs(2));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Deadline {
+    end: Instant,
+}
+
+impl Deadline {
+    /// The deadline `budget` after `start`.
+    pub const fn after(start: Instant, budget: Duration) -> Self {
+        Deadline {
+            end: start.saturating_add(budget),
+        }
+    }
+
+    /// The deadline at `end`.
+    pub const fn at(end: Instant) -> Self {
+        Deadline { end }
+    }
+
+    /// When it ends.
+    pub const fn end(&self) -> Instant {
+        self.end
+    }
+
+    /// Time left at `now` (zero once passed).
+    pub const fn remaining(&self, now: Instant) -> Duration {
+        self.end.duration_since(now)
+    }
+
+    /// Whether it has passed at `now`.
+    pub fn is_expired(&self, now: Instant) -> bool {
+        now >= self.end
+    }
+
+    /// An even share of the time left for the next of `steps_left` steps (all of it for
+    /// one step or zero steps).
+    pub fn step_budget(&self, now: Instant, steps_left: u32) -> Duration {
+        self.remaining(now)
+            .checked_div(steps_left.max(1))
+            .unwrap_or(Duration::ZERO)
+    }
+}
+
+/// What to do about a running step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Action {
+    /// Keep waiting, and decide again after this long.
+    Wait(Duration),
+    /// The attempt looks stuck and a fresh one fits: race a second attempt.
+    Hedge,
+    /// Switch to the faster path.
+    Degrade,
+    /// Nothing can finish in time: stop and report.
+    GiveUp,
+}
+
+/// A running step, as [`StepCutoff::decide`] needs to see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct StepProgress {
+    /// Time since the step started.
+    pub elapsed: Duration,
+    /// Whether its first signal (first byte, first token) has arrived.
+    pub first_signal: bool,
+    /// Once the signal came, the expected time still needed (from the token rate, say),
+    /// if known.
+    pub expected_rest: Option<Duration>,
+}
+
+/// The cut-off policy of one step.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::deadline::{Action, StepCutoff, StepProgress};
+///
+/// let step = StepCutoff {
+///     cutoff: Duration::from_millis(950),            // this step's p95, from its window
+///     degrade: Some(Duration::from_millis(400)),     // the faster model's typical time
+/// };
+/// let stuck = StepProgress { elapsed: Duration::from_secs(1), first_signal: false, expected_rest: None };
+/// assert_eq!(step.decide(stuck, Duration::from_secs(5)), Action::Hedge);
+/// assert_eq!(step.decide(stuck, Duration::from_millis(600)), Action::Degrade);
+/// assert_eq!(step.decide(stuck, Duration::from_millis(300)), Action::GiveUp);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct StepCutoff {
+    /// No first signal by then means stuck: the step's own p95 (a [`Hedger`]'s delay at
+    /// percentile 0.95, or a window's threshold).
+    ///
+    /// [`Hedger`]: crate::hedge::Hedger
+    pub cutoff: Duration,
+    /// How long the faster path takes, if there is one.
+    pub degrade: Option<Duration>,
+}
+
+impl StepCutoff {
+    /// The action for a step in `progress` with `remaining` time left on the deadline.
+    ///
+    /// | state | condition | action |
+    /// |---|---|---|
+    /// | any | nothing left | `GiveUp` |
+    /// | no signal, before the cutoff | | `Wait` until the cutoff (or the deadline) |
+    /// | no signal, past the cutoff | a fresh attempt fits (`remaining >= cutoff`) | `Hedge` |
+    /// | signal, will finish in time | `expected_rest <= remaining` (or unknown) | `Wait` |
+    /// | otherwise | the faster path fits | `Degrade` |
+    /// | otherwise | | `GiveUp` |
+    pub fn decide(&self, progress: StepProgress, remaining: Duration) -> Action {
+        if remaining.is_zero() {
+            return Action::GiveUp;
+        }
+        if !progress.first_signal {
+            if progress.elapsed < self.cutoff {
+                return Action::Wait(self.cutoff.saturating_sub(progress.elapsed).min(remaining));
+            }
+            if remaining >= self.cutoff {
+                return Action::Hedge;
+            }
+        } else {
+            match progress.expected_rest {
+                None => return Action::Wait(remaining),
+                Some(rest) if rest <= remaining => return Action::Wait(rest),
+                Some(_) => {}
+            }
+        }
+        match self.degrade {
+            Some(faster) if faster <= remaining => Action::Degrade,
+            _ => Action::GiveUp,
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn every_branch_of_the_step_decision() {
+        let with_fallback = StepCutoff {
+            cutoff: 950 * MS,
+            degrade: Some(400 * MS),
+        };
+        let without = StepCutoff {
+            cutoff: 950 * MS,
+            degrade: None,
+        };
+        let p = |elapsed: u32, first_signal: bool, rest: Option<u32>| StepProgress {
+            elapsed: elapsed * MS,
+            first_signal,
+            expected_rest: rest.map(|r| r * MS),
+        };
+        #[rustfmt::skip]
+        let table = [
+            // (policy, progress, remaining ms, expected)
+            (with_fallback, p(100, false, None), 0, Action::GiveUp),
+            (with_fallback, p(100, false, None), 5000, Action::Wait(850 * MS)),
+            (with_fallback, p(100, false, None), 500, Action::Wait(500 * MS)),
+            (with_fallback, p(950, false, None), 5000, Action::Hedge),
+            (with_fallback, p(2000, false, None), 950, Action::Hedge),
+            (with_fallback, p(2000, false, None), 949, Action::Degrade),
+            (without, p(2000, false, None), 949, Action::GiveUp),
+            (with_fallback, p(2000, false, None), 399, Action::GiveUp),
+            (with_fallback, p(300, true, None), 5000, Action::Wait(5000 * MS)),
+            (with_fallback, p(300, true, Some(700)), 5000, Action::Wait(700 * MS)),
+            (with_fallback, p(300, true, Some(700)), 700, Action::Wait(700 * MS)),
+            (with_fallback, p(300, true, Some(7000)), 5000, Action::Degrade),
+            (without, p(300, true, Some(7000)), 5000, Action::GiveUp),
+            (with_fallback, p(3000, true, Some(10)), 5, Action::GiveUp),
+            (with_fallback, p(3000, true, Some(1000)), 500, Action::Degrade),
+        ];
+        for (i, (policy, progress, remaining, want)) in table.into_iter().enumerate() {
+            assert_eq!(policy.decide(progress, remaining * MS), want, "row {i}");
+        }
+    }
+
+    #[test]
+    fn deadlines_split_and_saturate() {
+        let start = Instant::from_nanos(1_000);
+        let d = Deadline::after(start, 9 * MS);
+        assert_eq!(d.step_budget(start, 3), 3 * MS);
+        assert_eq!(d.step_budget(start, 0), 9 * MS);
+        let late = start.saturating_add(20 * MS);
+        assert!(d.is_expired(late));
+        assert_eq!(d.remaining(late), Duration::ZERO);
+        assert_eq!(d.step_budget(late, 2), Duration::ZERO);
+        assert_eq!(
+            Deadline::after(Instant::from_nanos(u64::MAX), MS).end(),
+            Instant::from_nanos(u64::MAX)
+        );
+        assert_eq!(Deadline::at(start).end(), start);
+    }
+}

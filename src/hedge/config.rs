@@ -1,0 +1,222 @@
+//! [`HedgeConfig`]: the hedging policy's knobs, with defaults and a `const` builder.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::budget::BudgetError;
+use crate::window::WindowError;
+
+/// What to do before the window holds `min_samples` latencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ColdStart {
+    /// Do not hedge until the delay can be learned (the default).
+    NoHedge,
+    /// Hedge after this fixed delay until then.
+    Delay(Duration),
+}
+
+/// The hedging policy's configuration.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::hedge::{ColdStart, HedgeConfig};
+///
+/// const CONFIG: HedgeConfig = HedgeConfig::new()
+///     .percentile(0.95)
+///     .min_delay(Duration::from_millis(2))
+///     .cold_start(ColdStart::Delay(Duration::from_millis(50)));
+/// assert_eq!(CONFIG.get_percentile(), 0.95);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HedgeConfig {
+    pub(crate) percentile: f64,
+    pub(crate) interval: Duration,
+    pub(crate) min_delay: Duration,
+    pub(crate) max_delay: Duration,
+    pub(crate) min_samples: u32,
+    pub(crate) cold_start: ColdStart,
+    pub(crate) budget_ratio: f64,
+    pub(crate) budget_cap: u32,
+    pub(crate) max_hedges: u8,
+    pub(crate) cooldown: Duration,
+    pub(crate) backoff_factor: u32,
+}
+
+impl HedgeConfig {
+    /// The defaults: hedge at the p90 of the last 30-60 s, between 1 ms and 30 s, after 50
+    /// samples (no hedging before), at most one hedge per request, within a budget of 10 %
+    /// of requests (10 tokens saved up at most); a rate-limit signal empties the budget and
+    /// doubles the delay for 10 s.
+    pub const fn new() -> Self {
+        HedgeConfig {
+            percentile: 0.9,
+            interval: Duration::from_secs(30),
+            min_delay: Duration::from_millis(1),
+            max_delay: Duration::from_secs(30),
+            min_samples: 50,
+            cold_start: ColdStart::NoHedge,
+            budget_ratio: 0.1,
+            budget_cap: 10,
+            max_hedges: 1,
+            cooldown: Duration::from_secs(10),
+            backoff_factor: 2,
+        }
+    }
+
+    /// The latency percentile after which a backup is sent, in (0, 1).
+    pub const fn percentile(mut self, q: f64) -> Self {
+        self.percentile = q;
+        self
+    }
+
+    /// The window interval: quantiles see the last one to two of them.
+    pub const fn interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+
+    /// The shortest hedge delay.
+    pub const fn min_delay(mut self, d: Duration) -> Self {
+        self.min_delay = d;
+        self
+    }
+
+    /// The longest hedge delay.
+    pub const fn max_delay(mut self, d: Duration) -> Self {
+        self.max_delay = d;
+        self
+    }
+
+    /// Latencies the window must hold before its percentile is trusted.
+    pub const fn min_samples(mut self, n: u32) -> Self {
+        self.min_samples = n;
+        self
+    }
+
+    /// The behaviour before `min_samples` latencies are known.
+    pub const fn cold_start(mut self, c: ColdStart) -> Self {
+        self.cold_start = c;
+        self
+    }
+
+    /// The share of requests that may be hedged (the ratio budget's deposit per request).
+    pub const fn budget_ratio(mut self, ratio: f64) -> Self {
+        self.budget_ratio = ratio;
+        self
+    }
+
+    /// The most hedge tokens the budget saves up.
+    pub const fn budget_cap(mut self, tokens: u32) -> Self {
+        self.budget_cap = tokens;
+        self
+    }
+
+    /// Hedges per request, at least 1: hedge `k` is sent after `k` delays.
+    pub const fn max_hedges(mut self, n: u8) -> Self {
+        self.max_hedges = n;
+        self
+    }
+
+    /// How long a rate-limit signal raises the delay.
+    pub const fn cooldown(mut self, d: Duration) -> Self {
+        self.cooldown = d;
+        self
+    }
+
+    /// By how much a rate-limit signal multiplies the delay during the cooldown (>= 1).
+    pub const fn backoff_factor(mut self, factor: u32) -> Self {
+        self.backoff_factor = factor;
+        self
+    }
+
+    /// The hedge percentile.
+    pub const fn get_percentile(&self) -> f64 {
+        self.percentile
+    }
+
+    /// The window interval.
+    pub const fn get_interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// The delay bounds, `(min, max)`.
+    pub const fn get_delay_bounds(&self) -> (Duration, Duration) {
+        (self.min_delay, self.max_delay)
+    }
+
+    /// The cold-start sample count.
+    pub const fn get_min_samples(&self) -> u32 {
+        self.min_samples
+    }
+
+    /// Hedges per request.
+    pub const fn get_max_hedges(&self) -> u8 {
+        self.max_hedges
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), HedgeError> {
+        if !(self.percentile > 0.0 && self.percentile < 1.0) {
+            return Err(HedgeError::InvalidPercentile);
+        }
+        if self.min_delay > self.max_delay {
+            return Err(HedgeError::InvalidDelayBounds);
+        }
+        if self.max_hedges == 0 || self.backoff_factor == 0 {
+            return Err(HedgeError::InvalidLimit);
+        }
+        Ok(())
+    }
+}
+
+impl Default for HedgeConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why a hedger could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum HedgeError {
+    /// The percentile is not in (0, 1).
+    InvalidPercentile,
+    /// `min_delay` is above `max_delay`.
+    InvalidDelayBounds,
+    /// `max_hedges` or `backoff_factor` is zero.
+    InvalidLimit,
+    /// The window configuration was refused.
+    Window(WindowError),
+    /// The budget configuration was refused.
+    Budget(BudgetError),
+}
+
+impl fmt::Display for HedgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HedgeError::InvalidPercentile => f.write_str("hedge percentile must be in (0, 1)"),
+            HedgeError::InvalidDelayBounds => f.write_str("min_delay must not exceed max_delay"),
+            HedgeError::InvalidLimit => {
+                f.write_str("max_hedges and backoff_factor must be at least 1")
+            }
+            HedgeError::Window(e) => write!(f, "window: {e}"),
+            HedgeError::Budget(e) => write!(f, "budget: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for HedgeError {}
+
+impl From<WindowError> for HedgeError {
+    fn from(e: WindowError) -> Self {
+        HedgeError::Window(e)
+    }
+}
+
+impl From<BudgetError> for HedgeError {
+    fn from(e: BudgetError) -> Self {
+        HedgeError::Budget(e)
+    }
+}

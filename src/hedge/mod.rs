@@ -1,0 +1,416 @@
+//! The hedging policy: when to send a backup request, within what budget, and what to
+//! learn from the outcome.
+//!
+//! A [`Hedger`] ties a [`Window`] (the live latency distribution and its cached
+//! percentile) to a [`Budget`] (the cap on extra load). Its lifecycle is synchronous, so it
+//! works from callbacks, interrupt handlers and any async runtime; [`race`] drives it for
+//! two futures.
+//!
+//! 1. [`start`](Hedger::start) (or [`start_with_deadline`](Hedger::start_with_deadline))
+//!    returns a small `Copy` [`Ticket`] holding the start time.
+//! 2. [`should_hedge`](Hedger::should_hedge) answers [`Decision::Wait`] (ask again after
+//!    that long), [`Decision::Hedge`] (a budget token is taken: send a backup now) or
+//!    [`Decision::Skip`] with the reason (stop asking for this request).
+//! 3. Report the outcome: [`on_success`](Hedger::on_success) with the attempt that won,
+//!    [`on_error`](Hedger::on_error) for a failed attempt, and
+//!    [`on_rate_limited`](Hedger::on_rate_limited) for an HTTP 429 or gRPC
+//!    RESOURCE_EXHAUSTED.
+//!
+//! # What is recorded
+//!
+//! One latency per request: the primary attempt's, exact when it won, or its elapsed time
+//! when a hedge won and it was cancelled (a lower bound). Either way the sample is above
+//! the hedge delay exactly when the primary's true latency is, so the learned percentile
+//! is the primary's true percentile; recording only winners would bias it low and make
+//! hedging feed on itself. Failed attempts are counted as errors, never recorded as
+//! latency.
+//!
+//! # Cost
+//!
+//! `start` is one budget deposit (a compare-and-swap) and a counter; `should_hedge` is a
+//! few atomic loads (the cached threshold, the sample count, the cooldown) plus one
+//! compare-and-swap when it hedges. No bin is scanned per request.
+
+mod config;
+mod race;
+mod stats;
+
+use core::time::Duration;
+
+use crate::budget::{Budget, RatioBudget};
+use crate::clock::{Clock, Instant};
+use crate::sketch::{presets, CubicMapping, DDSketch, IndexMapping};
+use crate::sync::{AtomicU32, Ordering::Relaxed};
+use crate::window::{Window, WindowConfig};
+
+pub use config::{ColdStart, HedgeConfig, HedgeError};
+#[cfg(feature = "embassy-time")]
+pub use race::race_embassy;
+pub use race::{race, RaceError, Winner};
+use stats::Counters;
+pub use stats::Stats;
+
+/// Cooldown time unit: 2^20 ns (about 1 ms), kept in 32 bits.
+const COOLDOWN_UNIT_SHIFT: u32 = 20;
+
+/// Which attempt of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Attempt {
+    /// The original request.
+    Primary,
+    /// The `n`-th backup (1 for the first).
+    Hedge(u8),
+}
+
+/// Why a request will not be hedged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The budget has no token: hedging is at its share of traffic.
+    Budget,
+    /// Too few latencies are known to trust the percentile.
+    ColdStart,
+    /// A backup could not finish before the request's deadline.
+    Deadline,
+    /// A rate-limit signal was received recently and the budget is empty.
+    BackPressure,
+    /// The request already has `max_hedges` hedges.
+    MaxHedges,
+}
+
+/// What to do about a request now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Decision {
+    /// Not yet: ask again after this long.
+    Wait(Duration),
+    /// Send a backup now (its budget token is already taken).
+    Hedge,
+    /// Do not hedge this request.
+    Skip(SkipReason),
+}
+
+/// One request's hedging state: `Copy`, 32 bytes, no reference to the hedger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Ticket {
+    start: Instant,
+    /// `Instant::from_nanos(u64::MAX)` when there is none.
+    deadline: Instant,
+    /// When the last hedge was sent (meaningless while `hedges == 0`).
+    hedged_at: Instant,
+    hedges: u8,
+    primary_failed: bool,
+}
+
+const NO_DEADLINE: Instant = Instant::from_nanos(u64::MAX);
+
+impl Ticket {
+    /// When the request started.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// The request's deadline, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        (self.deadline != NO_DEADLINE).then_some(self.deadline)
+    }
+
+    /// Hedges sent so far.
+    pub fn hedges(&self) -> u8 {
+        self.hedges
+    }
+
+    /// When the last hedge was sent, if any.
+    pub fn hedged_at(&self) -> Option<Instant> {
+        (self.hedges > 0).then_some(self.hedged_at)
+    }
+}
+
+/// The adaptive hedging policy for one target (host, route, model): see the
+/// [module docs](self).
+///
+/// Generic over the clock `C`, the budget `B` (a [`RatioBudget`] by default) and the
+/// window's sketch (the 1 % cubic preset over 1 µs .. 100 s by default; use
+/// [`IntMapping`](crate::sketch::IntMapping) on cores without an FPU).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger, SkipReason};
+///
+/// let clock = ManualClock::new();
+/// let hedger = Hedger::new(&clock, HedgeConfig::new().min_samples(10)).unwrap();
+///
+/// // Learn: 100 requests of 5 ms.
+/// for _ in 0..100 {
+///     let ticket = hedger.start();
+///     clock.advance(Duration::from_millis(5));
+///     hedger.on_success(&ticket, Attempt::Primary);
+/// }
+///
+/// // A slow one: wait until about the p90, then hedge.
+/// let mut ticket = hedger.start();
+/// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+/// assert!(wait >= Duration::from_micros(4950) && wait <= Duration::from_micros(5050));
+/// clock.advance(wait);
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+/// clock.advance(Duration::from_millis(5));
+/// hedger.on_success(&ticket, Attempt::Hedge(1)); // the backup answered first
+/// assert_eq!(hedger.stats().hedge_wins, 1);
+/// ```
+pub struct Hedger<
+    C,
+    B = RatioBudget,
+    M = CubicMapping,
+    const N: usize = 931,
+    const SLOTS: usize = 3,
+> {
+    window: Window<C, M, N, SLOTS>,
+    budget: B,
+    config: HedgeConfig,
+    counters: Counters,
+    /// Cooldown units since the window's origin until which to back off (wrapping).
+    cooldown_until: AtomicU32,
+}
+
+impl<C: Clock> Hedger<C> {
+    /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
+    /// cubic latency sketch (1 µs .. 100 s).
+    pub fn new(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
+        let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
+        Hedger::with_parts(clock, config, budget, &presets::cubic_latency())
+    }
+}
+
+impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
+    Hedger<C, B, M, N, SLOTS>
+{
+    /// A hedger with its own budget and sketch configuration (the configuration of
+    /// `sketch`, a preset say; its contents are ignored).
+    pub fn with_parts(
+        clock: C,
+        config: HedgeConfig,
+        budget: B,
+        sketch: &DDSketch<M, N>,
+    ) -> Result<Self, HedgeError> {
+        config.validate()?;
+        let window_config = WindowConfig::new()
+            .interval(config.interval)
+            .threshold_quantile(config.percentile)
+            .warmup_records(config.min_samples);
+        Ok(Hedger {
+            window: Window::like(clock, sketch, window_config)?,
+            budget,
+            config,
+            counters: Counters::default(),
+            cooldown_until: AtomicU32::new(0),
+        })
+    }
+
+    fn now(&self) -> Instant {
+        self.window.clock().now()
+    }
+
+    /// Starts a request: deposits into the budget and returns its ticket.
+    pub fn start(&self) -> Ticket {
+        self.start_at(self.now(), NO_DEADLINE)
+    }
+
+    /// Starts a request that must finish within `remaining`: no hedge is sent that could
+    /// not finish in time.
+    pub fn start_with_deadline(&self, remaining: Duration) -> Ticket {
+        let now = self.now();
+        self.start_at(
+            now,
+            now.saturating_add(remaining)
+                .min(Instant::from_nanos(u64::MAX - 1)),
+        )
+    }
+
+    fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
+        Counters::bump(&self.counters.requests);
+        self.budget.on_request();
+        Ticket {
+            start: now,
+            deadline,
+            hedged_at: now,
+            hedges: 0,
+            primary_failed: false,
+        }
+    }
+
+    /// The hedge delay now (clamped to the configured bounds and raised during a
+    /// back-off), or why there is none (cold start).
+    pub fn delay(&self) -> Result<Duration, SkipReason> {
+        let now = self.now();
+        let base = self.base_delay()?;
+        Ok(if self.backing_off(now) {
+            base.saturating_mul(self.config.backoff_factor)
+                .min(self.config.max_delay)
+        } else {
+            base
+        })
+    }
+
+    /// The delay learned from the window, clamped, without back-off.
+    fn base_delay(&self) -> Result<Duration, SkipReason> {
+        let learned = if self.window.cached_count() < self.config.min_samples {
+            None
+        } else {
+            // Nanoseconds; the cast saturates (and maps NaN, which cannot occur, to 0).
+            self.window
+                .threshold()
+                .map(|ns| Duration::from_nanos(ns as u64))
+        };
+        let delay = match (learned, self.config.cold_start) {
+            (Some(d), _) => d,
+            (None, ColdStart::Delay(d)) => d,
+            (None, ColdStart::NoHedge) => return Err(SkipReason::ColdStart),
+        };
+        Ok(delay.clamp(self.config.min_delay, self.config.max_delay))
+    }
+
+    fn cooldown_time(&self, now: Instant) -> u32 {
+        (now.as_nanos() >> COOLDOWN_UNIT_SHIFT) as u32
+    }
+
+    fn backing_off(&self, now: Instant) -> bool {
+        let until = self.cooldown_until.load(Relaxed);
+        // Ahead of now by less than half the wrap: still cooling down.
+        let left = until.wrapping_sub(self.cooldown_time(now));
+        left != 0 && left < 1 << 31
+    }
+
+    /// Whether to hedge `ticket`'s request now; see [`Decision`]. On
+    /// [`Decision::Hedge`] the budget token is taken and the ticket counts the hedge.
+    pub fn should_hedge(&self, ticket: &mut Ticket) -> Decision {
+        let decision = self.decide(ticket, self.now());
+        let counter = match decision {
+            Decision::Hedge => &self.counters.hedges,
+            Decision::Skip(SkipReason::Budget) => &self.counters.denied_budget,
+            Decision::Skip(SkipReason::ColdStart) => &self.counters.skipped_cold,
+            Decision::Skip(SkipReason::Deadline) => &self.counters.skipped_deadline,
+            Decision::Skip(SkipReason::BackPressure) => &self.counters.skipped_backpressure,
+            Decision::Skip(SkipReason::MaxHedges) | Decision::Wait(_) => return decision,
+        };
+        Counters::bump(counter);
+        decision
+    }
+
+    fn decide(&self, ticket: &mut Ticket, now: Instant) -> Decision {
+        if ticket.hedges >= self.config.max_hedges {
+            return Decision::Skip(SkipReason::MaxHedges);
+        }
+        let base = match self.base_delay() {
+            Ok(d) => d,
+            Err(reason) => return Decision::Skip(reason),
+        };
+        let backing_off = self.backing_off(now);
+        let delay = if backing_off {
+            base.saturating_mul(self.config.backoff_factor)
+                .min(self.config.max_delay)
+        } else {
+            base
+        };
+        // Hedge k goes out k delays after the start.
+        let due = ticket
+            .start
+            .saturating_add(delay.saturating_mul(u32::from(ticket.hedges) + 1));
+        // A backup sent at `due` needs about the learned percentile to answer.
+        if due.max(now).saturating_add(base) > ticket.deadline {
+            return Decision::Skip(SkipReason::Deadline);
+        }
+        if now < due {
+            return Decision::Wait(due.duration_since(now));
+        }
+        if !self.budget.try_acquire() {
+            return Decision::Skip(if backing_off {
+                SkipReason::BackPressure
+            } else {
+                SkipReason::Budget
+            });
+        }
+        ticket.hedges = ticket.hedges.saturating_add(1);
+        ticket.hedged_at = now;
+        Decision::Hedge
+    }
+
+    /// Reports that `winner` answered successfully: records the request's latency (see
+    /// the [module docs](self#what-is-recorded)) and returns it. The other attempts are
+    /// to be cancelled.
+    pub fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
+        let now = self.now();
+        let latency = now.duration_since(ticket.start);
+        if !ticket.primary_failed {
+            // The primary's latency, or its elapsed time when cancelled: a lower bound.
+            self.window.record_duration_at(now, latency);
+        }
+        let counter = match winner {
+            Attempt::Primary => &self.counters.primary_wins,
+            Attempt::Hedge(_) => &self.counters.hedge_wins,
+        };
+        Counters::bump(counter);
+        latency
+    }
+
+    /// Reports that `attempt` failed. Nothing is recorded as latency.
+    pub fn on_error(&self, ticket: &mut Ticket, attempt: Attempt) {
+        if attempt == Attempt::Primary {
+            ticket.primary_failed = true;
+        }
+        Counters::bump(&self.counters.errors);
+    }
+
+    /// Reports back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED): empties the budget and
+    /// multiplies the delay by the back-off factor for the cooldown. Hedging recovers by
+    /// itself as requests refill the budget and the cooldown passes.
+    pub fn on_rate_limited(&self) {
+        let now = self.now();
+        self.budget.penalize(self.config.budget_cap.max(1));
+        let until = self
+            .cooldown_time(now.saturating_add(self.config.cooldown))
+            .max(1); // 0 would read as "no cooldown" right after the origin
+        self.cooldown_until.store(until, Relaxed);
+        Counters::bump(&self.counters.rate_limited);
+    }
+
+    /// The counters and the current delay.
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot(self.delay().ok())
+    }
+
+    /// The latency window (quantiles, counts).
+    pub fn window(&self) -> &Window<C, M, N, SLOTS> {
+        &self.window
+    }
+
+    /// The budget.
+    pub fn budget(&self) -> &B {
+        &self.budget
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HedgeConfig {
+        &self.config
+    }
+
+    /// Records a latency observed outside the ticket lifecycle (warming up from a
+    /// previous run, say).
+    pub fn record(&self, latency: Duration) {
+        self.window.record_duration(latency);
+    }
+}
+
+impl<C, B, M: IndexMapping, const N: usize, const SLOTS: usize> core::fmt::Debug
+    for Hedger<C, B, M, N, SLOTS>
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Hedger")
+            .field("config", &self.config)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,207 @@
+//! [`Registry`]: a fixed-capacity map from a target key (host, route, model and provider)
+//! to its own [`Hedger`](crate::hedge::Hedger), since latency is a property of each target.
+
+use core::fmt;
+
+use heapless::LinearMap;
+
+/// The registry is full: the entry was not added (and nothing was evicted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RegistryFull {
+    /// The registry's capacity.
+    pub capacity: usize,
+}
+
+impl fmt::Display for RegistryFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "registry full ({} targets)", self.capacity)
+    }
+}
+
+impl core::error::Error for RegistryFull {}
+
+/// Why [`Registry::get_or_try_insert_with`] returned no entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum InsertError<E> {
+    /// The registry is full.
+    Full(RegistryFull),
+    /// Making the entry failed.
+    Make(E),
+}
+
+impl<E: fmt::Display> fmt::Display for InsertError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InsertError::Full(full) => full.fmt(f),
+            InsertError::Make(e) => write!(f, "making the entry failed: {e}"),
+        }
+    }
+}
+
+impl<E: core::error::Error> core::error::Error for InsertError<E> {}
+
+/// A map of at most `CAP` targets to their values (hedgers), without heap.
+///
+/// Lookups take `&self` and the hedgers inside are lock-free, so a registry built at
+/// start-up can be shared by every thread. Adding a target takes `&mut self` (wrap the
+/// registry in a mutex if targets appear at run time). A full registry refuses new targets
+/// with [`RegistryFull`]; it never evicts, so no target's statistics vanish. Lookups scan
+/// the keys, which suits the tens of targets a device or gateway talks to.
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{HedgeConfig, Hedger};
+/// use tailguard::registry::Registry;
+///
+/// let clock = ManualClock::new();
+/// let mut hedgers: Registry<&str, Hedger<&ManualClock>, 2> = Registry::new();
+/// hedgers.get_or_try_insert_with("eu-1", || Hedger::new(&clock, HedgeConfig::new())).unwrap();
+/// hedgers.get_or_try_insert_with("us-1", || Hedger::new(&clock, HedgeConfig::new())).unwrap();
+/// let full = hedgers.get_or_try_insert_with("ap-1", || Hedger::new(&clock, HedgeConfig::new()));
+/// assert!(full.is_err());
+/// assert!(hedgers.get(&"eu-1").is_some());
+/// ```
+pub struct Registry<K, V, const CAP: usize> {
+    entries: LinearMap<K, V, CAP>,
+}
+
+impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
+    /// An empty registry.
+    pub const fn new() -> Self {
+        Registry {
+            entries: LinearMap::new(),
+        }
+    }
+
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.entries.get(key)
+    }
+
+    /// Adds `value` under `key`. Errors, giving both back, if the registry is full; an
+    /// existing entry is replaced and returned.
+    pub fn insert(&mut self, key: K, value: V) -> Result<Option<V>, (K, V)> {
+        self.entries.insert(key, value)
+    }
+
+    /// The value of `key`, made by `make` and added if absent.
+    pub fn get_or_try_insert_with<E>(
+        &mut self,
+        key: K,
+        make: impl FnOnce() -> Result<V, E>,
+    ) -> Result<&V, InsertError<E>> {
+        if !self.entries.contains_key(&key) {
+            if self.entries.len() >= CAP {
+                return Err(InsertError::Full(RegistryFull { capacity: CAP }));
+            }
+            let value = make().map_err(InsertError::Make)?;
+            if self.entries.insert(key, value).is_err() {
+                return Err(InsertError::Full(RegistryFull { capacity: CAP }));
+            }
+            // The entry just inserted is the last one.
+            return self
+                .entries
+                .values()
+                .last()
+                .ok_or(InsertError::Full(RegistryFull { capacity: CAP }));
+        }
+        self.entries
+            .get(&key)
+            .ok_or(InsertError::Full(RegistryFull { capacity: CAP }))
+    }
+
+    /// Removes `key`'s entry and returns it.
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        self.entries.remove(key)
+    }
+
+    /// Every entry, in insertion order (to report statistics per target, say).
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.entries.iter()
+    }
+
+    /// How many targets are registered.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no target is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The most targets the registry holds.
+    pub const fn capacity(&self) -> usize {
+        CAP
+    }
+}
+
+impl<K: Eq, V, const CAP: usize> Default for Registry<K, V, CAP> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: fmt::Debug + Eq, V, const CAP: usize> fmt::Debug for Registry<K, V, CAP> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field(
+                "keys",
+                &self.entries.keys().collect::<heapless::Vec<_, CAP>>(),
+            )
+            .field("capacity", &CAP)
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_registry_is_a_clear_error_and_evicts_nothing() {
+        let mut r: Registry<(u8, u8), u32, 2> = Registry::new();
+        assert_eq!(
+            *r.get_or_try_insert_with((1, 1), || Ok::<_, ()>(10))
+                .unwrap(),
+            10
+        );
+        assert_eq!(
+            *r.get_or_try_insert_with((1, 1), || Ok::<_, ()>(99))
+                .unwrap(),
+            10
+        );
+        assert_eq!(
+            *r.get_or_try_insert_with((2, 1), || Ok::<_, ()>(20))
+                .unwrap(),
+            20
+        );
+        assert_eq!(
+            r.get_or_try_insert_with((3, 1), || Ok::<_, ()>(30)),
+            Err(InsertError::Full(RegistryFull { capacity: 2 }))
+        );
+        assert_eq!(r.insert((3, 1), 30), Err(((3, 1), 30)));
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.get(&(1, 1)), Some(&10));
+        assert_eq!(r.remove(&(1, 1)), Some(10));
+        assert_eq!(
+            *r.get_or_try_insert_with((3, 1), || Ok::<_, ()>(30))
+                .unwrap(),
+            30
+        );
+        assert_eq!(r.iter().count(), 2);
+    }
+
+    #[test]
+    fn a_failing_constructor_adds_nothing() {
+        let mut r: Registry<u8, u32, 4> = Registry::new();
+        assert_eq!(
+            r.get_or_try_insert_with(1, || Err("bad")),
+            Err(InsertError::Make("bad"))
+        );
+        assert!(r.is_empty());
+        assert_eq!(r.capacity(), 4);
+    }
+}

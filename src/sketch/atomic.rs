@@ -1,0 +1,582 @@
+//! [`AtomicSketch`]: the DDSketch bins as 32-bit atomics, recorded through `&self`.
+//!
+//! # The record path
+//!
+//! Recording is wait-free: compute the bin index (no shared state), one relaxed
+//! `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
+//! value with the current min and max. Only a new extreme pays a further `fetch_min` /
+//! `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
+//! path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
+//! lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
+//! thumbv7em are a seqlock that an interrupt handler can deadlock on).
+//!
+//! # What is kept, and how exactly
+//!
+//! * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
+//!   on); [`count`](AtomicSketch::count) scans them. A bin saturates at 2^31: a record that
+//!   finds it full takes its add back and is counted in
+//!   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
+//!   can never wrap, even with many recorders racing.
+//! * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
+//!   whose integer order is the numeric order for non-negative floats: exact to about one
+//!   part per million (rounded down), far inside any sketch accuracy. The `u64` path builds
+//!   those bits with integer operations only.
+//! * **Sum is derived** from the bins (count times representative value), so it is within
+//!   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
+//!   read-modify-write on every record: a CAS loop on one shared word.
+
+use core::time::Duration;
+
+use super::{
+    min_index_for, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
+};
+use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
+
+/// A bin at this count is full. Half the `u32` range, so that racing recorders, each of
+/// which may add one before taking it back, can never wrap it.
+pub(crate) const BIN_LIMIT: u32 = 1 << 31;
+
+/// `min_key` of a sketch that has seen no value.
+const NO_MIN: u32 = u32::MAX;
+
+/// The upper 32 bits of a non-negative `f64`: integer order equals numeric order.
+#[inline]
+fn key_of_f64(v: f64) -> u32 {
+    (v.to_bits() >> 32) as u32
+}
+
+/// [`key_of_f64`] of `v as f64` (rounded down), computed with integer operations only.
+#[inline]
+fn key_of_u64(v: u64) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    let e = 63u32.wrapping_sub(v.leading_zeros()); // v > 0: the leading one's position
+    let mantissa = v ^ (1 << e);
+    let top20 = if e >= 20 {
+        mantissa >> e.wrapping_sub(20)
+    } else {
+        mantissa << 20u32.wrapping_sub(e)
+    };
+    // e <= 63, so the biased exponent fits its 11 bits.
+    (e.wrapping_add(1023) << 20) | top20 as u32
+}
+
+/// The value a key stands for (at most one part per million below the recorded value).
+fn value_of_key(key: u32) -> f64 {
+    f64::from_bits(u64::from(key) << 32)
+}
+
+/// Adds one to a counter unless it is full. Returns the previous count, or `None` (and
+/// changes nothing) if it was full.
+#[inline]
+fn increment(counter: &AtomicU32) -> Option<u32> {
+    let previous = counter.fetch_add(1, Relaxed);
+    if previous < BIN_LIMIT {
+        Some(previous)
+    } else {
+        counter.fetch_sub(1, Relaxed);
+        None
+    }
+}
+
+/// Adds `n` to a counter, stopping at [`BIN_LIMIT`]. Returns how many were added.
+fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
+    match counter.fetch_update(Relaxed, Relaxed, |c| {
+        (c < BIN_LIMIT).then(|| c.saturating_add(n).min(BIN_LIMIT))
+    }) {
+        Ok(previous) => previous
+            .saturating_add(n)
+            .min(BIN_LIMIT)
+            .wrapping_sub(previous),
+        Err(_) => 0,
+    }
+}
+
+/// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
+/// through a shared reference.
+///
+/// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
+/// what is exact and why. `size_of` is about `4 * N + 40` bytes.
+///
+/// ```
+/// use tailguard::sketch::{AtomicSketch, CubicMapping};
+///
+/// let sketch = AtomicSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// std::thread::scope(|s| {
+///     for _ in 0..4 {
+///         s.spawn(|| {
+///             for v in 1..=1000u64 {
+///                 sketch.record_u64(v);
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(sketch.count(), 4000);
+/// let p50 = sketch.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 500.0).abs() <= 0.01 * 500.0);
+/// ```
+pub struct AtomicSketch<M, const N: usize> {
+    mapping: M,
+    /// Mapping index of `bins[0]`.
+    min_index: i32,
+    zero: AtomicU32,
+    bins: [AtomicU32; N],
+    clamped: AtomicU32,
+    saturated: AtomicU32,
+    /// [`key_of_f64`] of the smallest value, or [`NO_MIN`].
+    min_key: AtomicU32,
+    /// [`key_of_f64`] of the largest value (0 when empty).
+    max_key: AtomicU32,
+}
+
+impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
+    /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
+    ///
+    /// Errors if `min_value` is not positive and finite, or the bin indices overflow.
+    pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
+        Ok(Self::with_min_index(
+            mapping,
+            min_index_for(&mapping, min_value, N)?,
+        ))
+    }
+
+    /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
+    pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
+        Self::new(M::with_relative_accuracy(alpha)?, min_value)
+    }
+
+    /// An empty sketch with the configuration (mapping and range) of `sketch`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::like(&presets::cubic_latency());
+    /// shared.record_u64(2_000_000);
+    /// assert_eq!(shared.count(), 1);
+    /// ```
+    pub fn like(sketch: &DDSketch<M, N>) -> Self {
+        Self::with_min_index(*sketch.mapping(), sketch.min_index())
+    }
+
+    /// The caller checks that `min_index + N` fits in an `i32`.
+    pub(crate) fn with_min_index(mapping: M, min_index: i32) -> Self {
+        const { assert!(N > 0 && N < i32::MAX as usize, "N must be in 1..i32::MAX") };
+        AtomicSketch {
+            mapping,
+            min_index,
+            zero: AtomicU32::new(0),
+            bins: zeroed(),
+            clamped: AtomicU32::new(0),
+            saturated: AtomicU32::new(0),
+            min_key: AtomicU32::new(NO_MIN),
+            max_key: AtomicU32::new(0),
+        }
+    }
+
+    /// Records one value. NaN and negative values are errors and change nothing; values
+    /// outside the range are handled as by [`DDSketch::record`].
+    #[inline]
+    pub fn record(&self, value: f64) -> Result<(), RecordError> {
+        self.record_returning_bin_count(value).map(|_| ())
+    }
+
+    /// Records an integer value (nanoseconds, say). With [`IntMapping`](super::IntMapping)
+    /// this path uses no float arithmetic.
+    #[inline]
+    pub fn record_u64(&self, value: u64) {
+        self.record_u64_returning_bin_count(value);
+    }
+
+    /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    #[inline]
+    pub fn record_duration(&self, d: Duration) {
+        self.record_u64(crate::clock::duration_to_nanos(d));
+    }
+
+    /// [`record`](Self::record), returning the count its bin had before (`None` if the
+    /// bin was full): the window uses it to pace threshold refreshes without a shared
+    /// counter.
+    #[inline]
+    pub(crate) fn record_returning_bin_count(
+        &self,
+        value: f64,
+    ) -> Result<Option<u32>, RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        let (previous, clamped) = self.add_one(self.mapping.index(value));
+        if previous.is_some() {
+            // +inf enters the extremes as the top of the range, as in DDSketch.
+            let key = if clamped && value == f64::INFINITY {
+                key_of_f64(self.max_trackable())
+            } else {
+                key_of_f64(value)
+            };
+            self.update_extremes(key);
+        }
+        Ok(previous)
+    }
+
+    /// [`record_u64`](Self::record_u64), returning the count its bin had before.
+    #[inline]
+    pub(crate) fn record_u64_returning_bin_count(&self, value: u64) -> Option<u32> {
+        let index = if value == 0 {
+            i32::MIN
+        } else {
+            self.mapping.index_u64(value)
+        };
+        let (previous, _) = self.add_one(index);
+        if previous.is_some() {
+            self.update_extremes(key_of_u64(value));
+        }
+        previous
+    }
+
+    /// Adds one to the bin of mapping index `index` (zero bin below the range, top bin
+    /// above). Returns the bin's previous count (`None` if full: then it is counted as
+    /// saturated) and whether the value was above the range.
+    #[inline]
+    fn add_one(&self, index: i32) -> (Option<u32>, bool) {
+        // Two i32s: the difference cannot overflow an i64.
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index));
+        let (bin, clamped) = if pos < 0 {
+            (Some(&self.zero), false)
+        } else if pos >= N as i64 {
+            (self.bins.last(), true)
+        } else {
+            (self.bins.get(pos as usize), false)
+        };
+        let previous = bin.and_then(increment);
+        match previous {
+            Some(_) if clamped => {
+                if increment(&self.clamped).is_none() {
+                    // The clamped counter itself is full: keep the total exact.
+                    add_saturating(&self.saturated, 1);
+                }
+            }
+            Some(_) => {}
+            None => {
+                add_saturating(&self.saturated, 1);
+            }
+        }
+        (previous, clamped)
+    }
+
+    #[inline]
+    fn update_extremes(&self, key: u32) {
+        if key < self.min_key.load(Relaxed) {
+            self.min_key.fetch_min(key, Relaxed);
+        }
+        if key > self.max_key.load(Relaxed) {
+            self.max_key.fetch_max(key, Relaxed);
+        }
+    }
+
+    /// How many values the sketch holds: a scan of the `N` bins.
+    pub fn count(&self) -> u64 {
+        self.counts().map(u64::from).sum()
+    }
+
+    /// Whether the sketch holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.counts().all(|c| c == 0)
+    }
+
+    /// The zero bin, then every bin, as relaxed loads.
+    fn counts(&self) -> impl Iterator<Item = u32> + '_ {
+        core::iter::once(&self.zero)
+            .chain(self.bins.iter())
+            .map(|c| c.load(Relaxed))
+    }
+
+    /// The value at quantile `q`, with [`DDSketch::quantile`]'s convention, or `None` if
+    /// empty. Scans the bins twice; concurrent records may or may not be seen.
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
+        if !(0.0..=1.0).contains(&q) {
+            return Err(InvalidQuantile);
+        }
+        Ok(quantile_and_count_of(core::slice::from_ref(self), q).0)
+    }
+
+    /// The smallest value recorded (to one part per million, rounded down), or `None`.
+    pub fn min(&self) -> Option<f64> {
+        let key = self.min_key.load(Relaxed);
+        (key != NO_MIN).then(|| value_of_key(key))
+    }
+
+    /// The largest value recorded (to one part per million, rounded down), or `None`.
+    pub fn max(&self) -> Option<f64> {
+        self.min()?;
+        Some(value_of_key(self.max_key.load(Relaxed)))
+    }
+
+    /// Values above the range put in the top bin.
+    pub fn clamped(&self) -> u32 {
+        self.clamped.load(Relaxed)
+    }
+
+    /// Records dropped because their bin was full (2^31). Not part of [`count`](Self::count).
+    pub fn saturated(&self) -> u32 {
+        self.saturated.load(Relaxed)
+    }
+
+    /// The index mapping.
+    pub fn mapping(&self) -> &M {
+        &self.mapping
+    }
+
+    /// The guaranteed relative accuracy (alpha).
+    pub fn relative_accuracy(&self) -> f64 {
+        self.mapping.relative_accuracy()
+    }
+
+    /// The mapping index of the lowest bin.
+    pub fn min_index(&self) -> i32 {
+        self.min_index
+    }
+
+    /// The smallest value with a bin of its own; smaller values count in the zero bin.
+    pub fn min_trackable(&self) -> f64 {
+        self.mapping.lower_bound(self.min_index)
+    }
+
+    /// The end of the trackable range: values from here up are clamped into the top bin.
+    pub fn max_trackable(&self) -> f64 {
+        self.mapping
+            .lower_bound(self.min_index.saturating_add(N as i32))
+    }
+
+    /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum
+    /// is derived from the bins; min and max are this sketch's.
+    pub fn snapshot(&self) -> DDSketch<M, N> {
+        let mut sketch = DDSketch::with_min_index(self.mapping, self.min_index);
+        self.add_into(&mut sketch);
+        sketch
+    }
+
+    /// Adds this sketch's contents into `target` (see [`snapshot`](Self::snapshot)).
+    /// Errors, changing nothing, if the configurations differ.
+    pub fn merge_into(&self, target: &mut DDSketch<M, N>) -> Result<(), MergeError> {
+        target.check_layout(&self.mapping, self.min_index)?;
+        self.add_into(target);
+        Ok(())
+    }
+
+    fn add_into(&self, target: &mut DDSketch<M, N>) {
+        let mut sum = 0.0;
+        let bins = (self.min_index..)
+            .zip(self.bins.iter())
+            .map(|(index, bin)| {
+                let count = bin.load(Relaxed);
+                if count > 0 {
+                    sum += f64::from(count) * self.mapping.value(index);
+                }
+                count
+            });
+        target.add_counts(
+            self.zero.load(Relaxed),
+            bins,
+            u64::from(self.clamped()),
+            u64::from(self.saturated()),
+        );
+        if let (Some(min), Some(max)) = (self.min(), self.max()) {
+            target.add_float_stats(min, max, sum);
+        }
+    }
+
+    /// Empties the sketch and returns how many values it removed.
+    ///
+    /// Each bin is swapped with zero, so a record racing the clear either is counted in
+    /// the returned total or stays in the sketch: never both, never neither. Min and max
+    /// are reset; one racing record may leave its value there.
+    pub fn clear(&self) -> u64 {
+        let mut removed = 0u64;
+        for counter in core::iter::once(&self.zero).chain(self.bins.iter()) {
+            // A load first: clearing an already-empty bin then costs no write.
+            if counter.load(Relaxed) != 0 {
+                removed = removed.saturating_add(u64::from(counter.swap(0, Relaxed)));
+            }
+        }
+        self.clamped.store(0, Relaxed);
+        self.saturated.store(0, Relaxed);
+        self.min_key.store(NO_MIN, Relaxed);
+        self.max_key.store(0, Relaxed);
+        removed
+    }
+}
+
+/// The quantile `q` (in [0, 1]) of the union of `sketches`, which share one layout (the
+/// window's slots), and how many values they hold.
+pub(crate) fn quantile_and_count_of<M: IndexMapping, const N: usize>(
+    sketches: &[AtomicSketch<M, N>],
+    q: f64,
+) -> (Option<f64>, u64) {
+    let total: u64 = sketches.iter().map(AtomicSketch::count).sum();
+    let min_key = sketches.iter().map(|s| s.min_key.load(Relaxed)).min();
+    let max_key = sketches.iter().map(|s| s.max_key.load(Relaxed)).max();
+    let (Some(first), Some(min_key), Some(max_key)) = (sketches.first(), min_key, max_key) else {
+        return (None, total);
+    };
+    if total == 0 || min_key == NO_MIN {
+        return (None, total);
+    }
+    let (min, max) = (value_of_key(min_key), value_of_key(max_key));
+    if q <= 0.0 {
+        return (Some(min), total);
+    }
+    if q >= 1.0 {
+        return (Some(max), total);
+    }
+    let clamp = |v: f64| Some(v.max(min).min(max));
+    let rank = (q * total.saturating_sub(1) as f64) as u64;
+    let mut cumulative: u64 = sketches
+        .iter()
+        .map(|s| u64::from(s.zero.load(Relaxed)))
+        .sum();
+    if cumulative > rank {
+        return (clamp(0.0), total);
+    }
+    for (pos, index) in (0..N).zip(first.min_index..) {
+        let in_bin: u64 = sketches
+            .iter()
+            .filter_map(|s| s.bins.get(pos))
+            .map(|b| u64::from(b.load(Relaxed)))
+            .sum();
+        cumulative = cumulative.saturating_add(in_bin);
+        if cumulative > rank {
+            return (clamp(first.mapping.value(index)), total);
+        }
+    }
+    // Concurrent clears emptied bins between the two scans.
+    (Some(max), total)
+}
+
+impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AtomicSketch")
+            .field("mapping", &self.mapping)
+            .field("bins", &N)
+            .field("min_index", &self.min_index)
+            .field("count", &self.count())
+            .field("clamped", &self.clamped())
+            .field("saturated", &self.saturated())
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::sketch::{presets, CubicMapping, IntMapping, LogMapping};
+
+    #[test]
+    fn keys_preserve_order_and_match_float_bits() {
+        // Exact where `v as f64` is exact (below 2^53).
+        for v in [
+            0u64,
+            1,
+            2,
+            3,
+            1000,
+            1 << 20,
+            (1 << 20) + 1,
+            123_456_789,
+            (1 << 53) - 1,
+        ] {
+            assert_eq!(key_of_u64(v), key_of_f64(v as f64), "v={v}");
+        }
+        let mut last = 0;
+        for v in (0..64).map(|s| 1u64 << s).chain([3, 5, 7, 999, 1001]) {
+            let k = key_of_u64(v);
+            let back = value_of_key(k);
+            assert!(back <= v as f64 && back >= v as f64 * (1.0 - 1e-6), "v={v}");
+            if v.is_power_of_two() {
+                assert!(k > last || v == 1);
+                last = k;
+            }
+        }
+    }
+
+    #[test]
+    fn snapshot_matches_a_plain_sketch() {
+        let atomic = AtomicSketch::like(&presets::cubic_latency());
+        let mut plain = presets::cubic_latency();
+        for v in (1..5000u64).map(|i| i * 7919 % 100_000_000 + 1) {
+            atomic.record_u64(v);
+            plain.record_u64(v);
+        }
+        let snap = atomic.snapshot();
+        assert!(snap.bins().eq(plain.bins()));
+        assert_eq!(snap.count(), plain.count());
+        for q in [0.0, 0.1, 0.5, 0.9, 0.99, 1.0] {
+            let (a, p) = (
+                snap.quantile(q).unwrap().unwrap(),
+                plain.quantile(q).unwrap().unwrap(),
+            );
+            assert!((a - p).abs() <= 1e-6 * p, "q={q}: {a} vs {p}");
+            assert_eq!(atomic.quantile(q).unwrap(), snap.quantile(q).unwrap());
+        }
+        let alpha = plain.relative_accuracy();
+        assert!((snap.sum() - plain.sum()).abs() <= alpha * plain.sum());
+    }
+
+    #[test]
+    fn bad_input_and_out_of_range_values() {
+        let s = AtomicSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        assert_eq!(s.record(f64::NAN), Err(RecordError::NaN));
+        assert_eq!(s.record(-1.0), Err(RecordError::Negative));
+        assert!(s.is_empty() && s.min().is_none() && s.quantile(0.5) == Ok(None));
+        s.record(0.0).unwrap();
+        s.record(f64::INFINITY).unwrap();
+        s.record_u64(u64::MAX);
+        assert_eq!(s.count(), 3);
+        assert_eq!(s.clamped(), 2);
+        assert_eq!(s.min(), Some(0.0));
+        assert!(s.max().unwrap() >= 1.8e19 * (1.0 - 1e-6));
+        assert_eq!(s.quantile(2.0), Err(InvalidQuantile));
+    }
+
+    #[test]
+    fn full_bins_count_as_saturated() {
+        let s = AtomicSketch::<IntMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        let v = 3u64; // 64 bins at 32 per octave from 1.0: up to 4
+        let pos = (s.mapping.index_u64(v) - s.min_index) as usize;
+        s.bins[pos].store(BIN_LIMIT - 1, Relaxed);
+        s.record_u64(v);
+        s.record_u64(v);
+        s.record_u64(v);
+        assert_eq!(s.bins[pos].load(Relaxed), BIN_LIMIT);
+        assert_eq!(s.saturated(), 2);
+        assert_eq!(add_saturating(&s.bins[pos], 5), 0);
+        assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
+    }
+
+    #[test]
+    fn clear_reports_what_it_removed() {
+        let s = AtomicSketch::<CubicMapping, 128>::with_relative_accuracy(0.01, 1.0).unwrap();
+        for v in 1..=100 {
+            s.record(f64::from(v)).unwrap();
+        }
+        assert_eq!(s.clear(), 100);
+        assert!(s.is_empty() && s.max().is_none());
+        assert_eq!(s.clear(), 0);
+    }
+
+    #[test]
+    fn merge_into_checks_the_configuration() {
+        let s = AtomicSketch::<LogMapping, 128>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.record(5.0).unwrap();
+        let mut same = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.merge_into(&mut same).unwrap();
+        s.merge_into(&mut same).unwrap();
+        assert_eq!(same.count(), 2);
+        let mut other = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.02, 1.0).unwrap();
+        assert_eq!(s.merge_into(&mut other), Err(MergeError::Mapping));
+        let mut shifted = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.01, 9.0).unwrap();
+        assert_eq!(s.merge_into(&mut shifted), Err(MergeError::Range));
+        assert!(other.is_empty() && shifted.is_empty());
+    }
+}

@@ -1,0 +1,364 @@
+//! Every decision path of the Hedger, and `race` with a deterministic executor and clock.
+
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::cell::Cell;
+use std::rc::Rc;
+
+use tailguard::budget::Budget;
+use tailguard::clock::{Clock, Instant, ManualClock};
+use tailguard::hedge::{
+    race, Attempt, ColdStart, Decision, HedgeConfig, HedgeError, Hedger, SkipReason,
+};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// A hedger that has learned a flat 10 ms latency from `n` requests.
+fn warmed(clock: &ManualClock, config: HedgeConfig, n: u32) -> Hedger<&ManualClock> {
+    let hedger = Hedger::new(clock, config).unwrap();
+    for _ in 0..n {
+        let t = hedger.start();
+        clock.advance(10 * MS);
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    hedger
+}
+
+fn near(d: Duration, want: Duration) -> bool {
+    let (d, w) = (d.as_secs_f64(), want.as_secs_f64());
+    (d - w).abs() <= 0.011 * w
+}
+
+#[test]
+fn cold_start_skips_or_uses_the_initial_delay() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(20), 19);
+    let mut t = hedger.start();
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::ColdStart)
+    );
+    assert_eq!(hedger.stats().skipped_cold, 1);
+
+    let config = HedgeConfig::new()
+        .min_samples(20)
+        .cold_start(ColdStart::Delay(3 * MS));
+    let hedger = warmed(&clock, config, 5);
+    let mut t = hedger.start();
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Wait(3 * MS));
+
+    // After min_samples, the learned p90 (10 ms).
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(20), 20);
+    let mut t = hedger.start();
+    let Decision::Wait(d) = hedger.should_hedge(&mut t) else {
+        panic!()
+    };
+    assert!(near(d, 10 * MS), "{d:?}");
+}
+
+#[test]
+fn hedges_when_due_and_respects_max_hedges() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10).max_hedges(2), 50);
+    let mut t = hedger.start();
+    let Decision::Wait(d) = hedger.should_hedge(&mut t) else {
+        panic!()
+    };
+    clock.advance(d);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(t.hedges(), 1);
+    // The second hedge goes one more delay later.
+    let Decision::Wait(d2) = hedger.should_hedge(&mut t) else {
+        panic!()
+    };
+    assert!(near(d2, d));
+    clock.advance(d2);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::MaxHedges)
+    );
+    assert_eq!(hedger.stats().hedges, 2);
+}
+
+#[test]
+fn budget_exhaustion_skips() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .min_samples(10)
+        .budget_ratio(0.0)
+        .budget_cap(2);
+    let hedger = warmed(&clock, config, 20);
+    let mut granted = 0;
+    for _ in 0..5 {
+        let mut t = hedger.start();
+        clock.advance(50 * MS);
+        match hedger.should_hedge(&mut t) {
+            Decision::Hedge => granted += 1,
+            Decision::Skip(SkipReason::Budget) => {}
+            other => panic!("{other:?}"),
+        }
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    assert_eq!(granted, 2);
+    assert_eq!(hedger.stats().denied_budget, 3);
+}
+
+#[test]
+fn no_hedge_that_cannot_finish_before_the_deadline() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    // Hedge due at ~10 ms, backup needs ~10 ms: a 15 ms deadline is too close.
+    let mut t = hedger.start_with_deadline(15 * MS);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::Deadline)
+    );
+    // 25 ms is enough.
+    let mut t = hedger.start_with_deadline(25 * MS);
+    assert!(matches!(hedger.should_hedge(&mut t), Decision::Wait(_)));
+    // A deadline already past.
+    let mut t = hedger.start_with_deadline(Duration::ZERO);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::Deadline)
+    );
+    assert_eq!(hedger.stats().skipped_deadline, 2);
+    assert_eq!(t.deadline(), Some(t.start()));
+}
+
+#[test]
+fn back_pressure_backs_off_then_recovers() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .min_samples(10)
+        .cooldown(Duration::from_secs(5))
+        .budget_cap(2);
+    let hedger = warmed(&clock, config, 50);
+    let before = hedger.delay().unwrap();
+    hedger.on_rate_limited();
+    assert_eq!(hedger.budget().balance(), 0.0);
+    assert!(near(hedger.delay().unwrap(), 2 * before));
+    let mut t = hedger.start();
+    clock.advance(30 * MS);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::BackPressure)
+    );
+    assert_eq!(hedger.stats().skipped_backpressure, 1);
+    assert_eq!(hedger.stats().rate_limited, 1);
+    // Requests refill the budget, the cooldown passes: back to normal.
+    for _ in 0..30 {
+        hedger.start();
+    }
+    clock.advance(Duration::from_secs(6));
+    assert!(near(hedger.delay().unwrap(), before));
+    let mut t = hedger.start();
+    clock.advance(30 * MS);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+}
+
+#[test]
+fn delay_is_clamped_to_its_bounds() {
+    let clock = ManualClock::new();
+    let low = warmed(
+        &clock,
+        HedgeConfig::new().min_samples(10).min_delay(25 * MS),
+        20,
+    );
+    assert_eq!(low.delay(), Ok(25 * MS));
+    let high = warmed(
+        &clock,
+        HedgeConfig::new().min_samples(10).max_delay(4 * MS),
+        20,
+    );
+    assert_eq!(high.delay(), Ok(4 * MS));
+    let bad = Hedger::new(&clock, HedgeConfig::new().min_delay(5 * MS).max_delay(MS));
+    assert_eq!(bad.err(), Some(HedgeError::InvalidDelayBounds));
+    for q in [0.0, 1.0, f64::NAN] {
+        let bad = Hedger::new(&clock, HedgeConfig::new().percentile(q));
+        assert_eq!(bad.err(), Some(HedgeError::InvalidPercentile));
+    }
+    let bad = Hedger::new(&clock, HedgeConfig::new().max_hedges(0));
+    assert_eq!(bad.err(), Some(HedgeError::InvalidLimit));
+    let bad = Hedger::new(&clock, HedgeConfig::new().budget_ratio(-1.0));
+    assert!(matches!(bad.err(), Some(HedgeError::Budget(_))));
+}
+
+#[test]
+fn errors_are_never_recorded_as_latency() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 20);
+    let before = hedger.window().count();
+    let mut t = hedger.start();
+    clock.advance(MS);
+    hedger.on_error(&mut t, Attempt::Primary);
+    clock.advance(20 * MS);
+    hedger.on_success(&t, Attempt::Hedge(1));
+    assert_eq!(hedger.window().count(), before);
+    assert_eq!(hedger.stats().errors, 1);
+}
+
+#[test]
+fn a_cancelled_primary_is_recorded_at_its_elapsed_time() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 20);
+    let t = hedger.start();
+    clock.advance(37 * MS);
+    assert_eq!(hedger.on_success(&t, Attempt::Hedge(1)), 37 * MS);
+    let max = hedger.window().quantile(1.0).unwrap().unwrap();
+    assert_eq!(max, 37e6);
+}
+
+// ---- race, with a deterministic executor: time moves only when every future is pending.
+
+/// A future that completes when the clock reaches `at`, setting `dropped` when dropped.
+struct Delayed<'a, T> {
+    clock: &'a ManualClock,
+    at: Instant,
+    value: Option<T>,
+    dropped: Rc<Cell<bool>>,
+}
+
+impl<T: Unpin> Future for Delayed<'_, T> {
+    type Output = T;
+    fn poll(mut self: core::pin::Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        if self.clock.now() >= self.at {
+            Poll::Ready(self.value.take().unwrap())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl<T> Drop for Delayed<'_, T> {
+    fn drop(&mut self) {
+        self.dropped.set(true);
+    }
+}
+
+fn after<T>(clock: &ManualClock, d: Duration, value: T) -> (Delayed<'_, T>, Rc<Cell<bool>>) {
+    let dropped = Rc::new(Cell::new(false));
+    let at = clock.now().saturating_add(d);
+    (
+        Delayed {
+            clock,
+            at,
+            value: Some(value),
+            dropped: dropped.clone(),
+        },
+        dropped,
+    )
+}
+
+/// Polls `f` to completion, advancing the clock 100 µs whenever it is pending.
+fn run<F: Future>(clock: &ManualClock, f: F) -> F::Output {
+    let mut f = pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        clock.advance(Duration::from_micros(100));
+    }
+}
+
+fn sleeper<'a>(clock: &'a ManualClock) -> impl FnMut(Duration) -> Delayed<'a, ()> + 'a {
+    move |d| after(clock, d, ()).0
+}
+
+#[test]
+fn race_hedges_a_slow_primary_and_drops_it() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let (primary, primary_dropped) = after(&clock, 100 * MS, Ok::<_, ()>("primary"));
+    let made = Rc::new(Cell::new(0));
+    let make = {
+        let (clock, made) = (&clock, made.clone());
+        move || {
+            made.set(made.get() + 1);
+            after(clock, 5 * MS, Ok("backup")).0
+        }
+    };
+    let won = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap();
+    assert_eq!(won.value, "backup");
+    assert_eq!(won.attempt, Attempt::Hedge(1));
+    assert!(near(won.latency, 15 * MS), "{:?}", won.latency);
+    assert!(primary_dropped.get(), "the losing primary is cancelled");
+    assert_eq!(made.get(), 1);
+    let stats = hedger.stats();
+    assert_eq!((stats.hedges, stats.hedge_wins), (1, 1));
+}
+
+#[test]
+fn race_never_makes_a_backup_for_a_fast_primary() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let (primary, _) = after(&clock, 3 * MS, Ok::<_, ()>(1));
+    let won = run(
+        &clock,
+        race(
+            &hedger,
+            primary,
+            || -> Delayed<'_, Result<i32, ()>> { panic!("no backup") },
+            sleeper(&clock),
+        ),
+    )
+    .unwrap();
+    assert_eq!((won.value, won.attempt), (1, Attempt::Primary));
+    assert_eq!(hedger.stats().hedges, 0);
+}
+
+#[test]
+fn race_drops_the_backup_when_the_primary_wins() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let (primary, _) = after(&clock, 12 * MS, Ok::<_, ()>("primary"));
+    let flag = Rc::new(Cell::new(None));
+    let make = {
+        let (clock, flag) = (&clock, flag.clone());
+        move || {
+            let (f, dropped) = after(clock, 50 * MS, Ok("backup"));
+            flag.set(Some(dropped));
+            f
+        }
+    };
+    let won = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap();
+    assert_eq!(won.attempt, Attempt::Primary);
+    let dropped = flag.take().expect("a backup was started");
+    assert!(dropped.get(), "the losing backup is cancelled");
+}
+
+#[test]
+fn race_falls_back_when_the_first_answer_is_an_error() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    // The primary fails at 12 ms, after the hedge went out at ~10 ms.
+    let (primary, _) = after(&clock, 12 * MS, Err::<&str, _>("boom"));
+    let make = || after(&clock, 8 * MS, Ok("backup")).0;
+    let won = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap();
+    assert_eq!(won.value, "backup");
+    assert_eq!(hedger.stats().errors, 1);
+
+    // Both fail: the last error.
+    let (primary, _) = after(&clock, 12 * MS, Err::<&str, _>("first"));
+    let make = || after(&clock, 8 * MS, Err("second")).0;
+    let err = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap_err();
+    assert_eq!((err.error, err.attempt), ("second", Attempt::Hedge(1)));
+
+    // A primary failing before any hedge: its error, no backup.
+    let (primary, _) = after(&clock, MS, Err::<&str, _>("fast"));
+    let err = run(
+        &clock,
+        race(
+            &hedger,
+            primary,
+            || -> Delayed<'_, Result<&str, &str>> { panic!() },
+            sleeper(&clock),
+        ),
+    )
+    .unwrap_err();
+    assert_eq!(err.attempt, Attempt::Primary);
+}

@@ -1,0 +1,187 @@
+//! Multi-threaded stress tests with exact conservation checks (both cores busy).
+//! Scaled down under miri, which runs them too (`cargo +nightly miri test --test stress`).
+
+mod common;
+
+use core::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+
+use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::ManualClock;
+use tailguard::sketch::{presets, AtomicSketch, DDSketch, IntMapping};
+use tailguard::window::{Window, WindowConfig};
+
+const THREADS: u64 = 4;
+const RECORDS: u64 = if cfg!(miri) { 200 } else { 1_000_000 };
+
+/// Thread `t`'s `i`-th value: log-normal-ish latencies in ns, different per thread.
+fn value(rng: &mut common::Rng) -> u64 {
+    rng.lognormal(15.4, 1.0) as u64 // median about 5 ms
+}
+
+#[test]
+fn atomic_sketch_bins_are_exact_under_contention() {
+    let shared = AtomicSketch::like(&presets::int_latency());
+    let tallies: Vec<DDSketch<IntMapping, 1697>> = thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let shared = &shared;
+                s.spawn(move || {
+                    let mut tally = presets::int_latency();
+                    let mut rng = common::Rng(t);
+                    for _ in 0..RECORDS {
+                        let v = value(&mut rng);
+                        shared.record_u64(v);
+                        tally.record_u64(v);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut expected = presets::int_latency();
+    for tally in &tallies {
+        expected.merge(tally).unwrap();
+    }
+    let got = shared.snapshot();
+    assert_eq!(got.count(), THREADS * RECORDS);
+    assert_eq!(shared.count(), THREADS * RECORDS);
+    assert!(
+        got.bins().eq(expected.bins()),
+        "every bin must match the per-thread tallies"
+    );
+    assert_eq!(got.zero_count(), expected.zero_count());
+    assert_eq!(u64::from(shared.clamped()), expected.clamped());
+    let (min, max) = (expected.min().unwrap(), expected.max().unwrap());
+    assert!(shared.min().unwrap() <= min && shared.min().unwrap() >= min * (1.0 - 1e-6));
+    assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
+}
+
+#[test]
+fn window_conserves_every_record_while_rotating_and_querying() {
+    let clock = ManualClock::new();
+    let config = WindowConfig::new()
+        .interval(Duration::from_millis(1))
+        .refresh_records(64);
+    let window: Window<_, _, 931> =
+        Window::like(&clock, &presets::cubic_latency(), config).unwrap();
+    let recorded = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    thread::scope(|s| {
+        for t in 0..THREADS {
+            let (window, recorded, clock) = (&window, &recorded, &clock);
+            s.spawn(move || {
+                let mut rng = common::Rng(100 + t);
+                for i in 0..RECORDS / 4 {
+                    // Recorders move time on too, so rotations race records on every
+                    // scheduler (miri's included).
+                    if i % 64 == 0 {
+                        clock.advance(Duration::from_micros(300));
+                    }
+                    window.record_u64(value(&mut rng));
+                }
+                recorded.fetch_add(RECORDS / 4, Ordering::Relaxed);
+            });
+        }
+        // One thread moves time on and queries while the others record.
+        let (window, clock, done) = (&window, &clock, &done);
+        s.spawn(move || {
+            let mut rng = common::Rng(7);
+            while !done.load(Ordering::Relaxed) {
+                // Mostly small steps, sometimes a jump over the whole window.
+                let step = if rng.unit() < 0.01 {
+                    10_000_000
+                } else {
+                    300_000
+                };
+                clock.advance(Duration::from_nanos(step));
+                let _ = window.quantile(0.99).unwrap();
+                let _ = window.threshold();
+                let _ = window.count();
+            }
+        });
+        while recorded.load(Ordering::Relaxed) < THREADS * (RECORDS / 4) {
+            thread::yield_now();
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    let total = recorded.load(Ordering::Relaxed);
+    assert!(window.rotations() > 0);
+    assert_eq!(window.count() + u64::from(window.expired()), total);
+}
+
+#[test]
+fn ratio_budget_grants_exactly_within_its_bound() {
+    const OPS: u64 = if cfg!(miri) { 500 } else { 1_000_000 };
+    // 0.6 must mean 60 %: the bound is exact in millionths.
+    let budget = RatioBudget::new(0.6, 5).unwrap();
+    let (requests, granted): (u64, u64) = thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let budget = &budget;
+                s.spawn(move || {
+                    let mut rng = common::Rng(t);
+                    let (mut requests, mut granted) = (0u64, 0u64);
+                    for _ in 0..OPS / THREADS {
+                        if rng.unit() < 0.5 {
+                            budget.on_request();
+                            requests += 1;
+                        } else if budget.try_acquire() {
+                            granted += 1;
+                        }
+                    }
+                    (requests, granted)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .fold((0, 0), |(r, g), (r2, g2)| (r + r2, g + g2))
+    });
+    assert_eq!(u64::from(budget.granted()), granted);
+    // granted <= ratio * requests + cap, in exact integer millionths.
+    assert!(granted * 1_000_000 <= requests * 600_000 + 5 * 1_000_000);
+    // And nothing was created or destroyed except by the cap.
+    let left = (budget.balance() * 1e6).round() as u64;
+    assert!(left + granted * 1_000_000 <= requests * 600_000 + 5_000_000);
+    assert!(granted > 0);
+}
+
+#[test]
+fn token_bucket_grants_within_rate_times_time() {
+    const OPS: u64 = if cfg!(miri) { 500 } else { 1_000_000 };
+    let clock = ManualClock::new();
+    let bucket = TokenBucket::new(&clock, 1000.0, 10).unwrap();
+    let elapsed_ns = AtomicU64::new(0);
+    let granted: u64 = thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (bucket, clock, elapsed_ns) = (&bucket, &clock, &elapsed_ns);
+                s.spawn(move || {
+                    let mut granted = 0u64;
+                    for i in 0..OPS / THREADS {
+                        if t == 0 && i % 4 == 0 {
+                            clock.advance(Duration::from_micros(10));
+                            elapsed_ns.fetch_add(10_000, Ordering::Relaxed);
+                        }
+                        granted += u64::from(bucket.try_acquire());
+                    }
+                    granted
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    assert_eq!(u64::from(bucket.granted()), granted);
+    // burst + elapsed * rate, with the rate rounded up by at most 1/512.
+    let elapsed_s = elapsed_ns.load(Ordering::Relaxed) as f64 / 1e9;
+    let bound = 10.0 + elapsed_s * 1000.0 * (1.0 + 1.0 / 512.0);
+    assert!(granted as f64 <= bound, "{granted} > {bound}");
+    assert!(
+        granted as f64 >= elapsed_s * 1000.0 * 0.99,
+        "{granted} too few"
+    );
+}
