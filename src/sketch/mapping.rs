@@ -397,6 +397,17 @@ impl IndexMapping for IntMapping {
         if value == 0 {
             return i32::MIN;
         }
+        // Latencies in ns below 4.3 s take the 32-bit path: half the instructions on a
+        // 32-bit core, where every u64 shift is two or three.
+        if let Ok(v) = u32::try_from(value) {
+            // Shifted so the leading one is bit 31, the k bits below it are the top of the
+            // mantissa: `lead_and_top` = 2^k + top, and (e - 1) * 2^k + 2^k + top is
+            // (e << k) | top, e = 31 - lz (for v = 1, e - 1 = -1 and the sum is 0).
+            let lz = v.leading_zeros(); // v > 0: lz <= 31
+            let lead_and_top = (v << lz) >> 31u32.wrapping_sub(self.k); // k <= 20
+            let e_minus_one = 30i32.wrapping_sub(lz as i32);
+            return (e_minus_one << self.k).wrapping_add(lead_and_top as i32);
+        }
         let e = 63u32.wrapping_sub(value.leading_zeros()); // the leading one's position; value > 0
         let mantissa = value ^ (1 << e); // the bits below it
         let top = if e >= self.k {

@@ -1,0 +1,142 @@
+//! Instructions per operation, for the same operations as benches/tailguard.rs: a
+//! noise-free complement to its wall-clock medians on a shared machine.
+//!
+//! ```sh
+//! bash .ci/bench-insns.sh        # runs this under valgrind's callgrind, K and 2K times
+//! ```
+//!
+//! `insns <group/id> <K>` performs the operation K times (setup outside the count: the
+//! K-versus-2K difference cancels it). For `merge`, each operation clones the target
+//! first (as the wall-clock bench does outside its timing); `merge/<id>/clone` counts
+//! the clone alone, to subtract.
+
+use std::hint::black_box;
+
+use hdrhistogram::Histogram;
+use sketches_ddsketch::{Config, DDSketch as PeerSketch};
+use tailguard::sketch::presets;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(op), Some(k)) = (
+        args.get(1),
+        args.get(2).and_then(|k| k.parse::<usize>().ok()),
+    ) else {
+        eprintln!("usage: insns <group/id> <K>");
+        std::process::exit(2);
+    };
+    let ns: Vec<u64> = common::Dist::Stragglers
+        .samples(0x7a11_9a4d, 1_000_000)
+        .into_iter()
+        .map(|v| (v.round() as u64).max(1))
+        .collect();
+    let f: Vec<f64> = ns.iter().map(|&v| v as f64).collect();
+    let dd = || PeerSketch::new(Config::new(0.01, 2048, 1e3));
+    let hdr = || Histogram::<u64>::new_with_bounds(1_000, 100_000_000_000, 2).unwrap();
+    let (half_a, half_b) = ns.split_at(ns.len() / 2);
+    let fill_log = |v: &[u64]| {
+        let mut s = presets::log_latency();
+        v.iter().for_each(|&x| s.record_u64(x));
+        s
+    };
+    let fill_dd = |v: &[u64]| {
+        let mut s = dd();
+        v.iter().for_each(|&x| s.add(x as f64));
+        s
+    };
+    let fill_hdr = |v: &[u64]| {
+        let mut s = hdr();
+        v.iter().for_each(|&x| s.saturating_record(x));
+        s
+    };
+    let value = |i: usize| i % ns.len();
+    match op.as_str() {
+        "record/tailguard/log" => {
+            let mut s = presets::log_latency();
+            (0..k).for_each(|i| {
+                let _ = s.record(f[value(i)]);
+            });
+            black_box(&s);
+        }
+        "record/tailguard/cubic" => {
+            let mut s = presets::cubic_latency();
+            (0..k).for_each(|i| {
+                let _ = s.record(f[value(i)]);
+            });
+            black_box(&s);
+        }
+        "record/tailguard/int" => {
+            let mut s = presets::int_latency();
+            (0..k).for_each(|i| s.record_u64(ns[value(i)]));
+            black_box(&s);
+        }
+        "record/sketches-ddsketch" => {
+            let mut s = dd();
+            (0..k).for_each(|i| s.add(f[value(i)]));
+            black_box(&s);
+        }
+        "record/hdrhistogram" => {
+            let mut s = hdr();
+            (0..k).for_each(|i| s.saturating_record(ns[value(i)]));
+            black_box(&s);
+        }
+        "quantile/tailguard" => {
+            let s = fill_log(&ns);
+            (0..k).for_each(|_| {
+                let _ = black_box(s.quantile(black_box(0.99)));
+            });
+        }
+        "quantile/sketches-ddsketch" => {
+            let s = fill_dd(&ns);
+            (0..k).for_each(|_| {
+                let _ = black_box(s.quantile(black_box(0.99)));
+            });
+        }
+        "quantile/hdrhistogram" => {
+            let s = fill_hdr(&ns);
+            (0..k).for_each(|_| {
+                black_box(s.value_at_quantile(black_box(0.99)));
+            });
+        }
+        "merge/tailguard" | "merge/tailguard/clone" => {
+            let (a, b) = (fill_log(half_a), fill_log(half_b));
+            let merge = !op.ends_with("clone");
+            for _ in 0..k {
+                let mut acc = black_box(a.clone());
+                if merge {
+                    acc.merge(black_box(&b)).unwrap();
+                }
+                black_box(&acc);
+            }
+        }
+        "merge/sketches-ddsketch" | "merge/sketches-ddsketch/clone" => {
+            let (a, b) = (fill_dd(half_a), fill_dd(half_b));
+            let merge = !op.ends_with("clone");
+            for _ in 0..k {
+                let mut acc = black_box(a.clone());
+                if merge {
+                    acc.merge(black_box(&b)).unwrap();
+                }
+                black_box(&acc);
+            }
+        }
+        "merge/hdrhistogram" | "merge/hdrhistogram/clone" => {
+            let (a, b) = (fill_hdr(half_a), fill_hdr(half_b));
+            let merge = !op.ends_with("clone");
+            for _ in 0..k {
+                let mut acc = black_box(a.clone());
+                if merge {
+                    acc.add(black_box(&b)).unwrap();
+                }
+                black_box(&acc);
+            }
+        }
+        other => {
+            eprintln!("unknown operation {other}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! tailguard against its peers, on the same data, in one process.
+//!
+//! ```sh
+//! cargo bench --bench tailguard              # every group
+//! cargo bench --bench tailguard -- record/   # one group (criterion filter)
+//! ```
+//!
+//! Medians land in `target/criterion/<group>/<id>/new/estimates.json`; BENCHMARKS.md
+//! holds today's figures and what each id measures.
+//!
+//! The data: 10^6 latencies in nanoseconds, log-normal with mean 5 ms and sd 2 ms, 5 % of
+//! them times 10 (REFERENCE.md 4A), drawn once from a seeded generator before anything is
+//! timed. Every peer is configured for about 1 % relative accuracy over the presets' range:
+//!
+//! * tailguard: the presets (1 µs .. 100 s; `IntLatency` is 0.78 %).
+//! * sketches-ddsketch 0.4: `Config::new(0.01, 2048, 1e3)`: alpha 1 %, at most 2,048 bins
+//!   (its default), values up to 1 µs in its zero bin like ours.
+//! * hdrhistogram 7: `Histogram::<u64>::new_with_bounds(1_000, 100_000_000_000, 2)`: two
+//!   significant digits, that is 128 linear sub-buckets per power of two, a relative
+//!   resolution of 1/128 = 0.78 % (the same bin widths as tailguard's `IntLatency`).
+//!
+//! Time: `record` and `quantile` (and any group on `c.cpu`) measure the thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`), which leaves out the time the bench waits for a core while
+//! other work runs on a shared machine; `merge` times short batches in wall time (`c.wall`),
+//! as reading the CPU clock is a system call of about a microsecond.
+//!
+//! Adding a group: write `fn name(c: &mut Benches, data: &Data)` (use `c.cpu` or
+//! `c.wall`) and list it in `GROUPS`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
+use hdrhistogram::Histogram;
+use sketches_ddsketch::{Config, DDSketch as PeerSketch};
+use tailguard::sketch::presets;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+/// How many values one timed iteration of a `record` bench records.
+const BATCH: usize = 1_000;
+/// How many latencies are drawn.
+const SAMPLES: usize = 1_000_000;
+/// The quantile the `quantile` group asks for.
+const P99: f64 = 0.99;
+
+/// The groups, run in this order.
+const GROUPS: &[fn(&mut Benches, &Data)] = &[record, quantile, merge];
+
+/// The two criterion runners, one per clock.
+pub struct Benches {
+    cpu: Criterion<CpuTime>,
+    wall: Criterion<WallTime>,
+}
+
+/// The calling thread's CPU time, as criterion's measurement.
+#[cfg(unix)]
+pub struct CpuTime;
+
+#[cfg(unix)]
+impl CpuTime {
+    fn now() -> Duration {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(t.tv_sec.unsigned_abs(), t.tv_nsec.unsigned_abs() as u32)
+    }
+}
+
+#[cfg(unix)]
+impl Measurement for CpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        Self::now()
+    }
+    fn end(&self, start: Duration) -> Duration {
+        Self::now().saturating_sub(start)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        static WALL: WallTime = WallTime; // the same units: nanoseconds
+        WALL.formatter()
+    }
+}
+
+/// Elsewhere, wall time.
+#[cfg(not(unix))]
+pub type CpuTime = WallTime;
+
+/// The pre-generated latencies, in the two forms the sketches take.
+pub struct Data {
+    ns: Vec<u64>,
+    ns_f64: Vec<f64>,
+}
+
+impl Data {
+    fn generate() -> Data {
+        let ns: Vec<u64> = common::Dist::Stragglers
+            .samples(0x7a11_9a4d, SAMPLES)
+            .into_iter()
+            .map(|v| (v.round() as u64).max(1))
+            .collect();
+        let ns_f64 = ns.iter().map(|&v| v as f64).collect();
+        Data { ns, ns_f64 }
+    }
+
+    /// The first or second half of the data, as integers.
+    fn half(&self, second: bool) -> &[u64] {
+        let (a, b) = self.ns.split_at(SAMPLES / 2);
+        if second {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+fn ddsketch_peer() -> PeerSketch {
+    PeerSketch::new(Config::new(0.01, 2048, 1e3))
+}
+
+fn hdr_peer() -> Histogram<u64> {
+    Histogram::new_with_bounds(1_000, 100_000_000_000, 2).expect("valid hdrhistogram bounds")
+}
+
+/// One bench of a `record` group: each iteration records the next `BATCH` values of
+/// `values` into `state` (wrapping around), so criterion reports time per value.
+fn record_batch<S, V: Copy, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: &str,
+    mut state: S,
+    values: &[V],
+    mut rec: impl FnMut(&mut S, V),
+) {
+    let mut chunks = values.chunks_exact(BATCH).cycle();
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            let chunk = chunks.next().unwrap_or_default();
+            for &v in chunk {
+                rec(&mut state, v);
+            }
+        })
+    });
+    black_box(&state);
+}
+
+fn record(c: &mut Benches, data: &Data) {
+    let mut g = c.cpu.benchmark_group("record");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let (f, u) = (&data.ns_f64[..], &data.ns[..]);
+    record_batch(
+        &mut g,
+        "tailguard/log",
+        presets::log_latency(),
+        f,
+        |s, v| {
+            let _ = s.record(v);
+        },
+    );
+    record_batch(
+        &mut g,
+        "tailguard/cubic",
+        presets::cubic_latency(),
+        f,
+        |s, v| {
+            let _ = s.record(v);
+        },
+    );
+    record_batch(
+        &mut g,
+        "tailguard/int",
+        presets::int_latency(),
+        u,
+        |s, v| s.record_u64(v),
+    );
+    record_batch(&mut g, "sketches-ddsketch", ddsketch_peer(), f, |s, v| {
+        s.add(v)
+    });
+    record_batch(&mut g, "hdrhistogram", hdr_peer(), u, |s, v| {
+        s.saturating_record(v)
+    });
+    g.finish();
+}
+
+/// p99 of a sketch holding all the data.
+fn quantile(c: &mut Benches, data: &Data) {
+    let mut g = c.cpu.benchmark_group("quantile");
+    // `tailguard`: LogLatency, the peer's mapping (and its representative value, an exp).
+    // The other presets answer through their own mappings: `tailguard/int` (bit
+    // operations) and `tailguard/cubic` (a cube root), measured alongside.
+    let (mut log, mut int, mut cubic) = (
+        presets::log_latency(),
+        presets::int_latency(),
+        presets::cubic_latency(),
+    );
+    let mut dd = ddsketch_peer();
+    let mut hdr = hdr_peer();
+    for &v in &data.ns {
+        log.record_u64(v);
+        int.record_u64(v);
+        cubic.record_u64(v);
+        dd.add(v as f64);
+        hdr.saturating_record(v);
+    }
+    g.bench_function("tailguard", |b| b.iter(|| log.quantile(black_box(P99))));
+    g.bench_function("tailguard/int", |b| b.iter(|| int.quantile(black_box(P99))));
+    g.bench_function("tailguard/cubic", |b| {
+        b.iter(|| cubic.quantile(black_box(P99)))
+    });
+    g.bench_function("sketches-ddsketch", |b| {
+        b.iter(|| dd.quantile(black_box(P99)))
+    });
+    g.bench_function("hdrhistogram", |b| {
+        b.iter(|| hdr.value_at_quantile(black_box(P99)))
+    });
+    g.finish();
+}
+
+/// Merging one full sketch (half the data) into another (the other half). Each timed
+/// merge gets a fresh copy of the target, cloned outside the timing in batches of
+/// `MERGE_BATCH` (so the copies stay in cache).
+fn merge(c: &mut Benches, data: &Data) {
+    let mut g = c.wall.benchmark_group("merge");
+    let (a, b) = (data.half(false), data.half(true));
+
+    let fill = |values: &[u64]| {
+        let mut s = presets::log_latency();
+        values.iter().for_each(|&v| s.record_u64(v));
+        s
+    };
+    merge_bench(&mut g, "tailguard", fill(a), fill(b), |acc, other| {
+        acc.merge(other).is_ok()
+    });
+
+    let fill = |values: &[u64]| {
+        let mut s = ddsketch_peer();
+        values.iter().for_each(|&v| s.add(v as f64));
+        s
+    };
+    merge_bench(
+        &mut g,
+        "sketches-ddsketch",
+        fill(a),
+        fill(b),
+        |acc, other| acc.merge(other).is_ok(),
+    );
+
+    let fill = |values: &[u64]| {
+        let mut s = hdr_peer();
+        values.iter().for_each(|&v| s.saturating_record(v));
+        s
+    };
+    merge_bench(&mut g, "hdrhistogram", fill(a), fill(b), |acc, other| {
+        acc.add(other).is_ok()
+    });
+    g.finish();
+}
+
+/// How many merge targets are cloned before each timed batch.
+const MERGE_BATCH: u64 = 8;
+
+fn merge_bench<S: Clone, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: &str,
+    target: S,
+    other: S,
+    merge: impl Fn(&mut S, &S) -> bool,
+) {
+    g.bench_function(id, |b| {
+        b.iter_batched_ref(
+            || target.clone(),
+            |acc| merge(acc, black_box(&other)),
+            BatchSize::NumIterations(MERGE_BATCH),
+        )
+    });
+}
+
+fn main() {
+    let data = Data::generate();
+    let mut c = Benches {
+        cpu: config(Criterion::default().with_measurement(cpu_time())),
+        wall: config(Criterion::default()),
+    };
+    for group in GROUPS {
+        group(&mut c, &data);
+    }
+    c.cpu.final_summary();
+    c.wall.final_summary();
+}
+
+fn config<M: Measurement>(c: Criterion<M>) -> Criterion<M> {
+    c.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50)
+        .configure_from_args()
+}
+
+#[cfg(unix)]
+fn cpu_time() -> CpuTime {
+    CpuTime
+}
+
+#[cfg(not(unix))]
+fn cpu_time() -> CpuTime {
+    WallTime
+}
