@@ -34,7 +34,11 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use hdrhistogram::Histogram;
 use sketches_ddsketch::{Config, DDSketch as PeerSketch};
-use tailguard::sketch::presets;
+use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::ManualClock;
+use tailguard::hedge::{HedgeConfig, Hedger};
+use tailguard::sketch::{presets, AtomicSketch};
+use tailguard::window::{Window, WindowConfig};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -47,7 +51,7 @@ const SAMPLES: usize = 1_000_000;
 const P99: f64 = 0.99;
 
 /// The groups, run in this order.
-const GROUPS: &[fn(&mut Benches, &Data)] = &[record, quantile, merge];
+const GROUPS: &[fn(&mut Benches, &Data)] = &[record, quantile, merge, hedge];
 
 /// The two criterion runners, one per clock.
 pub struct Benches {
@@ -183,6 +187,22 @@ fn record(c: &mut Benches, data: &Data) {
         u,
         |s, v| s.record_u64(v),
     );
+    // The lock-free versions, uncontended: one relaxed add on a 32-bit bin (and the
+    // window's clock read, epoch check and refresh pacing; its clock is a ManualClock, so
+    // the read is an atomic load, not a system call).
+    record_batch(
+        &mut g,
+        "tailguard/atomic",
+        AtomicSketch::like(&presets::int_latency()),
+        u,
+        |s, v| s.record_u64(v),
+    );
+    let clock = ManualClock::new();
+    let window: Window<_, _, 1697> =
+        Window::like(&clock, &presets::int_latency(), WindowConfig::new()).expect("valid window");
+    record_batch(&mut g, "tailguard/window", &window, u, |w, v| {
+        w.record_u64(v)
+    });
     record_batch(&mut g, "sketches-ddsketch", ddsketch_peer(), f, |s, v| {
         s.add(v)
     });
@@ -313,4 +333,45 @@ fn cpu_time() -> CpuTime {
 #[cfg(not(unix))]
 fn cpu_time() -> CpuTime {
     WallTime
+}
+
+/// The per-request decision path, uncontended: the cached threshold (one load), a full
+/// `should_hedge` on a warm hedger, and the budgets' `try_acquire`. The budgets are
+/// refilled between iterations outside the timing where they would run dry.
+fn hedge(c: &mut Benches, data: &Data) {
+    let mut g = c.wall.benchmark_group("hedge");
+    let clock = ManualClock::new();
+    let hedger = Hedger::new(&clock, HedgeConfig::new()).expect("valid hedger");
+    for &v in data.ns.iter().take(100_000) {
+        hedger.record(Duration::from_nanos(v));
+    }
+    hedger.window().refresh();
+    g.bench_function("threshold", |b| {
+        b.iter(|| black_box(hedger.window().threshold()))
+    });
+    g.bench_function("should_hedge", |b| {
+        let mut ticket = hedger.start();
+        b.iter(|| black_box(hedger.should_hedge(black_box(&mut ticket))))
+    });
+    let ratio = RatioBudget::new(0.1, RatioBudget::MAX_CAP).expect("valid budget");
+    g.bench_function("ratio_budget/try_acquire", |b| {
+        b.iter_batched(
+            || {
+                for _ in 0..10 {
+                    ratio.on_request();
+                }
+            },
+            |()| black_box(ratio.try_acquire()),
+            BatchSize::SmallInput,
+        )
+    });
+    let bucket = TokenBucket::new(&clock, 1e6, 1024).expect("valid bucket");
+    g.bench_function("token_bucket/try_acquire", |b| {
+        b.iter_batched(
+            || clock.advance(Duration::from_micros(1)),
+            |()| black_box(bucket.try_acquire()),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
 }
