@@ -1,8 +1,10 @@
-//! Quantiles of numbers read from stdin, one per line, through a tailguard DDSketch.
+//! Quantiles of numbers read from stdin, one per line, through a tailguard DDSketch; and
+//! the command-line way to merge DDSketch protobufs collected from many devices.
 //!
 //! ```text
 //! cargo run --release --example quantiles -- [--q Q]... [--alpha A] [--mapping log|cubic|int]
-//!                                            [--skip-invalid] < values.txt
+//!     [--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention]
+//!     [--no-stdin] < values.txt
 //! ```
 //!
 //! Prints `count N`, `min X`, `max X`, then one line per quantile (`p50 X`, `p99.9 X`, ...;
@@ -11,33 +13,60 @@
 //!
 //! A line that is not a finite, non-negative number is reported on stderr with its line
 //! number and makes the exit code 2 (the valid lines are still counted); `--skip-invalid`
-//! keeps the exit code 0. Usage errors exit with 1.
+//! keeps the exit code 0. Usage errors, unreadable files and protos that do not decode
+//! exit with 1.
+//!
+//! Wire format (DataDog's DDSketch protobuf, see `tailguard::proto`):
+//!
+//! * `--proto-in FILE` (repeatable) merges a DDSketch protobuf into the sketch before
+//!   printing. Without `--mapping` and `--alpha`, the first file's mapping picks them.
+//!   Protos whose mapping differs from the sketch's are an error.
+//! * `--proto-out FILE` writes the sketch (stdin values and merged protos) as a protobuf.
+//! * `--python-convention` reads and writes protos in the convention of DataDog's Python
+//!   library (`ddsketch`) instead of Go's and Java's.
+//! * `--no-stdin` reads no values: merge the protos and report.
+//!
+//! ```text
+//! quantiles --no-stdin --proto-in dev1.pb --proto-in dev2.pb --proto-out all.pb
+//! ```
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
-use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use tailguard::proto::{self, IndexConvention};
+use tailguard::sketch::{
+    CubicMapping, DDSketch, IndexMapping, IntMapping, Interpolation, LogMapping,
+};
 
 /// 2^18 bins (1 MiB): at 1 % the sketch spans every positive f64, at finer accuracies as
 /// much of it as fits (the range is printed when it does not).
 const BINS: usize = 1 << 18;
 
-const USAGE: &str =
-    "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int] [--skip-invalid] < values";
+const USAGE: &str = "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int] \
+[--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention] [--no-stdin] \
+< values";
 
 struct Options {
     quantiles: Vec<f64>,
-    alpha: f64,
-    mapping: String,
+    alpha: Option<f64>,
+    mapping: Option<String>,
     skip_invalid: bool,
+    proto_in: Vec<String>,
+    proto_out: Option<String>,
+    convention: IndexConvention,
+    no_stdin: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut opts = Options {
         quantiles: Vec::new(),
-        alpha: 0.01,
-        mapping: "log".into(),
+        alpha: None,
+        mapping: None,
         skip_invalid: false,
+        proto_in: Vec::new(),
+        proto_out: None,
+        convention: IndexConvention::GoJava,
+        no_stdin: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -53,7 +82,7 @@ fn parse_args() -> Result<Options, String> {
             "--alpha" => {
                 let v = value("--alpha")?;
                 match v.parse::<f64>() {
-                    Ok(a) if a > 0.0 && a < 1.0 => opts.alpha = a,
+                    Ok(a) if a > 0.0 && a < 1.0 => opts.alpha = Some(a),
                     _ => return Err(format!("--alpha {v}: must be a number in (0, 1)")),
                 }
             }
@@ -62,9 +91,13 @@ fn parse_args() -> Result<Options, String> {
                 if !["log", "cubic", "int"].contains(&v.as_str()) {
                     return Err(format!("--mapping {v}: must be log, cubic or int"));
                 }
-                opts.mapping = v;
+                opts.mapping = Some(v);
             }
             "--skip-invalid" => opts.skip_invalid = true,
+            "--proto-in" => opts.proto_in.push(value("--proto-in")?),
+            "--proto-out" => opts.proto_out = Some(value("--proto-out")?),
+            "--python-convention" => opts.convention = IndexConvention::Python,
+            "--no-stdin" => opts.no_stdin = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -101,8 +134,50 @@ fn quantile_name(q: f64) -> String {
     format!("p{pct}")
 }
 
-fn run<M: IndexMapping>(opts: &Options) -> Result<ExitCode, String> {
-    let mut sketch = widest_sketch::<M>(opts.alpha)?;
+/// Reads the `--proto-in` files, and picks the mapping and accuracy: the command line's,
+/// or else the first proto's, or else log at 1 %.
+fn configure(opts: &mut Options) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let protos = opts
+        .proto_in
+        .iter()
+        .map(|path| {
+            std::fs::read(path)
+                .map(|bytes| (path.clone(), bytes))
+                .map_err(|e| format!("reading {path}: {e}"))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if let Some((path, bytes)) = protos.first() {
+        if opts.mapping.is_none() || opts.alpha.is_none() {
+            let wire = proto::read_mapping(bytes).map_err(|e| format!("{path}: {e}"))?;
+            let unsupported = || {
+                format!(
+                    "{path}: interpolation {} is not supported",
+                    wire.interpolation_code()
+                )
+            };
+            let mapping = match wire.interpolation() {
+                Some(Interpolation::None) => "log",
+                Some(Interpolation::Cubic) => "cubic",
+                Some(Interpolation::Linear) => "int",
+                _ => return Err(unsupported()),
+            };
+            let mut alpha = wire
+                .relative_accuracy(opts.convention)
+                .ok_or_else(unsupported)?;
+            if mapping == "int" {
+                // IntMapping rounds the accuracy down to its own steps: keep float noise
+                // from rounding it one step too far.
+                alpha *= 1.0 + 1e-9;
+            }
+            let mapping = opts.mapping.get_or_insert_with(|| mapping.to_string());
+            let alpha = opts.alpha.get_or_insert(alpha);
+            eprintln!("note: {mapping} sketch at alpha {alpha} (from {path})");
+        }
+    }
+    Ok(protos)
+}
+
+fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, String> {
     let mut invalid = 0usize;
     let stdin = io::stdin().lock();
     for (number, line) in stdin.split(b'\n').enumerate() {
@@ -120,6 +195,27 @@ fn run<M: IndexMapping>(opts: &Options) -> Result<ExitCode, String> {
             eprintln!("line {}: {why}: {text:?}", number + 1);
         }
     }
+    Ok(invalid)
+}
+
+fn run<M: IndexMapping>(opts: &Options, protos: &[(String, Vec<u8>)]) -> Result<ExitCode, String> {
+    let mut sketch = widest_sketch::<M>(opts.alpha.unwrap_or(0.01))?;
+    for (path, bytes) in protos {
+        let report = proto::decode_into(bytes, opts.convention, &mut *sketch)
+            .map_err(|e| format!("{path}: {e}"))?;
+        if report.below_range + report.above_range + report.saturated > 0 {
+            eprintln!(
+                "note: {path}: {} values below the range (counted as 0), {} above it \
+                 (clamped), {} dropped from full bins",
+                report.below_range, report.above_range, report.saturated
+            );
+        }
+    }
+    let invalid = if opts.no_stdin {
+        0
+    } else {
+        read_stdin(&mut sketch)?
+    };
 
     let mut out = io::stdout().lock();
     let show = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:?}"));
@@ -134,6 +230,11 @@ fn run<M: IndexMapping>(opts: &Options) -> Result<ExitCode, String> {
         Ok(())
     };
     print().map_err(|e| format!("writing stdout: {e}"))?;
+    if let Some(path) = &opts.proto_out {
+        let mut buf = vec![0u8; proto::encoded_len(&*sketch, opts.convention)];
+        let len = proto::encode(&*sketch, opts.convention, &mut buf).map_err(|e| e.to_string())?;
+        std::fs::write(path, &buf[..len]).map_err(|e| format!("writing {path}: {e}"))?;
+    }
     if sketch.clamped() > 0 {
         eprintln!(
             "note: {} values above the range were clamped",
@@ -150,7 +251,7 @@ fn run<M: IndexMapping>(opts: &Options) -> Result<ExitCode, String> {
 }
 
 fn main() -> ExitCode {
-    let opts = match parse_args() {
+    let mut opts = match parse_args() {
         Ok(opts) => opts,
         Err(msg) => {
             if !msg.is_empty() {
@@ -160,13 +261,20 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let protos = match configure(&mut opts) {
+        Ok(protos) => protos,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(1);
+        }
+    };
     // The 1 MiB sketch is built on the stack before it is boxed: give it room in debug builds.
     let worker = std::thread::Builder::new()
         .stack_size(32 << 20)
-        .spawn(move || match opts.mapping.as_str() {
-            "cubic" => run::<CubicMapping>(&opts),
-            "int" => run::<IntMapping>(&opts),
-            _ => run::<LogMapping>(&opts),
+        .spawn(move || match opts.mapping.as_deref() {
+            Some("cubic") => run::<CubicMapping>(&opts, &protos),
+            Some("int") => run::<IntMapping>(&opts, &protos),
+            _ => run::<LogMapping>(&opts, &protos),
         });
     let result = match worker.map(|w| w.join()) {
         Ok(Ok(result)) => result,

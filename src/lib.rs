@@ -21,6 +21,7 @@
 //! * [`clock`]: the [`Clock`] trait, nanosecond [`Instant`],
 //!   manual, std, embassy and closure clocks.
 //! * [`sketch`]: [`DDSketch`], its three index mappings and presets.
+//! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
 //!
 //! ## Features
 //!
@@ -51,6 +52,7 @@ pub mod budget;
 pub mod clock;
 pub mod deadline;
 pub mod hedge;
+pub mod proto;
 pub mod registry;
 pub mod sketch;
 mod sync;

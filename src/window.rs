@@ -30,12 +30,21 @@
 //!
 //! Hedging asks one question per request: the current p90 (say). Computing a quantile
 //! scans every bin, far too slow per request; [`threshold`](Window::threshold) instead
-//! returns a value cached in one atomic (one load). It is refreshed by the recording path:
-//! at every rotation, when a record finds its bin's count reaching a multiple of
-//! `refresh_records` (so about once per that many records, with no shared counter on the
-//! hot path), when `refresh_interval` has passed, and on every record while the window
-//! holds fewer than `warmup_records` values. A refresh scans the bins once; concurrent
-//! refreshes are skipped, not queued. [`refresh`](Window::refresh) forces one.
+//! returns a value cached in one atomic (one load). It is refreshed by the recording path,
+//! with no shared counter on the hot path (each record knows only its own bin's count):
+//!
+//! * at every rotation;
+//! * on every record while the window holds fewer than `warmup_records` values;
+//! * when a record brings its bin's count to a power of two from 16 up: while the window
+//!   fills (the first seconds, or after a shift) that is often, so the threshold tracks a
+//!   growing sample instead of staying with the first few values; once bins are large it
+//!   is rare;
+//! * when a record brings its bin's count to a multiple of `refresh_records` (a bin that
+//!   holds a share `s` of the values reaches it every `refresh_records / s` records);
+//! * when `refresh_interval` has passed since the last refresh.
+//!
+//! A refresh scans the bins once; concurrent refreshes are skipped, not queued.
+//! [`refresh`](Window::refresh) forces one.
 //!
 //! # Interrupt safety
 //!
@@ -82,8 +91,9 @@ pub struct WindowConfig {
 }
 
 impl WindowConfig {
-    /// The defaults: 30 s intervals, threshold at p90, refreshed about every 1,024 records,
-    /// every second, and on every record until the window holds 32 values.
+    /// The defaults: 30 s intervals, threshold at p90, refreshed when a bin's count reaches
+    /// a power of two or a multiple of 1,024, every second, and on every record until the
+    /// window holds 32 values.
     pub const fn new() -> Self {
         WindowConfig {
             interval: Duration::from_secs(30),
@@ -106,8 +116,8 @@ impl WindowConfig {
         self
     }
 
-    /// Refresh the threshold about once per `records` records (rounded up to a power of
-    /// two); 0 disables it.
+    /// Refresh the threshold when a record brings its bin's count to a power of two or to a
+    /// multiple of `records` (rounded up to a power of two); 0 disables both.
     pub const fn refresh_records(mut self, records: u32) -> Self {
         self.refresh_records = records;
         self
@@ -269,7 +279,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             return Err(WindowError::InvalidQuantile);
         }
         let refresh_mask = match config.refresh_records {
-            0 => u32::MAX, // bins never reach 2^32
+            0 => u32::MAX, // no refresh by count
             k => k
                 .checked_next_power_of_two()
                 .unwrap_or(1 << 31)
@@ -365,7 +375,14 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     #[inline]
     fn after_record(&self, now: Instant, previous: Option<u32>) {
-        let by_count = previous.is_some_and(|p| p.wrapping_add(1) & self.refresh_mask == 0);
+        // The bin's new count is a power of two from 16 up (the window has grown by about
+        // half since this bin last triggered: frequent while it fills, rare once it is
+        // full) or a multiple of `refresh_records`.
+        let by_count = self.refresh_mask != u32::MAX
+            && previous.is_some_and(|p| {
+                let n = p.wrapping_add(1);
+                (n & p == 0 && n >= 16) || n & self.refresh_mask == 0
+            });
         let by_time = self.refresh_units != 0
             && self
                 .refresh_time(now)

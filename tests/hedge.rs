@@ -28,7 +28,8 @@ fn warmed(clock: &ManualClock, config: HedgeConfig, n: u32) -> Hedger<&ManualClo
 
 fn near(d: Duration, want: Duration) -> bool {
     let (d, w) = (d.as_secs_f64(), want.as_secs_f64());
-    (d - w).abs() <= 0.011 * w
+    // The sketch's 1 % accuracy, and the delay taken at the upper edge of its bin.
+    (d - w).abs() <= 0.025 * w
 }
 
 #[test]
@@ -94,13 +95,13 @@ fn budget_exhaustion_skips() {
     let mut granted = 0;
     for _ in 0..5 {
         let mut t = hedger.start();
-        clock.advance(50 * MS);
+        clock.advance(200 * MS);
         match hedger.should_hedge(&mut t) {
             Decision::Hedge => granted += 1,
             Decision::Skip(SkipReason::Budget) => {}
             other => panic!("{other:?}"),
         }
-        hedger.on_success(&t, Attempt::Primary);
+        // No outcome reported: the learned delay stays at 10 ms.
     }
     assert_eq!(granted, 2);
     assert_eq!(hedger.stats().denied_budget, 3);

@@ -1,5 +1,6 @@
 //! The `quantiles` example as a user runs it: accuracy on a distribution the sketch was not
-//! tuned for, and bad input lines reported with their numbers and exit code 2.
+//! tuned for, bad input lines reported with their numbers and exit code 2, and the wire
+//! format flags (`--proto-out`, `--proto-in`, `--python-convention`, `--no-stdin`).
 
 mod common;
 
@@ -125,4 +126,178 @@ fn custom_quantiles_and_usage_errors() {
     assert_eq!(run(&["--mapping", "fancy"], "").status.code(), Some(1));
     let empty = String::from_utf8(run(&[], "").stdout).unwrap();
     assert!(empty.contains("count 0") && empty.contains("p50 none"));
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("quantiles-cli-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn lines(values: &[f64]) -> String {
+    values.iter().map(|v| format!("{v}\n")).collect()
+}
+
+fn ok_stdout(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const MIDDLE: [&str; 4] = ["p50", "p90", "p95", "p99"];
+
+#[test]
+fn proto_out_then_proto_in_gives_the_same_sketch() {
+    let dir = scratch("roundtrip");
+    let values = common::Dist::Stragglers.samples(5, 50_000);
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    for (mapping, alpha) in [("log", "0.01"), ("cubic", "0.005"), ("int", "0.01")] {
+        let pb = dir.join(format!("{mapping}.pb"));
+        let pb = pb.to_str().unwrap();
+        let flags = ["--mapping", mapping, "--alpha", alpha];
+        let direct = ok_stdout(run(
+            &[&flags[..], &["--proto-out", pb]].concat(),
+            &lines(&values),
+        ));
+        // Read back with no configuration: the proto's mapping picks it.
+        let out = run(&["--no-stdin", "--proto-in", pb], "ignored\n");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            stderr.contains(&format!("note: {mapping} sketch")),
+            "{stderr}"
+        );
+        let back = ok_stdout(out);
+        assert_eq!(field(&back, "count"), 50_000.0);
+        for name in MIDDLE {
+            assert_eq!(field(&back, name), field(&direct, name), "{mapping} {name}");
+        }
+        // min and max are now the values of the end bins: within alpha.
+        let alpha: f64 = alpha.parse().unwrap();
+        for (name, want) in [("min", sorted[0]), ("max", sorted[sorted.len() - 1])] {
+            let got = field(&back, name);
+            assert!(
+                (got - want).abs() <= alpha * want,
+                "{mapping} {name}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn merging_protos_from_several_devices_equals_recording_everything() {
+    let dir = scratch("merge");
+    let values = common::Dist::LogNormalWide.samples(9, 30_000);
+    let all = ok_stdout(run(&["--mapping", "cubic"], &lines(&values)));
+    let mut args = vec!["--no-stdin".to_string()];
+    for (i, part) in values.chunks(7_000).enumerate() {
+        let pb = dir
+            .join(format!("device{i}.pb"))
+            .to_str()
+            .unwrap()
+            .to_string();
+        ok_stdout(run(
+            &["--mapping", "cubic", "--proto-out", &pb],
+            &lines(part),
+        ));
+        args.extend(["--proto-in".to_string(), pb]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let merged = ok_stdout(run(&args, ""));
+    assert_eq!(field(&merged, "count"), 30_000.0);
+    for name in MIDDLE {
+        assert_eq!(field(&merged, name), field(&all, name), "{name}");
+    }
+    // stdin values and protos merge too, and the result can be written again.
+    let total = dir.join("total.pb");
+    let total = total.to_str().unwrap();
+    let mixed = ok_stdout(run(
+        &[&args[1..3], &["--proto-out", total]].concat(),
+        &lines(&values[7_000..]),
+    ));
+    assert_eq!(field(&mixed, "count"), 30_000.0);
+    let again = ok_stdout(run(&["--no-stdin", "--proto-in", total], ""));
+    for name in MIDDLE {
+        assert_eq!(field(&again, name), field(&all, name), "{name}");
+    }
+}
+
+#[test]
+fn python_convention_protos() {
+    let dir = scratch("python");
+    let values = common::Dist::Pareto.samples(3, 20_000);
+    let direct = ok_stdout(run(&[], &lines(&values)));
+    let pb = dir.join("python.pb");
+    let pb = pb.to_str().unwrap();
+    ok_stdout(run(
+        &["--python-convention", "--proto-out", pb],
+        &lines(&values),
+    ));
+    let back = ok_stdout(run(
+        &["--python-convention", "--no-stdin", "--proto-in", pb],
+        "",
+    ));
+    for name in MIDDLE {
+        assert_eq!(field(&back, name), field(&direct, name), "{name}");
+    }
+    // Read as Go or Java read it, a Python-convention NONE sketch is one bin (2 %) high.
+    let misread = ok_stdout(run(&["--no-stdin", "--proto-in", pb], ""));
+    let ratio = field(&misread, "p50") / field(&direct, "p50");
+    assert!((ratio - 1.01 / 0.99).abs() < 1e-9, "{ratio}");
+    // A LINEAR one has another gamma altogether: refused.
+    let int = dir.join("int.pb");
+    let int = int.to_str().unwrap();
+    let args = [
+        "--mapping",
+        "int",
+        "--python-convention",
+        "--proto-out",
+        int,
+    ];
+    ok_stdout(run(&args, &lines(&values)));
+    let out = run(&["--mapping", "int", "--no-stdin", "--proto-in", int], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gamma"));
+}
+
+#[test]
+fn bad_protos_are_errors_with_the_file_name() {
+    let dir = scratch("bad");
+    let pb = dir.join("a.pb");
+    let pb = pb.to_str().unwrap();
+    ok_stdout(run(&["--alpha", "0.01", "--proto-out", pb], "1\n2\n3\n"));
+    // Another accuracy than the sketch's.
+    let out = run(&["--alpha", "0.02", "--no-stdin", "--proto-in", pb], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.contains(pb) && stderr.contains("gamma"), "{stderr}");
+    // Another mapping.
+    let out = run(&["--mapping", "cubic", "--no-stdin", "--proto-in", pb], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interpolation"));
+    // Truncated, garbage, missing.
+    let bytes = std::fs::read(pb).unwrap();
+    let cut = dir.join("cut.pb");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let junk = dir.join("junk.pb");
+    std::fs::write(&junk, b"\xff\xff\xff").unwrap();
+    for path in [
+        cut.to_str().unwrap(),
+        junk.to_str().unwrap(),
+        "/nonexistent.pb",
+    ] {
+        let out = run(&["--no-stdin", "--proto-in", path], "");
+        assert_eq!(out.status.code(), Some(1), "{path}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(path));
+    }
+    assert_eq!(run(&["--proto-in"], "").status.code(), Some(1));
+    // --no-stdin alone reports an empty sketch.
+    let empty = ok_stdout(run(&["--no-stdin"], "5\n"));
+    assert!(empty.contains("count 0"));
 }

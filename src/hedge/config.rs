@@ -45,20 +45,22 @@ pub struct HedgeConfig {
 }
 
 impl HedgeConfig {
-    /// The defaults: hedge at the p90 of the last 30-60 s, between 1 ms and 30 s, after 50
+    /// The defaults: hedge at the p90 of the last 30-60 s, between 1 ms and 30 s, after 20
     /// samples (no hedging before), at most one hedge per request, within a budget of 10 %
-    /// of requests (10 tokens saved up at most); a rate-limit signal empties the budget and
-    /// doubles the delay for 10 s.
+    /// of requests (50 tokens saved up at most, so bursts of slow requests are covered);
+    /// a rate-limit signal empties the budget and doubles the delay for 10 s.
+    ///
+    /// `examples/simulate.rs` measures these against a sweep of static delays.
     pub const fn new() -> Self {
         HedgeConfig {
             percentile: 0.9,
             interval: Duration::from_secs(30),
             min_delay: Duration::from_millis(1),
             max_delay: Duration::from_secs(30),
-            min_samples: 50,
+            min_samples: 20,
             cold_start: ColdStart::NoHedge,
             budget_ratio: 0.1,
-            budget_cap: 10,
+            budget_cap: 50,
             max_hedges: 1,
             cooldown: Duration::from_secs(10),
             backoff_factor: 2,

@@ -154,7 +154,8 @@ impl Ticket {
 /// // A slow one: wait until about the p90, then hedge.
 /// let mut ticket = hedger.start();
 /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
-/// assert!(wait >= Duration::from_micros(4950) && wait <= Duration::from_micros(5050));
+/// // The p90 (5 ms) to the sketch's 1 %, taken at the upper edge of its bin.
+/// assert!(wait >= Duration::from_micros(4950) && wait <= Duration::from_micros(5160));
 /// clock.advance(wait);
 /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
 /// clock.advance(Duration::from_millis(5));
@@ -260,10 +261,15 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         let learned = if self.window.cached_count() < self.config.min_samples {
             None
         } else {
-            // Nanoseconds; the cast saturates (and maps NaN, which cannot occur, to 0).
+            // The upper edge of the percentile's bin (the representative is lower_bound *
+            // (1 + alpha), the edge lower_bound * gamma = representative / (1 - alpha)): the
+            // delay then never sits below the true percentile, so a point mass there (a
+            // cache, a timeout cap) is not hedged for nothing. Nanoseconds; the cast
+            // saturates.
+            let alpha = self.window.relative_accuracy();
             self.window
                 .threshold()
-                .map(|ns| Duration::from_nanos(ns as u64))
+                .map(|ns| Duration::from_nanos((ns / (1.0 - alpha)) as u64))
         };
         let delay = match (learned, self.config.cold_start) {
             (Some(d), _) => d,

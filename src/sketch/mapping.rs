@@ -310,7 +310,9 @@ const INT_MAX_BITS: u32 = 20;
 /// `index = (exponent << k) | (top k mantissa bits)`: one count-leading-zeros and two
 /// shifts from a `u64`, or bit extraction from an `f64`, with no float arithmetic.
 /// It is exactly DataDog's `LINEAR` interpolation with `gamma = 2^(2^-k)` and
-/// `indexOffset = 0`, so it interoperates through the protobuf format.
+/// `indexOffset = 0`, so it interoperates through the protobuf format (where
+/// [`proto`](crate::proto) writes the same bins in Go's default layout, `indexOffset = 2^k`
+/// with keys `2^k` higher).
 ///
 /// Only discrete accuracies exist: `alpha = tanh(2^-(k+1))`, that is 1.56 %, 0.78 % and
 /// 0.39 % for k = 5, 6, 7. A requested accuracy rounds down to the nearest of these, so

@@ -404,6 +404,28 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.record_u64(crate::clock::duration_to_nanos(d))
     }
 
+    /// Adds `n` values to the bin of mapping index `index` with the rules of
+    /// [`record`](Self::record): the zero bin below the range (`i32::MIN` always), the top
+    /// bin above it (counted by `clamped`), whatever does not fit in a bin counted by
+    /// `saturated`. `value` (finite, non-negative) enters min, max and sum for them.
+    ///
+    /// The way in for bins that arrive without their values (the protobuf decoder).
+    /// Returns how many were added.
+    pub(crate) fn add_bin_count(&mut self, index: i32, n: u64, value: f64) -> u64 {
+        let chunk = u32::try_from(n).unwrap_or(u32::MAX);
+        let (added, _) = self.add_to_bin(index, chunk);
+        // No bin holds more than u32::MAX: what did not fit in `chunk` is lost as well.
+        let beyond = n.saturating_sub(u64::from(chunk));
+        self.saturated = self.saturated.saturating_add(beyond);
+        if added > 0 {
+            let s = &mut self.float_stats;
+            s.min = s.min.min(value);
+            s.max = s.max.max(value);
+            s.sum += value * f64::from(added);
+        }
+        u64::from(added)
+    }
+
     /// Adds `n` to the bin of mapping index `index` (the zero bin below the range, the top
     /// bin above it). Returns how many were added (fewer than `n` if the bin saturated)
     /// and whether the value was above the range.

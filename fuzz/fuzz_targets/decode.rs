@@ -1,0 +1,124 @@
+//! Arbitrary bytes -> `proto::decode_into`: never panics; on error the sketch is unchanged;
+//! when decoding succeeds, encode then decode gives the same sketch.
+//!
+//! The first byte picks the sketch (mapping, accuracy, range) and the convention; the
+//! rest is the message.
+#![no_main]
+
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+use tailguard::proto::{self, IndexConvention};
+use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, message)) = data.split_first() else {
+        return;
+    };
+    let convention = if selector & 1 == 0 {
+        IndexConvention::GoJava
+    } else {
+        IndexConvention::Python
+    };
+    match (selector >> 1) % 4 {
+        0 => check(
+            DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        1 => check(
+            DDSketch::<CubicMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        2 => check(
+            DDSketch::<IntMapping, 2048>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        // A narrow range: most bins land outside it.
+        _ => check(
+            DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+    }
+});
+
+fn check<M: IndexMapping, const N: usize>(
+    empty: DDSketch<M, N>,
+    message: &[u8],
+    convention: IndexConvention,
+) {
+    // Into a sketch that holds values already: all or nothing.
+    let mut target = empty.clone();
+    target.record(3.0).unwrap();
+    target.record_u64(70);
+    let before = target.clone();
+    let report = match proto::decode_into(message, convention, &mut target) {
+        Err(e) => {
+            assert!(target == before, "{e} changed the sketch");
+            let _ = e.to_string();
+            return;
+        }
+        Ok(report) => report,
+    };
+    // Counters saturate (a message can carry counts up to 1.8e308).
+    assert_eq!(target.count(), before.count().saturating_add(report.added));
+    assert_eq!(
+        target.saturated(),
+        before.saturated().saturating_add(report.saturated)
+    );
+    assert_eq!(
+        target.clamped(),
+        before.clamped().saturating_add(report.above_range)
+    );
+    assert!(report.below_range.saturating_add(report.above_range) <= report.added);
+    let mapping = proto::read_mapping(message).expect("decoded, so the mapping reads");
+    assert!(mapping.relative_accuracy(convention).is_some());
+
+    // Into a fresh sketch, then through encode and decode again.
+    let mut a = empty.clone();
+    let first = proto::decode_into(message, convention, &mut a).expect("decoded once");
+    // The same values, though the filled sketch may saturate a bin earlier.
+    assert_eq!(
+        first.added.saturating_add(first.saturated),
+        report.added.saturating_add(report.saturated)
+    );
+    if first.saturated == 0 && report.saturated == 0 {
+        assert_eq!(first, report);
+    }
+    let mut buf = vec![0u8; proto::encoded_len(&a, convention)];
+    let len = proto::encode(&a, convention, &mut buf).expect("buffer of encoded_len");
+    assert_eq!(len, buf.len());
+    let mut b = empty.clone();
+    let second = proto::decode_into(&buf, convention, &mut b).expect("own output decodes");
+    assert_eq!(second.added, a.count());
+    assert_eq!(
+        (second.below_range, second.above_range, second.saturated),
+        (0, 0, 0)
+    );
+    assert!(a.bins().eq(b.bins()));
+    assert_eq!(a.zero_count(), b.zero_count());
+    assert_eq!(a.count(), b.count());
+    if report.below_range == 0 && report.above_range == 0 {
+        // Every bin entered the stats at its own value: the same sketch both times.
+        assert_eq!(a.min(), b.min());
+        assert_eq!(a.max(), b.max());
+        for q in [0.0, 0.1, 0.5, 0.9, 0.999, 1.0] {
+            assert_eq!(a.quantile(q), b.quantile(q), "q={q}");
+        }
+        let (x, y) = (a.sum(), b.sum());
+        assert!(
+            x == y || (x - y).abs() <= 1e-9 * x.max(y),
+            "sums {x} vs {y}"
+        );
+    }
+    // And once more: a fixed point.
+    let mut again = vec![0u8; proto::encoded_len(&b, convention)];
+    proto::encode(&b, convention, &mut again).unwrap();
+    assert_eq!(again, buf);
+    for q in [0.0, 0.5, 1.0] {
+        let _ = a.quantile(q);
+    }
+}

@@ -1,0 +1,106 @@
+//! An arbitrary sequence of window and budget operations, with a clock that jumps forward
+//! and backward, checked against simple reference models after every step:
+//! the window conserves every record (`count + expired`), a jump over the window empties
+//! it, the ratio budget matches an exact integer model, and the token bucket never grants
+//! more than its burst plus its rate times the time that passed.
+#![no_main]
+
+use core::time::Duration;
+
+use libfuzzer_sys::fuzz_target;
+use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::{Clock, Instant, ManualClock};
+use tailguard::sketch::{IndexMapping, IntMapping};
+use tailguard::window::{Window, WindowConfig};
+
+const INTERVAL_NS: u64 = 1_000_000;
+const UNITS: u64 = 1_000_000; // millionths of a token
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&setup, ops)) = data.split_first() else {
+        return;
+    };
+    let clock = ManualClock::starting_at(Instant::from_nanos(1 << 40));
+    let config = WindowConfig::new()
+        .interval(Duration::from_nanos(INTERVAL_NS))
+        .refresh_records(u32::from(setup % 4) * 8)
+        .warmup_records(u32::from(setup >> 4));
+    let mapping = IntMapping::with_mantissa_bits(u32::from(setup % 5)).unwrap();
+    let window: Window<_, _, 64> = Window::new(&clock, mapping, 1.0, config).unwrap();
+
+    let ratio_ppm = u64::from(setup) * 4_000; // 0 % .. 102 %
+    let cap = 1 + u64::from(setup % 7);
+    let budget = RatioBudget::from_parts_per_million(ratio_ppm as u32, cap as u32).unwrap();
+    let mut model_balance = cap * UNITS; // starts full
+
+    let bucket = TokenBucket::new(&clock, 1000.0, 1 + u32::from(setup % 5)).unwrap();
+    let (mut bucket_granted, mut forward_ns, mut backward_jumps) = (0u64, 0u64, 0u64);
+
+    let mut recorded = 0u64;
+    let mut latest_ns = clock.now().as_nanos(); // the latest instant seen before this op
+    for chunk in ops.chunks(3) {
+        latest_ns = latest_ns.max(clock.now().as_nanos());
+        let (op, arg) = match chunk {
+            [op, a, b] => (*op, u16::from_le_bytes([*a, *b])),
+            [op, ..] => (*op, 0),
+            [] => break,
+        };
+        match op % 9 {
+            0 | 1 => {
+                window.record_u64(u64::from(arg) * u64::from(op));
+                recorded += 1;
+            }
+            2 => {
+                let step = u64::from(arg) * 100; // up to 6.5 ms: a few intervals
+                clock.advance(Duration::from_nanos(step));
+                forward_ns += step;
+            }
+            3 => {
+                let jump = u64::from(arg) * INTERVAL_NS * 8 + 3 * INTERVAL_NS;
+                clock.advance(Duration::from_nanos(jump));
+                forward_ns += jump;
+                // Past every instant seen so far by three intervals: nothing is left.
+                if clock.now().as_nanos() >= latest_ns + 3 * INTERVAL_NS {
+                    assert_eq!(window.count(), 0, "a jump over the window empties it");
+                }
+            }
+            4 => {
+                let back = u64::from(arg) * INTERVAL_NS;
+                clock.set(Instant::from_nanos(clock.now().as_nanos().saturating_sub(back)));
+                backward_jumps += 1;
+            }
+            5 => {
+                budget.on_request();
+                model_balance = (model_balance + ratio_ppm).min(cap * UNITS);
+            }
+            6 => {
+                let granted = budget.try_acquire();
+                let model = model_balance >= UNITS;
+                assert_eq!(granted, model, "ratio budget disagrees with the model");
+                if model {
+                    model_balance -= UNITS;
+                }
+                bucket_granted += u64::from(bucket.try_acquire());
+            }
+            7 => {
+                let tokens = u32::from(arg % 4);
+                budget.penalize(tokens);
+                model_balance = model_balance.saturating_sub(u64::from(tokens) * UNITS);
+            }
+            _ => {
+                let q = f64::from(arg) / f64::from(u16::MAX);
+                let value = window.quantile(q).unwrap();
+                assert_eq!(value.is_some(), window.count() > 0);
+                if let Some(t) = window.threshold() {
+                    assert!(t >= 0.0 && t.is_finite());
+                }
+                let _ = mapping.relative_accuracy();
+            }
+        }
+        assert_eq!(window.count() + u64::from(window.expired()), recorded);
+        assert_eq!((budget.balance() * UNITS as f64).round() as u64, model_balance);
+        let burst = u64::from(bucket.burst());
+        let allowed = burst * (1 + backward_jumps) + (forward_ns as f64 * bucket.rate() / 1e9) as u64 + 1;
+        assert!(bucket_granted <= allowed, "{bucket_granted} > {allowed}");
+    }
+});

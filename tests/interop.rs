@@ -1,0 +1,540 @@
+//! Interop with the real thing: DataDog's Python `ddsketch` (3.x), through the protobuf
+//! wire format, for the three mappings, several accuracies and several data sets.
+//!
+//! Needs a Python with `ddsketch` and `protobuf` installed, named by `TAILGUARD_PYTHON`
+//! (`.ci/run` makes a venv). Without it the test is skipped with a loud message, unless
+//! `TAILGUARD_REQUIRE_INTEROP=1`, which turns the skip into a failure (CI sets it).
+//!
+//! ```sh
+//! python3 -m venv .venv && .venv/bin/pip install ddsketch==3.0.1 protobuf
+//! TAILGUARD_PYTHON=.venv/bin/python cargo test --test interop -- --nocapture
+//! ```
+//!
+//! What is checked, for every case (data set x mapping):
+//!
+//! 1. tailguard -> Python: both of tailguard's encodings parse with ddsketch's protobuf
+//!    classes, with the gamma, offset, interpolation and bins expected (the Python
+//!    convention writes the very gamma Python's own mapping has); `DDSketchProto.from_proto`
+//!    of the Python-convention bytes holds tailguard's bins (key = index + 1), and answers
+//!    every quantile from the bin tailguard answers from, with the value of that bin (for
+//!    `NONE`, the same number to 1e-9; for `LINEAR` and `CUBIC` each library's own
+//!    representative, within `2 alpha` of each other).
+//! 2. Python -> tailguard: Python's sketch of the same data, written by `to_proto`,
+//!    decodes with `IndexConvention::Python` into tailguard bin for bin (index = key - 1),
+//!    and answers every quantile from Python's bin. With the Go/Java convention it reads
+//!    one bin high (`NONE`) or is refused (`LINEAR`, `CUBIC`: another gamma).
+//! 3. Python's sketch, tailguard's sketch and tailguard's decoding of Python's sketch are
+//!    each within alpha of the exact quantiles.
+
+mod common;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{exact_quantile, Dist, QUANTILES};
+use tailguard::proto::{self, DecodeError, IndexConvention};
+use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+const BINS: usize = 8192;
+const MIN_VALUE: f64 = 1e-3;
+const N_VALUES: usize = 20_000;
+
+type Sketch<M> = DDSketch<M, BINS>;
+
+/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
+fn python() -> Option<PathBuf> {
+    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
+    match std::env::var_os("TAILGUARD_PYTHON") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => {
+            let msg = "TAILGUARD_PYTHON is not set: the ddsketch interop test did NOT run. \
+                       Set it to a python with `ddsketch` and `protobuf` installed \
+                       (bash .ci/run does).";
+            if required {
+                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
+            }
+            // Straight to stderr: the test harness captures eprintln!.
+            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
+            None
+        }
+    }
+}
+
+/// The data sets: the accuracy tests' distributions, integers (many of them exact bin
+/// boundaries for LINEAR), and a mix with zeros.
+fn data_sets() -> Vec<(String, Vec<f64>)> {
+    let mut sets: Vec<(String, Vec<f64>)> = [
+        Dist::Uniform,
+        Dist::LogNormalNarrow,
+        Dist::LogNormalWide,
+        Dist::Pareto,
+        Dist::Constant,
+        Dist::Stragglers,
+    ]
+    .iter()
+    .map(|&d| {
+        (
+            format!("{d:?}").to_lowercase(),
+            d.samples(0xd06 ^ d as u64, N_VALUES),
+        )
+    })
+    .collect();
+    let mut rng = common::Rng(7);
+    let integers = (0..N_VALUES)
+        .map(|_| (1 + rng.next_u64() % 1000) as f64)
+        .collect();
+    sets.push(("integers".into(), integers));
+    let with_zeros = Dist::Stragglers
+        .samples(11, N_VALUES)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| if i % 10 == 0 { 0.0 } else { v })
+        .collect();
+    sets.push(("zeros".into(), with_zeros));
+    sets
+}
+
+/// Which bin a sketch answers quantile `q` from, by Python's rule (`None`: the zero bin).
+fn bin_at_quantile<M: IndexMapping>(s: &Sketch<M>, q: f64) -> Option<i32> {
+    let rank = q * (s.count() - 1) as f64;
+    let mut cumulative = f64::from(s.zero_count());
+    if cumulative > rank {
+        return None;
+    }
+    for bin in s.bins() {
+        cumulative += f64::from(bin.count);
+        if cumulative > rank {
+            return Some(bin.index);
+        }
+    }
+    panic!("rank {rank} beyond the count");
+}
+
+/// One line of results.txt: `quantile SOURCE Q VALUE KEY`.
+#[derive(Debug, Clone, Copy)]
+struct PyQuantile {
+    q: f64,
+    value: f64,
+    /// `None` for the zero bin.
+    key: Option<i64>,
+}
+
+#[derive(Default, Debug)]
+struct Results {
+    fields: HashMap<String, HashMap<String, String>>,
+    quantiles: HashMap<String, Vec<PyQuantile>>,
+    keys: HashMap<String, Vec<(i64, f64)>>,
+    native: HashMap<String, HashMap<String, String>>,
+    version: String,
+}
+
+fn key_values(words: &[&str]) -> HashMap<String, String> {
+    words
+        .iter()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn parse_results(text: &str) -> Results {
+    let mut r = Results::default();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["version", v] => r.version = v.to_string(),
+            ["case", _] => {}
+            ["field", source, rest @ ..] => {
+                r.fields.insert(source.to_string(), key_values(rest));
+            }
+            ["native", source, rest @ ..] => {
+                r.native.insert(source.to_string(), key_values(rest));
+            }
+            ["quantile", source, q, value, key] => r
+                .quantiles
+                .entry(source.to_string())
+                .or_default()
+                .push(PyQuantile {
+                    q: q.parse().unwrap(),
+                    value: value.parse().unwrap(),
+                    key: (*key != "zero").then(|| key.parse().unwrap()),
+                }),
+            ["keys", source, pairs @ ..] => {
+                let bins = pairs
+                    .iter()
+                    .map(|p| {
+                        let (k, c) = p.split_once(':').unwrap();
+                        (k.parse().unwrap(), c.parse().unwrap())
+                    })
+                    .collect();
+                r.keys.insert(source.to_string(), bins);
+            }
+            _ => panic!("unexpected line in results.txt: {line}"),
+        }
+    }
+    r
+}
+
+fn field(r: &Results, source: &str, name: &str) -> f64 {
+    r.fields[source][name].parse().unwrap()
+}
+
+fn encode<M: IndexMapping>(s: &Sketch<M>, convention: IndexConvention) -> Vec<u8> {
+    let mut buf = vec![0u8; proto::encoded_len(s, convention)];
+    let len = proto::encode(s, convention, &mut buf).unwrap();
+    assert_eq!(len, buf.len());
+    buf
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    if a == b {
+        0.0
+    } else {
+        (a - b).abs() / b.abs()
+    }
+}
+
+/// The figures reported per case.
+#[derive(Debug, Default)]
+struct Figures {
+    /// Largest relative error against the exact quantiles of: tailguard's own sketch,
+    /// Python's own sketch, tailguard's decoding of Python's proto.
+    err_tailguard: f64,
+    err_python: f64,
+    err_decoded: f64,
+    /// Largest relative difference between Python's and tailguard's answer for the same bin.
+    py_vs_tg: f64,
+    /// Values Python and tailguard put in different bins when each records the data itself.
+    differing_values: f64,
+    bins: usize,
+    bytes: usize,
+}
+
+struct Case {
+    name: String,
+    mapping: &'static str,
+    values: Vec<f64>,
+}
+
+/// Writes the case's inputs for the Python script.
+fn prepare<M: IndexMapping>(dir: &Path, case: &Case, sketch: &Sketch<M>) {
+    let values: String = case.values.iter().map(|v| format!("{v:?}\n")).collect();
+    std::fs::write(dir.join(format!("{}.values", case.name)), values).unwrap();
+    for (convention, tag) in [
+        (IndexConvention::Python, "python"),
+        (IndexConvention::GoJava, "gojava"),
+    ] {
+        std::fs::write(
+            dir.join(format!("{}.tg-{tag}.pb", case.name)),
+            encode(sketch, convention),
+        )
+        .unwrap();
+    }
+}
+
+fn check<M: IndexMapping>(dir: &Path, case: &Case, sketch: &Sketch<M>, r: &Results) -> Figures {
+    let name = &case.name;
+    let alpha = sketch.relative_accuracy();
+    let interpolation = M::INTERPOLATION as i32;
+    let mut sorted = case.values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let exact = |q: f64| exact_quantile(&sorted, q);
+    // Python's own float math at bin edges costs a hair beyond alpha.
+    let within_alpha = |got: f64, want: f64| {
+        if want == 0.0 {
+            got == 0.0
+        } else {
+            rel(got, want) <= alpha * (1.0 + 1e-9)
+        }
+    };
+    let mut fig = Figures {
+        bins: sketch.bins().count(),
+        ..Figures::default()
+    };
+    let first = sketch.bins().next().unwrap().index;
+
+    // --- 1. tailguard -> Python -------------------------------------------------------
+    let go = format!("{name}.tg-gojava.pb");
+    let py = format!("{name}.tg-python.pb");
+    let native = format!("{name}.py.pb");
+    fig.bytes = std::fs::metadata(dir.join(&go)).unwrap().len() as usize;
+    // Go/Java convention: the sketch's gamma, Go's default offset, tailguard's bins.
+    let go_shift = if M::INTERPOLATION == tailguard::sketch::Interpolation::Linear {
+        (1.0 / sketch.mapping().gamma().log2()).round()
+    } else {
+        0.0
+    };
+    assert_eq!(field(r, &go, "gamma"), sketch.mapping().gamma(), "{go}");
+    assert_eq!(field(r, &go, "indexOffset"), go_shift, "{go}");
+    assert_eq!(field(r, &go, "offset"), f64::from(first) + go_shift, "{go}");
+    // Python convention: Python's own gamma for this accuracy, offset 0, keys + 1.
+    let native_gamma: f64 = r.native[&native]["gamma"].parse().unwrap();
+    assert!(
+        rel(field(r, &py, "gamma"), native_gamma) <= 1e-12,
+        "{py}: gamma {} vs Python's {native_gamma}",
+        field(r, &py, "gamma")
+    );
+    assert_eq!(
+        field(r, &py, "indexOffset"),
+        field(r, &native, "indexOffset")
+    );
+    assert_eq!(field(r, &py, "offset"), f64::from(first) + 1.0, "{py}");
+    for source in [&go, &py] {
+        assert_eq!(field(r, source, "interpolation"), f64::from(interpolation));
+        assert_eq!(field(r, &native, "interpolation"), f64::from(interpolation));
+        let last = sketch.bins().last().unwrap().index;
+        assert_eq!(field(r, source, "bins"), f64::from(last - first + 1));
+        assert_eq!(field(r, source, "nonzero"), fig.bins as f64);
+        assert_eq!(
+            field(r, source, "total"),
+            (sketch.count() - u64::from(sketch.zero_count())) as f64
+        );
+        assert_eq!(field(r, source, "zero"), f64::from(sketch.zero_count()));
+        assert_eq!(field(r, source, "sparse"), 0.0);
+        assert_eq!(field(r, source, "negative"), 0.0);
+    }
+    // from_proto holds tailguard's bins, one key higher...
+    let ours: Vec<(i64, f64)> = sketch
+        .bins()
+        .map(|b| (i64::from(b.index) + 1, f64::from(b.count)))
+        .collect();
+    assert_eq!(r.keys[&py], ours, "{py}: bins");
+    // ...and answers every quantile from tailguard's bin, with that bin's value.
+    for pq in &r.quantiles[&py] {
+        let bin = bin_at_quantile(sketch, pq.q);
+        assert_eq!(pq.key.map(|k| k - 1), bin.map(i64::from), "{py} q={}", pq.q);
+        let want = exact(pq.q);
+        assert!(
+            within_alpha(pq.value, want),
+            "{py} q={}: {} vs exact {want}",
+            pq.q,
+            pq.value
+        );
+        if let Some(i) = bin {
+            let ours = sketch.mapping().value(i);
+            let diff = rel(pq.value, ours);
+            fig.py_vs_tg = fig.py_vs_tg.max(diff);
+            let bound = if interpolation == 0 {
+                1e-9
+            } else {
+                2.0 * alpha
+            };
+            assert!(
+                diff <= bound,
+                "{py} q={}: Python {} vs tailguard {ours}",
+                pq.q,
+                pq.value
+            );
+        }
+    }
+
+    // --- 2. Python -> tailguard -------------------------------------------------------
+    let bytes = std::fs::read(dir.join(&native)).unwrap();
+    let mut decoded = sketch.clone();
+    decoded.clear();
+    let report = proto::decode_into(&bytes, IndexConvention::Python, &mut decoded)
+        .unwrap_or_else(|e| panic!("{native}: {e}"));
+    assert_eq!(report.added, case.values.len() as u64, "{native}");
+    assert_eq!(
+        (report.below_range, report.above_range, report.saturated),
+        (0, 0, 0)
+    );
+    let theirs: Vec<(i64, f64)> = decoded
+        .bins()
+        .map(|b| (i64::from(b.index) + 1, f64::from(b.count)))
+        .collect();
+    assert_eq!(r.keys[&native], theirs, "{native}: bins");
+    for pq in &r.quantiles[&native] {
+        let bin = bin_at_quantile(&decoded, pq.q);
+        assert_eq!(
+            pq.key.map(|k| k - 1),
+            bin.map(i64::from),
+            "{native} q={}",
+            pq.q
+        );
+        let want = exact(pq.q);
+        fig.err_python = fig.err_python.max(rel(pq.value, want));
+        assert!(
+            within_alpha(pq.value, want),
+            "{native} q={}: {} vs {want}",
+            pq.q,
+            pq.value
+        );
+        let got = decoded.quantile(pq.q).unwrap().unwrap();
+        fig.err_decoded = fig.err_decoded.max(rel(got, want));
+        assert!(
+            within_alpha(got, want),
+            "decoded {native} q={}: {got} vs {want}",
+            pq.q
+        );
+        if let (Some(i), 0) = (bin, interpolation) {
+            let ours = decoded.mapping().value(i);
+            assert!(rel(pq.value, ours) <= 1e-9, "{native} q={}", pq.q);
+        }
+    }
+    // Read with the Go/Java convention, Python's sketch is a bin high, or refused.
+    let mut misread = decoded.clone();
+    misread.clear();
+    match proto::decode_into(&bytes, IndexConvention::GoJava, &mut misread) {
+        Ok(_) => {
+            assert_eq!(interpolation, 0);
+            assert!(misread
+                .bins()
+                .map(|b| (b.index - 1, b.count))
+                .eq(decoded.bins().map(|b| (b.index, b.count))));
+        }
+        Err(e) => {
+            assert_ne!(interpolation, 0);
+            assert!(matches!(e, DecodeError::Gamma { .. }), "{e}");
+        }
+    }
+
+    // --- 3. Each sketch within alpha of the exact quantiles -----------------------------
+    for q in QUANTILES {
+        let got = sketch.quantile(q).unwrap().unwrap();
+        fig.err_tailguard = fig.err_tailguard.max(rel(got, exact(q)));
+        assert!(within_alpha(got, exact(q)), "{name} q={q}");
+    }
+    // How many values the two libraries, each recording the data itself, bin apart:
+    // only values on a bin boundary (ceil against floor) may differ.
+    fig.differing_values = decoded
+        .bins()
+        .map(|b| (b.index, f64::from(b.count)))
+        .chain(sketch.bins().map(|b| (b.index, -f64::from(b.count))))
+        .fold(HashMap::<i32, f64>::new(), |mut m, (i, c)| {
+            *m.entry(i).or_default() += c;
+            m
+        })
+        .values()
+        .map(|c| c.abs())
+        .sum::<f64>()
+        / 2.0;
+    let boundaries = case
+        .values
+        .iter()
+        .filter(|&&v| {
+            v > 0.0 && {
+                let m = sketch.mapping();
+                let i = m.index(v);
+                rel(m.lower_bound(i), v) < 1e-9 || rel(m.lower_bound(i + 1), v) < 1e-9
+            }
+        })
+        .count();
+    assert!(
+        fig.differing_values <= boundaries as f64,
+        "{name}: {} values binned apart, only {boundaries} on a boundary",
+        fig.differing_values
+    );
+    fig
+}
+
+fn run_case<M: IndexMapping>(alpha: f64, case: &Case, dir: &Path) -> Sketch<M> {
+    let mut s = Sketch::<M>::with_relative_accuracy(alpha, MIN_VALUE).unwrap();
+    for &v in &case.values {
+        s.record(v).unwrap();
+    }
+    assert_eq!(s.clamped(), 0);
+    prepare(dir, case, &s);
+    s
+}
+
+enum Built {
+    Log(Box<Sketch<LogMapping>>),
+    Cubic(Box<Sketch<CubicMapping>>),
+    Int(Box<Sketch<IntMapping>>),
+}
+
+#[test]
+fn tailguard_and_python_ddsketch_read_each_other() {
+    let Some(python) = python() else { return };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ddsketch-interop");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let mappings: [(&str, f64); 7] = [
+        ("log", 0.01),
+        ("log", 0.005),
+        ("cubic", 0.01),
+        ("cubic", 0.02),
+        ("int", 0.02),  // k = 5, alpha 1.56 %
+        ("int", 0.01),  // k = 6, alpha 0.78 %
+        ("int", 0.005), // k = 7, alpha 0.39 %
+    ];
+    let mut cases = Vec::new();
+    let mut cases_txt = String::new();
+    for (set, values) in data_sets() {
+        for (mapping, alpha) in mappings {
+            let case = Case {
+                name: format!("{set}-{mapping}-{alpha}"),
+                mapping,
+                values: values.clone(),
+            };
+            let built = match mapping {
+                "log" => Built::Log(Box::new(run_case::<LogMapping>(alpha, &case, &dir))),
+                "cubic" => Built::Cubic(Box::new(run_case::<CubicMapping>(alpha, &case, &dir))),
+                _ => Built::Int(Box::new(run_case::<IntMapping>(alpha, &case, &dir))),
+            };
+            let accuracy = match &built {
+                Built::Log(s) => s.relative_accuracy(),
+                Built::Cubic(s) => s.relative_accuracy(),
+                Built::Int(s) => s.relative_accuracy(),
+            };
+            writeln!(cases_txt, "{} {} {accuracy:?}", case.name, case.mapping).unwrap();
+            cases.push((case, built));
+        }
+    }
+    std::fs::write(dir.join("cases.txt"), cases_txt).unwrap();
+    let quantiles: String = QUANTILES.iter().map(|q| format!("{q:?}\n")).collect();
+    std::fs::write(dir.join("quantiles.txt"), quantiles).unwrap();
+
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "the Python side failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = parse_results(&std::fs::read_to_string(dir.join("results.txt")).unwrap());
+
+    println!(
+        "\n{:<34} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>6}",
+        "case (data-mapping-alpha)",
+        "bins",
+        "bytes",
+        "err tg",
+        "err py",
+        "err dec",
+        "py~tg",
+        "apart"
+    );
+    for (case, built) in &cases {
+        let fig = match built {
+            Built::Log(s) => check(&dir, case, s, &results),
+            Built::Cubic(s) => check(&dir, case, s, &results),
+            Built::Int(s) => check(&dir, case, s, &results),
+        };
+        println!(
+            "{:<34} {:>6} {:>6} {:>8.4}% {:>8.4}% {:>8.4}% {:>8.4}% {:>6}",
+            case.name,
+            fig.bins,
+            fig.bytes,
+            100.0 * fig.err_tailguard,
+            100.0 * fig.err_python,
+            100.0 * fig.err_decoded,
+            100.0 * fig.py_vs_tg,
+            fig.differing_values
+        );
+    }
+    println!(
+        "INTEROP OK: {} cases checked against Python ddsketch {}",
+        cases.len(),
+        results.version
+    );
+}
