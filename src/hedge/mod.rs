@@ -47,6 +47,8 @@ pub use config::{ColdStart, HedgeConfig, HedgeError};
 #[cfg(feature = "embassy-time")]
 pub use race::race_embassy;
 pub use race::{race, RaceError, Winner};
+#[cfg(feature = "tower")]
+pub(crate) use race::{RaceCore, RaceEnd, Verdict};
 use stats::Counters;
 pub use stats::Stats;
 
@@ -401,6 +403,11 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     /// The configuration.
     pub fn config(&self) -> &HedgeConfig {
         &self.config
+    }
+
+    /// Time since `ticket`'s request started.
+    pub(crate) fn clock_elapsed(&self, ticket: &Ticket) -> Duration {
+        self.now().duration_since(ticket.start)
     }
 
     /// Records a latency observed outside the ticket lifecycle (warming up from a

@@ -1,11 +1,11 @@
 //! [`race`]: run a request, hedge it when the [`Hedger`] says so, keep the first success.
 
 use core::future::{poll_fn, Future};
-use core::pin::pin;
-use core::task::Poll;
+use core::pin::{pin, Pin};
+use core::task::{Context, Poll};
 use core::time::Duration;
 
-use super::{Attempt, Decision, Hedger};
+use super::{Attempt, Decision, Hedger, Ticket};
 use crate::budget::Budget;
 use crate::clock::Clock;
 use crate::sketch::IndexMapping;
@@ -108,88 +108,214 @@ where
     Sleep: FnMut(Duration) -> S,
     S: Future<Output = ()>,
 {
-    let mut ticket = hedger.start();
+    let mut core = RaceCore::new(hedger.start());
     let mut primary = pin!(Some(primary));
     let mut backup_attempt = pin!(None::<Backup>);
     let mut timer = pin!(None::<S>);
     let mut make_backup = Some(backup);
-    let mut ask = true; // consult the hedger on the first poll and whenever the timer fires
+    let classify = |result: &Result<T, E>| match result {
+        Ok(_) => Verdict::Success,
+        Err(_) => Verdict::Failure,
+    };
+    let end = poll_fn(|cx| {
+        core.poll(
+            hedger,
+            cx,
+            primary.as_mut(),
+            backup_attempt.as_mut(),
+            timer.as_mut(),
+            &mut sleep,
+            || make_backup.take().map(|make| make()),
+            classify,
+        )
+    })
+    .await;
+    // The classifier makes every success `Ok` and every failure `Err`.
+    match end {
+        RaceEnd::Won {
+            output,
+            attempt,
+            latency,
+        }
+        | RaceEnd::Failed {
+            output,
+            attempt,
+            latency,
+        } => match output {
+            Ok(value) => Ok(Winner {
+                value,
+                attempt,
+                latency,
+            }),
+            Err(error) => Err(RaceError { error, attempt }),
+        },
+    }
+}
 
-    poll_fn(|cx| loop {
-        if ask {
-            ask = false;
-            match hedger.should_hedge(&mut ticket) {
-                Decision::Wait(d) => timer.set(Some(sleep(d))),
-                Decision::Hedge => backup_attempt.set(make_backup.take().map(|f| f())),
-                Decision::Skip(_) => {}
-            }
+/// How an attempt's result counts for the hedger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// An answer: it wins the race and its latency is learned.
+    Success,
+    /// A failure: not latency; the race waits for the other attempt.
+    Failure,
+    /// A failure that signals back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED).
+    RateLimited,
+}
+
+/// How a race ended.
+pub(crate) enum RaceEnd<O> {
+    /// `attempt` succeeded with `output` after `latency`; the others were cancelled.
+    Won {
+        output: O,
+        attempt: Attempt,
+        latency: Duration,
+    },
+    /// Every attempt failed; `output` is the last failure, after `latency`.
+    Failed {
+        output: O,
+        attempt: Attempt,
+        latency: Duration,
+    },
+}
+
+/// The race's state machine, shared by [`race`] (futures pinned on its stack) and the
+/// tower service (futures pinned in its response future). The caller owns the three
+/// future slots; `RaceCore` decides when to fill and empty them and reports to the hedger.
+pub(crate) struct RaceCore<O> {
+    ticket: Ticket,
+    /// Consult the hedger on the first poll and whenever the timer fires.
+    ask: bool,
+    /// The last failed attempt's output, returned if nothing succeeds.
+    failure: Option<(O, Attempt)>,
+}
+
+impl<O> RaceCore<O> {
+    pub(crate) fn new(ticket: Ticket) -> Self {
+        RaceCore {
+            ticket,
+            ask: true,
+            failure: None,
         }
-        // The timer first: a due hedge starts before we report Pending.
-        if let Some(t) = timer.as_mut().as_pin_mut() {
-            if t.poll(cx).is_ready() {
-                timer.set(None);
-                ask = true;
-                continue;
-            }
-        }
-        let mut failure = None;
-        if let Some(p) = primary.as_mut().as_pin_mut() {
-            if let Poll::Ready(result) = p.poll(cx) {
-                primary.set(None);
-                match result {
-                    Ok(value) => {
-                        backup_attempt.set(None); // cancel the loser at once
-                        timer.set(None);
-                        let latency = hedger.on_success(&ticket, Attempt::Primary);
-                        return Poll::Ready(Ok(Winner {
-                            value,
-                            attempt: Attempt::Primary,
-                            latency,
-                        }));
+    }
+
+    /// Polls the race: `make_backup` is called (once) when the hedger says hedge;
+    /// `classify` judges each attempt's output. Returns once an attempt succeeds or every
+    /// attempt has failed; the slots are then empty (losers dropped, i.e. cancelled).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn poll<C, B, M, const N: usize, const SLOTS: usize, P, Bk, S, Sleep>(
+        &mut self,
+        hedger: &Hedger<C, B, M, N, SLOTS>,
+        cx: &mut Context<'_>,
+        mut primary: Pin<&mut Option<P>>,
+        mut backup: Pin<&mut Option<Bk>>,
+        mut timer: Pin<&mut Option<S>>,
+        sleep: &mut Sleep,
+        make_backup: impl FnOnce() -> Option<Bk>,
+        classify: impl Fn(&O) -> Verdict,
+    ) -> Poll<RaceEnd<O>>
+    where
+        C: Clock,
+        B: Budget,
+        M: IndexMapping,
+        P: Future<Output = O>,
+        Bk: Future<Output = O>,
+        Sleep: FnMut(Duration) -> S,
+        S: Future<Output = ()>,
+    {
+        let mut make_backup = Some(make_backup);
+        loop {
+            if self.ask {
+                self.ask = false;
+                match hedger.should_hedge(&mut self.ticket) {
+                    Decision::Wait(d) => timer.set(Some(sleep(d))),
+                    Decision::Hedge => {
+                        if let Some(attempt) = make_backup.take().and_then(|make| make()) {
+                            backup.set(Some(attempt));
+                        }
                     }
-                    Err(error) => {
-                        hedger.on_error(&mut ticket, Attempt::Primary);
-                        failure = Some(RaceError {
-                            error,
-                            attempt: Attempt::Primary,
-                        });
+                    Decision::Skip(_) => {}
+                }
+            }
+            // The timer first: a due hedge starts before we report Pending.
+            if let Some(t) = timer.as_mut().as_pin_mut() {
+                if t.poll(cx).is_ready() {
+                    timer.set(None);
+                    self.ask = true;
+                    continue;
+                }
+            }
+            if let Some(p) = primary.as_mut().as_pin_mut() {
+                if let Poll::Ready(output) = p.poll(cx) {
+                    primary.set(None);
+                    if let Some(end) =
+                        self.settle(hedger, output, Attempt::Primary, &classify)
+                    {
+                        backup.set(None); // cancel the loser at once
+                        timer.set(None);
+                        return Poll::Ready(end);
                     }
                 }
             }
-        }
-        if let Some(b) = backup_attempt.as_mut().as_pin_mut() {
-            if let Poll::Ready(result) = b.poll(cx) {
-                backup_attempt.set(None);
-                let attempt = Attempt::Hedge(1);
-                match result {
-                    Ok(value) => {
+            if let Some(b) = backup.as_mut().as_pin_mut() {
+                if let Poll::Ready(output) = b.poll(cx) {
+                    backup.set(None);
+                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(1), &classify)
+                    {
                         primary.set(None); // cancel the loser at once
                         timer.set(None);
-                        let latency = hedger.on_success(&ticket, attempt);
-                        return Poll::Ready(Ok(Winner {
-                            value,
-                            attempt,
-                            latency,
-                        }));
-                    }
-                    Err(error) => {
-                        hedger.on_error(&mut ticket, attempt);
-                        failure = Some(RaceError { error, attempt });
+                        return Poll::Ready(end);
                     }
                 }
             }
-        }
-        let running = primary.is_some() || backup_attempt.is_some();
-        return match failure {
-            // Nothing left to wait for: the last failure is the answer.
-            Some(failure) if !running => {
-                timer.set(None);
-                Poll::Ready(Err(failure))
+            if primary.is_none() && backup.is_none() {
+                // Nothing left to wait for: the last failure is the answer.
+                if let Some((output, attempt)) = self.failure.take() {
+                    timer.set(None);
+                    let latency = hedger.clock_elapsed(&self.ticket);
+                    return Poll::Ready(RaceEnd::Failed {
+                        output,
+                        attempt,
+                        latency,
+                    });
+                }
             }
-            _ => Poll::Pending,
-        };
-    })
-    .await
+            return Poll::Pending;
+        }
+    }
+
+    /// Reports a finished attempt to the hedger: the race's end if it succeeded.
+    fn settle<C, B, M, const N: usize, const SLOTS: usize>(
+        &mut self,
+        hedger: &Hedger<C, B, M, N, SLOTS>,
+        output: O,
+        attempt: Attempt,
+        classify: &impl Fn(&O) -> Verdict,
+    ) -> Option<RaceEnd<O>>
+    where
+        C: Clock,
+        B: Budget,
+        M: IndexMapping,
+    {
+        match classify(&output) {
+            Verdict::Success => {
+                let latency = hedger.on_success(&self.ticket, attempt);
+                Some(RaceEnd::Won {
+                    output,
+                    attempt,
+                    latency,
+                })
+            }
+            verdict => {
+                if verdict == Verdict::RateLimited {
+                    hedger.on_rate_limited();
+                }
+                hedger.on_error(&mut self.ticket, attempt);
+                self.failure = Some((output, attempt));
+                None
+            }
+        }
+    }
 }
 
 /// [`race`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
