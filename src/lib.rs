@@ -28,6 +28,8 @@
 //! * `std`: [`StdClock`](clock::StdClock).
 //! * `embassy-time`: [`EmbassyClock`](clock::EmbassyClock).
 //! * `defmt`: `defmt::Format` on public types.
+//! * `tower` (implies `std`): [`tower::HedgeLayer`], hedging any tower `Service`, with
+//!   HTTP helpers.
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
 //! or a tick rate: those are the final binary's choices.
@@ -56,6 +58,8 @@ pub mod proto;
 pub mod registry;
 pub mod sketch;
 mod sync;
+#[cfg(feature = "tower")]
+pub mod tower;
 pub mod window;
 
 pub use clock::{Clock, Instant, ManualClock};

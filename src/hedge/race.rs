@@ -248,9 +248,7 @@ impl<O> RaceCore<O> {
             if let Some(p) = primary.as_mut().as_pin_mut() {
                 if let Poll::Ready(output) = p.poll(cx) {
                     primary.set(None);
-                    if let Some(end) =
-                        self.settle(hedger, output, Attempt::Primary, &classify)
-                    {
+                    if let Some(end) = self.settle(hedger, output, Attempt::Primary, &classify) {
                         backup.set(None); // cancel the loser at once
                         timer.set(None);
                         return Poll::Ready(end);
@@ -260,8 +258,7 @@ impl<O> RaceCore<O> {
             if let Some(b) = backup.as_mut().as_pin_mut() {
                 if let Poll::Ready(output) = b.poll(cx) {
                     backup.set(None);
-                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(1), &classify)
-                    {
+                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(1), &classify) {
                         primary.set(None); // cancel the loser at once
                         timer.set(None);
                         return Poll::Ready(end);

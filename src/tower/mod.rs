@@ -1,0 +1,297 @@
+//! Hedging for [tower] services (feature `tower`): wrap any `Service` whose requests can
+//! be cloned, and slow requests get a backup copy at the learned percentile; the first
+//! answer wins and the other attempt is dropped (cancelled).
+//!
+//! * [`HedgeLayer`] / [`Hedge`]: the layer and service, driving a [`Hedger`] through the
+//!   same race as [`race`](crate::hedge::race).
+//! * [`HedgePolicy`]: which requests are safe to send twice and how results count.
+//!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS and backs off on 429 and
+//!   503.
+//! * [`Targets`]: one hedger for everything (`Arc<Hedger>`), or one per target
+//!   ([`PerTarget`], over the crate's [`Registry`](crate::registry::Registry)).
+//! * [`FirstByteLayer`]: makes an HTTP service answer at the first body byte instead of
+//!   the response headers. Streaming endpoints (LLM completions, server-sent events) send
+//!   headers at once; what is slow is the first token, so hedging must measure, and race,
+//!   at the first byte.
+//!
+//! The layer takes any timer as `sleep` (`tokio::time::sleep`, say), so it works on any
+//! runtime.
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use http::{Request, Response};
+//! use tailguard::clock::StdClock;
+//! use tailguard::hedge::{HedgeConfig, Hedger};
+//! use tailguard::tower::HedgeLayer;
+//! use tower::{service_fn, Layer, ServiceExt};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let hedger = Arc::new(Hedger::new(StdClock::new(), HedgeConfig::new()).unwrap());
+//! let backend = service_fn(|req: Request<String>| async move {
+//!     Ok::<_, Infallible>(Response::new(format!("hello from {}", req.uri())))
+//! });
+//! let client = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend);
+//!
+//! let request = Request::get("/greeting").body(String::new()).unwrap();
+//! let response = client.oneshot(request).await.unwrap();
+//! assert_eq!(response.body(), "hello from /greeting");
+//! assert_eq!(hedger.stats().primary_wins, 1);
+//! # }
+//! ```
+//!
+//! [tower]: https://docs.rs/tower
+
+mod first_byte;
+mod policy;
+mod targets;
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::sync::Arc;
+
+use pin_project_lite::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::hedge::{Hedger, RaceCore, RaceEnd, Verdict};
+
+pub use first_byte::{FirstByte, FirstByteError, FirstByteFuture, FirstByteLayer, Prefetched};
+pub use policy::{HedgePolicy, HttpPolicy, Outcome};
+pub use targets::{PerTarget, Targets};
+
+/// A tower [`Layer`] that wraps services in [`Hedge`].
+///
+/// `targets` finds each request's hedger (an `Arc<Hedger>` or an `Arc<PerTarget>`);
+/// `sleep(d)` makes a future that completes after `d` (`tokio::time::sleep`, say). The
+/// policy is [`HttpPolicy`] unless [`policy`](HedgeLayer::policy) sets another.
+#[derive(Debug, Clone)]
+pub struct HedgeLayer<T, Sl, P = HttpPolicy> {
+    targets: T,
+    sleep: Sl,
+    policy: P,
+}
+
+impl<T, Sl> HedgeLayer<T, Sl> {
+    /// A layer hedging with `targets`' hedgers, timed by `sleep`, under [`HttpPolicy`].
+    pub fn new(targets: T, sleep: Sl) -> Self {
+        HedgeLayer {
+            targets,
+            sleep,
+            policy: HttpPolicy,
+        }
+    }
+}
+
+impl<T, Sl, P> HedgeLayer<T, Sl, P> {
+    /// The same layer under another policy.
+    pub fn policy<P2>(self, policy: P2) -> HedgeLayer<T, Sl, P2> {
+        HedgeLayer {
+            targets: self.targets,
+            sleep: self.sleep,
+            policy,
+        }
+    }
+}
+
+impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
+    type Service = Hedge<S, T, Sl, P>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Hedge {
+            inner,
+            targets: self.targets.clone(),
+            sleep: self.sleep.clone(),
+            policy: self.policy.clone(),
+        }
+    }
+}
+
+/// A service that hedges its inner service's requests; made by [`HedgeLayer`].
+///
+/// Per request: the [`Targets`] give the hedger (none: pass through) and the policy a
+/// copy of the request (none: pass through). The primary goes to the inner service at
+/// once; if the hedger says so, the copy goes to a clone of the inner service (which is
+/// polled for readiness first). The first result the policy counts as
+/// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
+/// (for a hyper client, closes its connection). If both fail, the last failure is
+/// returned as it is. One latency per request is learned; see
+/// [what is recorded](crate::hedge#what-is-recorded).
+#[derive(Debug, Clone)]
+pub struct Hedge<S, T, Sl, P = HttpPolicy> {
+    inner: S,
+    targets: T,
+    sleep: Sl,
+    policy: P,
+}
+
+impl<S, T, Sl, P, Req, SleepFuture> Service<Req> for Hedge<S, T, Sl, P>
+where
+    S: Service<Req> + Clone,
+    T: Targets<Req>,
+    Sl: Fn(Duration) -> SleepFuture + Clone,
+    SleepFuture: Future<Output = ()>,
+    P: HedgePolicy<Req, S::Response, S::Error> + Clone,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = ResponseFuture<S, Req, T::Clock, T::Budget, Sl, SleepFuture, P>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Req) -> Self::Future {
+        let race = self.targets.hedger_for(&request).and_then(|hedger| {
+            let copy = self.policy.clone_request(&request)?;
+            // The ready service takes the primary; the backup gets a clone and waits for
+            // its readiness if it is ever sent.
+            let backup = Oneshot::new(self.inner.clone(), copy);
+            let core = RaceCore::new(hedger.start());
+            Some(Race {
+                hedger,
+                core,
+                spare: Some(backup),
+            })
+        });
+        ResponseFuture {
+            primary: Some(self.inner.call(request)),
+            backup: None,
+            timer: None,
+            race,
+            sleep: self.sleep.clone(),
+            policy: self.policy.clone(),
+        }
+    }
+}
+
+/// The hedging state of one request.
+struct Race<S: Service<Req>, Req, C, B> {
+    hedger: Arc<Hedger<C, B>>,
+    core: RaceCore<Result<S::Response, S::Error>>,
+    /// The backup attempt, not started; moved into the pinned slot when sent.
+    spare: Option<Oneshot<S, Req>>,
+}
+
+pin_project! {
+    /// The response future of [`Hedge`].
+    pub struct ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+    where
+        S: Service<Req>,
+    {
+        #[pin]
+        primary: Option<S::Future>,
+        #[pin]
+        backup: Option<Oneshot<S, Req>>,
+        #[pin]
+        timer: Option<SleepFuture>,
+        // `None`: a request passed through unhedged.
+        race: Option<Race<S, Req, C, B>>,
+        sleep: Sl,
+        policy: P,
+    }
+}
+
+impl<S, Req, C, B, Sl, SleepFuture, P> Future for ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+where
+    S: Service<Req>,
+    C: crate::clock::Clock,
+    B: crate::budget::Budget,
+    Sl: Fn(Duration) -> SleepFuture,
+    SleepFuture: Future<Output = ()>,
+    P: HedgePolicy<Req, S::Response, S::Error>,
+{
+    type Output = Result<S::Response, S::Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let Some(race) = this.race.as_mut() else {
+            // Passed through: the primary alone, emptied once done so that a stray
+            // extra poll never reaches a finished inner future.
+            let Some(primary) = this.primary.as_mut().as_pin_mut() else {
+                return Poll::Pending;
+            };
+            let output = core::task::ready!(primary.poll(cx));
+            this.primary.set(None);
+            return Poll::Ready(output);
+        };
+        let policy = &*this.policy;
+        let spare = &mut race.spare;
+        let end = core::task::ready!(race.core.poll(
+            &race.hedger,
+            cx,
+            this.primary,
+            this.backup,
+            this.timer,
+            this.sleep,
+            || spare.take(),
+            |output| match policy.classify(output) {
+                Outcome::Success => Verdict::Success,
+                Outcome::Failure => Verdict::Failure,
+                Outcome::RateLimited => Verdict::RateLimited,
+            },
+        ));
+        Poll::Ready(match end {
+            RaceEnd::Won { output, .. } | RaceEnd::Failed { output, .. } => output,
+        })
+    }
+}
+
+impl<S, Req, C, B, Sl, SleepFuture, P> core::fmt::Debug
+    for ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+where
+    S: Service<Req>,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("hedged", &self.race.is_some())
+            .field("backup_running", &self.backup.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+pin_project! {
+    /// A backup attempt: waits for the service to be ready, then calls it once.
+    struct Oneshot<S, Req>
+    where
+        S: Service<Req>,
+    {
+        service: S,
+        request: Option<Req>,
+        #[pin]
+        call: Option<S::Future>,
+    }
+}
+
+impl<S: Service<Req>, Req> Oneshot<S, Req> {
+    fn new(service: S, request: Req) -> Self {
+        Oneshot {
+            service,
+            request: Some(request),
+            call: None,
+        }
+    }
+}
+
+impl<S: Service<Req>, Req> Future for Oneshot<S, Req> {
+    type Output = Result<S::Response, S::Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if this.call.is_none() {
+            core::task::ready!(this.service.poll_ready(cx))?;
+            let Some(request) = this.request.take() else {
+                return Poll::Pending; // polled after completion
+            };
+            this.call.set(Some(this.service.call(request)));
+        }
+        match this.call.as_pin_mut() {
+            Some(call) => call.poll(cx),
+            None => Poll::Pending,
+        }
+    }
+}
