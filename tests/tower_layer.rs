@@ -1,1 +1,413 @@
+//! The tower layer against a scripted mock backend, in tokio's paused time: the hedge fires
+//! after the learned delay, the loser is dropped, non-idempotent requests are never
+//! hedged, 429s back off, failures are not latency, targets are tracked apart, and
+//! streaming responses are measured at the first body byte.
 
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use tailguard::clock::{Clock, Instant};
+use tailguard::hedge::{HedgeConfig, Hedger};
+use tailguard::tower::{FirstByteLayer, HedgeLayer, PerTarget, Prefetched};
+use tower::{Layer, Service, ServiceExt};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// tokio's (pausable) time as a tailguard clock.
+#[derive(Clone, Copy)]
+struct TokioClock(tokio::time::Instant);
+
+impl TokioClock {
+    fn new() -> Self {
+        TokioClock(tokio::time::Instant::now())
+    }
+}
+
+impl Clock for TokioClock {
+    fn now(&self) -> Instant {
+        Instant::from_nanos(self.0.elapsed().as_nanos() as u64)
+    }
+}
+
+/// What the backend does with one call.
+#[derive(Clone, Copy)]
+struct Reply {
+    headers_after: Duration,
+    status: StatusCode,
+    /// Time from the headers to the first body byte.
+    first_byte_after: Duration,
+}
+
+fn ok_after(headers_after: Duration) -> Reply {
+    Reply {
+        headers_after,
+        status: StatusCode::OK,
+        first_byte_after: Duration::ZERO,
+    }
+}
+
+fn status_after(headers_after: Duration, status: u16) -> Reply {
+    Reply {
+        status: StatusCode::from_u16(status).unwrap(),
+        ..ok_after(headers_after)
+    }
+}
+
+#[derive(Default)]
+struct State {
+    script: Mutex<VecDeque<Reply>>,
+    calls: AtomicU32,
+    answered: AtomicU32,
+    /// Calls dropped before their headers were sent: cancelled losers.
+    cancelled: AtomicU32,
+}
+
+/// A backend that plays `script` call by call (10 ms OK answers once it is empty).
+#[derive(Clone, Default)]
+struct Backend(Arc<State>);
+
+impl Backend {
+    fn script(&self, replies: impl IntoIterator<Item = Reply>) {
+        self.0.script.lock().unwrap().extend(replies);
+    }
+    fn calls(&self) -> u32 {
+        self.0.calls.load(SeqCst)
+    }
+    fn cancelled(&self) -> u32 {
+        self.0.cancelled.load(SeqCst)
+    }
+}
+
+/// Counts the call as cancelled if dropped before it answered.
+struct CallGuard(Arc<State>, bool);
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        let counter = if self.1 {
+            &self.0.answered
+        } else {
+            &self.0.cancelled
+        };
+        counter.fetch_add(1, SeqCst);
+    }
+}
+
+impl Service<Request<()>> for Backend {
+    type Response = Response<SlowBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<SlowBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _request: Request<()>) -> Self::Future {
+        let state = Arc::clone(&self.0);
+        state.calls.fetch_add(1, SeqCst);
+        let reply = state
+            .script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(ok_after(10 * MS));
+        Box::pin(async move {
+            let mut guard = CallGuard(state, false);
+            tokio::time::sleep(reply.headers_after).await;
+            guard.1 = true;
+            let body = SlowBody(Some(Box::pin(tokio::time::sleep(reply.first_byte_after))));
+            Ok(Response::builder().status(reply.status).body(body).unwrap())
+        })
+    }
+}
+
+/// A body whose single chunk arrives after a delay (a streaming endpoint's first token).
+struct SlowBody(Option<Pin<Box<tokio::time::Sleep>>>);
+
+impl Body for SlowBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let Some(sleep) = self.0.as_mut() else {
+            return Poll::Ready(None);
+        };
+        std::task::ready!(sleep.as_mut().poll(cx));
+        self.0 = None;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"token")))))
+    }
+}
+
+type TestHedger = Hedger<TokioClock>;
+
+fn hedger() -> Arc<TestHedger> {
+    Arc::new(Hedger::new(TokioClock::new(), HedgeConfig::new()).unwrap())
+}
+
+fn get(uri: &str) -> Request<()> {
+    Request::get(uri).body(()).unwrap()
+}
+
+/// Sends `request` and returns its status and how long it took.
+async fn send<S>(service: &mut S, request: Request<()>) -> (StatusCode, Duration)
+where
+    S: Service<Request<()>, Response = Response<SlowBody>, Error = Infallible>,
+{
+    let start = tokio::time::Instant::now();
+    let response = service.ready().await.unwrap().call(request).await.unwrap();
+    (response.status(), start.elapsed())
+}
+
+/// 40 requests of 10 ms: past `min_samples` (20), with a learned p90 of 10 ms.
+async fn warm<S>(service: &mut S)
+where
+    S: Service<Request<()>, Response = Response<SlowBody>, Error = Infallible>,
+{
+    for _ in 0..40 {
+        send(service, get("http://a.example/")).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn hedge_fires_after_the_learned_delay_and_the_loser_is_dropped() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    let delay = hedger.delay().unwrap();
+    assert!(
+        delay >= 10 * MS && delay <= Duration::from_micros(10_300),
+        "{delay:?}"
+    );
+    assert_eq!((backend.calls(), hedger.stats().hedges), (40, 0));
+
+    // A straggler: the primary would take 500 ms, the backup 10 ms.
+    backend.script([ok_after(500 * MS), ok_after(10 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::OK);
+    // The backup went out at the delay (tokio's timer rounds up to the next ms).
+    assert!(
+        took >= delay + 10 * MS && took <= delay + 12 * MS,
+        "{took:?}"
+    );
+    assert_eq!(backend.calls(), 42);
+    assert_eq!(
+        backend.cancelled(),
+        1,
+        "the primary was dropped when the backup answered"
+    );
+    let stats = hedger.stats();
+    assert_eq!(
+        (stats.hedges, stats.hedge_wins, stats.primary_wins),
+        (1, 1, 40)
+    );
+    // The primary's elapsed time (a lower bound of its latency) was learned.
+    assert_eq!(hedger.window().count(), 41);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fast_primary_sends_no_backup() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    backend.script([ok_after(3 * MS)]);
+    let (_, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(took, 3 * MS);
+    assert_eq!(
+        (backend.calls(), backend.cancelled(), hedger.stats().hedges),
+        (41, 0, 0)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn non_idempotent_requests_are_never_hedged() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        backend.script([ok_after(500 * MS)]);
+        let request = Request::builder()
+            .method(method)
+            .uri("http://a.example/")
+            .body(())
+            .unwrap();
+        let (_, took) = send(&mut service, request).await;
+        assert_eq!(took, 500 * MS);
+    }
+    assert_eq!(backend.calls(), 44, "one call per request: no backups");
+    // Passed through untouched: neither counted nor learned.
+    assert_eq!(hedger.stats().requests, 40);
+    assert_eq!(hedger.window().count(), 40);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_429_backs_off_and_is_not_latency() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    let base = hedger.delay().unwrap();
+
+    backend.script([status_after(2 * MS, 429)]);
+    let (status, _) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "returned as it is");
+    let stats = hedger.stats();
+    assert_eq!((stats.rate_limited, stats.errors), (1, 1));
+    assert_eq!(hedger.window().count(), 40, "a 429 is not a latency");
+    assert_eq!(
+        hedger.delay().unwrap(),
+        base * 2,
+        "the delay doubles for the cooldown"
+    );
+
+    // A straggler right after: the budget was emptied, so no backup.
+    backend.script([ok_after(500 * MS)]);
+    let (_, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(took, 500 * MS);
+    assert_eq!(backend.calls(), 42);
+    assert_eq!(hedger.stats().skipped_backpressure, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn failures_wait_for_the_other_attempt_and_the_last_one_is_returned() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+
+    // The primary fails at 50 ms; the backup (sent at ~10 ms) fails first, at ~20 ms.
+    backend.script([status_after(50 * MS, 500), status_after(10 * MS, 502)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::INTERNAL_SERVER_ERROR, 50 * MS));
+    assert_eq!(hedger.stats().errors, 2);
+
+    // The backup fails, the primary answers: the answer wins.
+    backend.script([ok_after(40 * MS), status_after(5 * MS, 500)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::OK, 40 * MS));
+
+    // A fast failure before any backup is returned at once, and not learned.
+    let learned = hedger.window().count();
+    backend.script([status_after(MS, 500)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::INTERNAL_SERVER_ERROR, MS));
+    assert_eq!(hedger.window().count(), learned);
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_target_learns_its_own_delay() {
+    let backend = Backend::default();
+    let by_host = |r: &Request<()>| r.uri().host().unwrap_or("").to_owned();
+    let targets = Arc::new(
+        PerTarget::<_, _, _, _, 2>::new(TokioClock::new(), HedgeConfig::new(), by_host).unwrap(),
+    );
+    let mut service =
+        HedgeLayer::new(Arc::clone(&targets), tokio::time::sleep).layer(backend.clone());
+    for _ in 0..30 {
+        backend.script([ok_after(10 * MS)]);
+        send(&mut service, get("http://fast.example/")).await;
+        backend.script([ok_after(100 * MS)]);
+        send(&mut service, get("http://slow.example/")).await;
+    }
+    // A third target does not fit: passed through, counted.
+    backend.script([ok_after(MS)]);
+    send(&mut service, get("http://third.example/")).await;
+    assert_eq!(targets.untracked(), 1);
+
+    let mut delays = Vec::new();
+    targets.for_each(|host, hedger| delays.push((host.clone(), hedger.delay().unwrap())));
+    assert_eq!(delays.len(), 2);
+    assert_eq!(delays[0].0, "fast.example");
+    assert!(
+        delays[0].1 >= 10 * MS && delays[0].1 < 11 * MS,
+        "{delays:?}"
+    );
+    assert_eq!(delays[1].0, "slow.example");
+    assert!(
+        delays[1].1 >= 100 * MS && delays[1].1 < 110 * MS,
+        "{delays:?}"
+    );
+}
+
+/// Sends a request through a first-byte service and reads the body; returns the time to
+/// the first byte.
+async fn first_token<S>(service: &mut S, backend: &Backend, replies: Vec<Reply>) -> Duration
+where
+    S: Service<Request<()>, Response = Response<Prefetched<SlowBody>>>,
+    S::Error: std::fmt::Debug,
+{
+    backend.script(replies);
+    let start = tokio::time::Instant::now();
+    let response = service
+        .ready()
+        .await
+        .unwrap()
+        .call(get("http://llm.example/"))
+        .await
+        .unwrap();
+    let took = start.elapsed();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "token", "the prefetched frame is handed out");
+    took
+}
+
+#[tokio::test(start_paused = true)]
+async fn streaming_is_measured_and_raced_at_the_first_byte() {
+    let streaming = |ttft: Duration| Reply {
+        first_byte_after: ttft,
+        ..ok_after(Duration::ZERO)
+    };
+    // Headers at once, first token after 20 ms.
+    let (backend, on_headers) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&on_headers), tokio::time::sleep).layer(backend.clone());
+    for _ in 0..40 {
+        backend.script([streaming(20 * MS)]);
+        send(&mut service, get("http://llm.example/")).await;
+    }
+    // Calibrated on headers, the delay is the floor (1 ms): every request would hedge.
+    assert_eq!(on_headers.delay().unwrap(), MS);
+
+    let (backend, on_first_byte) = (Backend::default(), hedger());
+    let mut service = tower::ServiceBuilder::new()
+        .layer(HedgeLayer::new(
+            Arc::clone(&on_first_byte),
+            tokio::time::sleep,
+        ))
+        .layer(FirstByteLayer)
+        .service(backend.clone());
+    for _ in 0..40 {
+        first_token(&mut service, &backend, vec![streaming(20 * MS)]).await;
+    }
+    let delay = on_first_byte.delay().unwrap();
+    assert!(delay >= 20 * MS && delay < 21 * MS, "{delay:?}");
+    assert_eq!(on_first_byte.stats().hedges, 0);
+
+    // A stuck stream: headers at once, no token for 500 ms. The backup's token wins.
+    let took = first_token(
+        &mut service,
+        &backend,
+        vec![streaming(500 * MS), streaming(20 * MS)],
+    )
+    .await;
+    assert!(
+        took >= delay + 20 * MS && took <= delay + 22 * MS,
+        "{took:?}"
+    );
+    let stats = on_first_byte.stats();
+    assert_eq!((stats.hedges, stats.hedge_wins), (1, 1));
+}
