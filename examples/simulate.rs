@@ -40,51 +40,9 @@ const CLIENTS: usize = 20;
 const MS: f64 = 1e6; // nanoseconds per millisecond
 const SEC: u64 = 1_000_000_000;
 
-// ---------------------------------------------------------------------------------------
-// Random numbers: splitmix64 streams keyed by (seed, workload, call, attempt).
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    /// The stream of one attempt of one call (`purpose` separates latency from cost draws).
-    fn keyed(workload: u64, call: u64, attempt: u64, purpose: u64) -> Rng {
-        let mut h = mix(SEED ^ 0x9e37_79b9_7f4a_7c15);
-        for k in [workload, call, attempt, purpose] {
-            h = mix(h.wrapping_add(k).wrapping_add(0x9e37_79b9_7f4a_7c15));
-        }
-        Rng(h)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix(self.0)
-    }
-
-    /// Uniform in (0, 1).
-    fn unit(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    /// Standard normal (Box-Muller).
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.unit(), self.unit());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-
-    fn lognormal(&mut self, mu: f64, sigma: f64) -> f64 {
-        (mu + sigma * self.normal()).exp()
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 // ---------------------------------------------------------------------------------------
 // Workloads.
@@ -136,7 +94,7 @@ impl Workload {
 
     /// The latency in ns of attempt `attempt` of call `call`, sent at `sent` (ns).
     fn latency(self, call: u64, attempt: u64, sent: u64) -> u64 {
-        let mut rng = Rng::keyed(self.key(), call, attempt, 0);
+        let mut rng = Rng::keyed(SEED, [self.key(), call, attempt, 0]);
         let ns = match self {
             Workload::A | Workload::AShift => {
                 let sigma = 1.16f64.ln().sqrt();
@@ -188,7 +146,8 @@ impl Workload {
         if won {
             prompt + completion
         } else {
-            prompt + completion * Rng::keyed(self.key(), call, attempt, 1).uniform(0.15, 0.25)
+            prompt
+                + completion * Rng::keyed(SEED, [self.key(), call, attempt, 1]).uniform(0.15, 0.25)
         }
     }
 }
