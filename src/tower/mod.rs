@@ -146,8 +146,10 @@ where
     }
 
     fn call(&mut self, request: Req) -> Self::Future {
-        let race = self.targets.hedger_for(&request).and_then(|hedger| {
-            let copy = self.policy.clone_request(&request)?;
+        // The policy first: a request that must not be hedged does not even register
+        // its target.
+        let race = self.policy.clone_request(&request).and_then(|copy| {
+            let hedger = self.targets.hedger_for(&request)?;
             // The ready service takes the primary; the backup gets a clone and waits for
             // its readiness if it is ever sent.
             let backup = Oneshot::new(self.inner.clone(), copy);
