@@ -1,6 +1,6 @@
 //! The tower layer against a scripted mock backend, in tokio's paused time: the hedge fires
 //! after the learned delay, the loser is dropped, non-idempotent requests are never
-//! hedged, 429s back off, failures are not latency, targets are tracked apart, and
+//! hedged, deadlines are respected, 429s back off, failures are not latency, targets are tracked apart, and
 //! streaming responses are measured at the first body byte.
 
 use std::collections::VecDeque;
@@ -18,7 +18,7 @@ use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{HedgeConfig, Hedger};
-use tailguard::tower::{FirstByteLayer, HedgeLayer, PerTarget, Prefetched};
+use tailguard::tower::{FirstByteLayer, HedgeLayer, PerTarget, Prefetched, TimeLeft};
 use tower::{Layer, Service, ServiceExt};
 
 const MS: Duration = Duration::from_millis(1);
@@ -252,6 +252,29 @@ async fn non_idempotent_requests_are_never_hedged() {
     // Passed through untouched: neither counted nor learned.
     assert_eq!(hedger.stats().requests, 40);
     assert_eq!(hedger.window().count(), 40);
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_backup_that_could_not_beat_the_deadline() {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    let with_time_left = |left: Duration| {
+        let mut request = get("http://a.example/");
+        request.extensions_mut().insert(TimeLeft(left));
+        request
+    };
+    // A backup sent at ~10 ms needs ~10 ms more: 15 ms left is too little.
+    backend.script([ok_after(500 * MS)]);
+    let (_, took) = send(&mut service, with_time_left(15 * MS)).await;
+    assert_eq!((took, backend.calls()), (500 * MS, 41));
+    assert_eq!(hedger.stats().skipped_deadline, 1);
+    // 25 ms is enough.
+    backend.script([ok_after(500 * MS), ok_after(10 * MS)]);
+    let (_, took) = send(&mut service, with_time_left(25 * MS)).await;
+    assert!(took < 25 * MS, "{took:?}");
+    assert_eq!(hedger.stats().hedge_wins, 1);
 }
 
 #[tokio::test(start_paused = true)]

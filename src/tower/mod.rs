@@ -5,8 +5,8 @@
 //! * [`HedgeLayer`] / [`Hedge`]: the layer and service, driving a [`Hedger`] through the
 //!   same race as [`race`](crate::hedge::race).
 //! * [`HedgePolicy`]: which requests are safe to send twice and how results count.
-//!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS and backs off on 429 and
-//!   503.
+//!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS, backs off on 429 and
+//!   503, and sends no backup that could not beat a request's [`TimeLeft`].
 //! * [`Targets`]: one hedger for everything (`Arc<Hedger>`), or one per target
 //!   ([`PerTarget`], over the crate's [`Registry`](crate::registry::Registry)).
 //! * [`FirstByteLayer`]: makes an HTTP service answer at the first body byte instead of
@@ -61,7 +61,7 @@ use tower_service::Service;
 use crate::hedge::{Hedger, RaceCore, RaceEnd, Verdict};
 
 pub use first_byte::{FirstByte, FirstByteError, FirstByteFuture, FirstByteLayer, Prefetched};
-pub use policy::{HedgePolicy, HttpPolicy, Outcome};
+pub use policy::{HedgePolicy, HttpPolicy, Outcome, TimeLeft};
 pub use targets::{PerTarget, Targets};
 
 /// A tower [`Layer`] that wraps services in [`Hedge`].
@@ -153,7 +153,11 @@ where
             // The ready service takes the primary; the backup gets a clone and waits for
             // its readiness if it is ever sent.
             let backup = Oneshot::new(self.inner.clone(), copy);
-            let core = RaceCore::new(hedger.start());
+            let ticket = match self.policy.time_left(&request) {
+                Some(left) => hedger.start_with_deadline(left),
+                None => hedger.start(),
+            };
+            let core = RaceCore::new(ticket);
             Some(Race {
                 hedger,
                 core,

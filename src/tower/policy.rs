@@ -1,5 +1,7 @@
 //! [`HedgePolicy`]: which requests may be hedged and how a result counts.
 
+use core::time::Duration;
+
 use http::{Method, Request, Response, StatusCode};
 
 /// How an attempt's result counts for the hedger.
@@ -58,11 +60,38 @@ pub trait HedgePolicy<Req, Res, E> {
 
     /// How an attempt's result counts.
     fn classify(&self, result: &Result<Res, E>) -> Outcome;
+
+    /// How long the caller can still wait for `request`, if it has a deadline: no backup
+    /// is sent that could not answer in time (see
+    /// [`Hedger::start_with_deadline`](crate::hedge::Hedger::start_with_deadline)). `None`
+    /// (the default): no deadline.
+    fn time_left(&self, request: &Req) -> Option<Duration> {
+        let _ = request;
+        None
+    }
 }
+
+/// A request extension saying how long the caller can still wait (propagated from an
+/// upstream deadline, say). [`HttpPolicy`] reads it: a backup that could not answer in
+/// time is not sent.
+///
+/// ```
+/// use std::time::Duration;
+/// use http::{Request, Response};
+/// use tailguard::tower::{HedgePolicy, HttpPolicy, TimeLeft};
+///
+/// let mut request = Request::get("http://backend/item/7").body(()).unwrap();
+/// request.extensions_mut().insert(TimeLeft(Duration::from_millis(150)));
+/// let left = HedgePolicy::<_, Response<()>, ()>::time_left(&HttpPolicy, &request);
+/// assert_eq!(left, Some(Duration::from_millis(150)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimeLeft(pub Duration);
 
 /// The default HTTP policy: hedge only the safe methods (GET, HEAD, OPTIONS) when the
 /// request body can be cloned; 429 and 503 are back-pressure, other 5xx responses and
-/// transport errors are failures, everything else is an answer.
+/// transport errors are failures, everything else is an answer. A [`TimeLeft`] extension
+/// on the request is its deadline.
 ///
 /// PUT and DELETE are idempotent but not safe: two copies in flight race each other on
 /// the server. Hedge them with a policy of your own if your server makes that harmless.
@@ -100,5 +129,9 @@ impl<B: Clone, ResBody, E> HedgePolicy<Request<B>, Response<ResBody>, E> for Htt
             },
             Err(_) => Outcome::Failure,
         }
+    }
+
+    fn time_left(&self, request: &Request<B>) -> Option<Duration> {
+        request.extensions().get::<TimeLeft>().map(|left| left.0)
     }
 }
