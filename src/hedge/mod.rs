@@ -177,6 +177,9 @@ pub struct Hedger<
     counters: Counters,
     /// Cooldown units since the window's origin until which to back off (wrapping).
     cooldown_until: AtomicU32,
+    /// From a bin's representative to its upper edge: `1 / (1 - alpha)`. Computed once:
+    /// the integer mapping's alpha is a `tanh`, soft-float on a microcontroller.
+    upper_edge: f64,
 }
 
 impl<C: Clock> Hedger<C> {
@@ -204,12 +207,14 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
             .interval(config.interval)
             .threshold_quantile(config.percentile)
             .warmup_records(config.min_samples);
+        let upper_edge = 1.0 / (1.0 - sketch.mapping().relative_accuracy());
         Ok(Hedger {
             window: Window::like(clock, sketch, window_config)?,
             budget,
             config,
             counters: Counters::default(),
             cooldown_until: AtomicU32::new(0),
+            upper_edge,
         })
     }
 
@@ -268,10 +273,9 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
             // delay then never sits below the true percentile, so a point mass there (a
             // cache, a timeout cap) is not hedged for nothing. Nanoseconds; the cast
             // saturates.
-            let alpha = self.window.relative_accuracy();
             self.window
                 .threshold()
-                .map(|ns| Duration::from_nanos((ns / (1.0 - alpha)) as u64))
+                .map(|ns| Duration::from_nanos((ns * self.upper_edge) as u64))
         };
         let delay = match (learned, self.config.cold_start) {
             (Some(d), _) => d,

@@ -113,9 +113,9 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 
 /// A service that hedges its inner service's requests; made by [`HedgeLayer`].
 ///
-/// Per request: the [`Targets`] give the hedger (none: pass through) and the policy a
-/// copy of the request (none: pass through). The primary goes to the inner service at
-/// once; if the hedger says so, the copy goes to a clone of the inner service (which is
+/// Per request: the policy gives a copy of the request (none: pass through untouched),
+/// then the [`Targets`] give the hedger (none: pass through). The primary goes to the
+/// inner service at once; if the hedger says so, the copy goes to a clone of the inner service (which is
 /// polled for readiness first). The first result the policy counts as
 /// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
 /// (for a hyper client, closes its connection). If both fail, the last failure is
