@@ -44,7 +44,7 @@ use hyper_util::rt::TokioExecutor;
 use tailguard::clock::StdClock;
 use tailguard::hedge::{ColdStart, HedgeConfig, Hedger, Stats};
 use tailguard::tower::{FirstByteLayer, HedgeLayer};
-use tower::{Service, ServiceBuilder, ServiceExt};
+use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
 const SEED: u64 = 0x7461_696c_6775_6172; // "tailguar"
 const QS: [f64; 5] = [0.5, 0.9, 0.95, 0.99, 0.999];
@@ -177,29 +177,31 @@ async fn run_row(name: &'static str, model: Model, hedging: Hedging, options: &O
     let client = http_client(4 * options.concurrency);
     let sleep = tokio::time::sleep;
     let (n, c) = (options.requests, options.concurrency);
-    let (latencies, hedger) = match hedging {
-        Hedging::Off => (load(client, uri, n, c).await, None),
-        Hedging::OnHeaders(config) => {
-            let hedger = Arc::new(Hedger::new(StdClock::new(), config).unwrap_or_else(|e| {
-                eprintln!("invalid configuration: {e}");
-                std::process::exit(2)
-            }));
-            let service = ServiceBuilder::new()
-                .layer(HedgeLayer::new(Arc::clone(&hedger), sleep))
-                .service(client);
-            (load(service, uri, n, c).await, Some(hedger))
+    let hedger = match hedging {
+        Hedging::Off => None,
+        Hedging::OnHeaders(config) | Hedging::OnFirstByte(config) => {
+            match Hedger::new(StdClock::new(), config) {
+                Ok(hedger) => Some(Arc::new(hedger)),
+                Err(e) => {
+                    eprintln!("invalid configuration for {name}: {e}");
+                    std::process::exit(2);
+                }
+            }
         }
-        Hedging::OnFirstByte(config) => {
-            let hedger = Arc::new(Hedger::new(StdClock::new(), config).unwrap_or_else(|e| {
-                eprintln!("invalid configuration: {e}");
-                std::process::exit(2)
-            }));
+    };
+    let latencies = match (&hedging, &hedger) {
+        (Hedging::OnFirstByte(_), Some(hedger)) => {
             let service = ServiceBuilder::new()
-                .layer(HedgeLayer::new(Arc::clone(&hedger), sleep))
+                .layer(HedgeLayer::new(Arc::clone(hedger), sleep))
                 .layer(FirstByteLayer)
                 .service(client);
-            (load(service, uri, n, c).await, Some(hedger))
+            load(service, uri, n, c).await
         }
+        (_, Some(hedger)) => {
+            let layer = HedgeLayer::new(Arc::clone(hedger), sleep);
+            load(layer.layer(client), uri, n, c).await
+        }
+        (_, None) => load(client, uri, n, c).await,
     };
     // Let cancelled attempts still in transit reach the backend and end.
     tokio::time::sleep(Duration::from_millis(100)).await;
