@@ -119,7 +119,8 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// polled for readiness first). The first result the policy counts as
 /// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
 /// (for a hyper client, closes its connection). If both fail, the last failure is
-/// returned as it is. One latency per request is learned; see
+/// returned as it is. At most one backup is sent per request, whatever the hedger's
+/// `max_hedges`. One latency per request is learned; see
 /// [what is recorded](crate::hedge#what-is-recorded).
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
