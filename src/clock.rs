@@ -1,9 +1,9 @@
 //! Time, passed in rather than read from a global.
 //!
-//! Every time-dependent type in tailguard is generic over [`Clock`], so the same code runs on a
-//! host ([`StdClock`]), under an embassy executor ([`EmbassyClock`]), on bare metal with any
-//! hardware timer ([`FnClock`] or your own impl), and in tests and simulations
-//! ([`ManualClock`]).
+//! Every time-dependent type in tailguard is generic over [`Clock`], so the same code runs
+//! on a host (`StdClock`, feature `std`), under an embassy executor (`EmbassyClock`,
+//! feature `embassy-time`), on bare metal with any hardware timer ([`FnClock`] or your own
+//! impl), and in tests and simulations ([`ManualClock`]).
 //!
 //! Time is an [`Instant`]: nanoseconds since an epoch the clock chooses. Only differences
 //! between instants of the same clock mean anything. The API speaks

@@ -1,8 +1,9 @@
 //! # tailguard
 //!
 //! `no_std`, allocation-free building blocks for cutting the latency tail with adaptive
-//! hedged requests: a relative-error quantile sketch (DDSketch) with fixed buckets, and the
-//! clock abstraction every time-dependent piece is generic over.
+//! hedged requests: a relative-error quantile sketch (DDSketch) with fixed buckets, a
+//! lock-free rotating window of them, hedge budgets, the hedging policy that ties them
+//! together, and the clock abstraction every time-dependent piece is generic over.
 //!
 //! ```
 //! use tailguard::sketch::presets;
@@ -20,15 +21,23 @@
 //!
 //! * [`clock`]: the [`Clock`] trait, nanosecond [`Instant`],
 //!   manual, std, embassy and closure clocks.
-//! * [`sketch`]: [`DDSketch`], its three index mappings and presets.
+//! * [`sketch`]: [`DDSketch`], its three index mappings and presets, and the lock-free
+//!   [`AtomicSketch`](sketch::AtomicSketch).
+//! * [`window`]: a lock-free rotating window of atomic sketches with a cached percentile.
+//! * [`budget`]: the hedge budgets, [`RatioBudget`](budget::RatioBudget) and
+//!   [`TokenBucket`](budget::TokenBucket).
+//! * [`hedge`]: the [`Hedger`](hedge::Hedger) policy and [`race`](hedge::race).
+//! * [`deadline`]: workflow deadlines and the per-step cut-off decision.
+//! * [`registry`]: a fixed-capacity map of per-target hedgers.
 //! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
+//! * `tower` (feature `tower`): a tower layer that hedges any service.
 //!
 //! ## Features
 //!
-//! * `std`: [`StdClock`](clock::StdClock).
-//! * `embassy-time`: [`EmbassyClock`](clock::EmbassyClock).
+//! * `std`: `clock::StdClock`.
+//! * `embassy-time`: `clock::EmbassyClock` and `hedge::race_embassy`.
 //! * `defmt`: `defmt::Format` on public types.
-//! * `tower` (implies `std`): [`tower::HedgeLayer`], hedging any tower `Service`, with
+//! * `tower` (implies `std`): `tower::HedgeLayer`, hedging any tower `Service`, with
 //!   HTTP helpers.
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
