@@ -434,3 +434,79 @@ async fn streaming_is_measured_and_raced_at_the_first_byte() {
     let stats = on_first_byte.stats();
     assert_eq!((stats.hedges, stats.hedge_wins), (1, 1));
 }
+
+/// Which attempt's result the race must return, when, and whether the other attempt is
+/// cancelled: the reference model of the race for one request. Whole milliseconds; the
+/// primary's latency is odd and the backup's finish even, so nothing ties.
+fn expected_race(delay_ms: u64, primary: (u64, u16), backup: (u64, u16)) -> (u16, u64, u32, bool) {
+    let (p_at, p_status) = primary;
+    if p_at < delay_ms {
+        return (p_status, p_at, 1, false); // answered (or failed) before any backup
+    }
+    let b_at = delay_ms + backup.0;
+    let (first, second) = if p_at < b_at {
+        ((p_at, p_status), (b_at, backup.1))
+    } else {
+        ((b_at, backup.1), (p_at, p_status))
+    };
+    if !failed(first.1) {
+        (first.1, first.0, 2, true) // the other is still running: cancelled
+    } else {
+        // A failure waits for the other attempt, whose result is returned either way.
+        (second.1, second.0, 2, false)
+    }
+}
+
+/// What `HttpPolicy` counts as a failure among the statuses used here.
+fn failed(status: u16) -> bool {
+    status >= 500 || status == 429
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Random primary and backup latencies and statuses against the reference model:
+    /// the returned status, when it returns, the calls made, the attempt cancelled and
+    /// what is learned.
+    #[test]
+    fn the_race_matches_its_reference_model(
+        p_half in 0u64..40,
+        b_half in 1u64..40,
+        p_status in proptest::sample::select(vec![200u16, 500, 503]),
+        b_status in proptest::sample::select(vec![200u16, 500, 429]),
+    ) {
+        let (p_ms, b_ms) = (2 * p_half + 1, 2 * b_half);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let delay = 10 * MS;
+            let config = HedgeConfig::new()
+                .min_delay(delay)
+                .max_delay(delay)
+                .cold_start(tailguard::hedge::ColdStart::Delay(delay))
+                .budget_ratio(1.0);
+            let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
+            let backend = Backend::default();
+            let mut service =
+                HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+            let ms = Duration::from_millis;
+            backend.script([status_after(ms(p_ms), p_status), status_after(ms(b_ms), b_status)]);
+            let (status, took) = send(&mut service, get("http://a.example/")).await;
+            let (want_status, want_ms, want_calls, want_cancel) =
+                expected_race(10, (p_ms, p_status), (b_ms, b_status));
+            assert_eq!(status.as_u16(), want_status);
+            assert_eq!(took, ms(want_ms));
+            assert_eq!(backend.calls(), want_calls);
+            assert_eq!(backend.cancelled(), u32::from(want_cancel));
+            assert_eq!(hedger.stats().hedges, want_calls - 1);
+            // One latency is learned when the request succeeds, the primary's (its elapsed
+            // time if cancelled); none if the primary failed first, and failures never.
+            let primary_failed_first = failed(p_status) && p_ms <= want_ms;
+            let learned = !failed(want_status) && !primary_failed_first;
+            assert_eq!(hedger.window().count(), u64::from(learned));
+        });
+    }
+}
