@@ -46,9 +46,9 @@ use crate::window::{Window, WindowConfig};
 pub use config::{ColdStart, HedgeConfig, HedgeError};
 #[cfg(feature = "embassy-time")]
 pub use race::race_embassy;
-pub use race::{race, RaceError, Winner};
+pub use race::{race, Outcome, RaceError, Winner};
 #[cfg(feature = "tower")]
-pub(crate) use race::{RaceCore, RaceEnd, Verdict};
+pub(crate) use race::{RaceCore, RaceEnd};
 use stats::Counters;
 pub use stats::Stats;
 

@@ -114,8 +114,8 @@ where
     let mut timer = pin!(None::<S>);
     let mut make_backup = Some(backup);
     let classify = |result: &Result<T, E>| match result {
-        Ok(_) => Verdict::Success,
-        Err(_) => Verdict::Failure,
+        Ok(_) => Outcome::Success,
+        Err(_) => Outcome::Failure,
     };
     let end = poll_fn(|cx| {
         core.poll(
@@ -152,14 +152,19 @@ where
     }
 }
 
-/// How an attempt's result counts for the hedger.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// An answer: it wins the race and its latency is learned.
+/// How an attempt's result counts for the hedger (the tower layer's policies return it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Outcome {
+    /// An answer: it wins the race, the other attempt is cancelled and the latency is
+    /// learned.
     Success,
-    /// A failure: not latency; the race waits for the other attempt.
+    /// A failure: not a latency. If the other attempt is still running its answer is
+    /// awaited; if not, this result is returned as it is.
     Failure,
-    /// A failure that signals back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED).
+    /// A failure that signals back-pressure (HTTP 429 or 503, gRPC RESOURCE_EXHAUSTED):
+    /// as [`Outcome::Failure`], and the hedger backs off (see
+    /// [`Hedger::on_rate_limited`]).
     RateLimited,
 }
 
@@ -212,7 +217,7 @@ impl<O> RaceCore<O> {
         mut timer: Pin<&mut Option<S>>,
         sleep: &mut Sleep,
         make_backup: impl FnOnce() -> Option<Bk>,
-        classify: impl Fn(&O) -> Verdict,
+        classify: impl Fn(&O) -> Outcome,
     ) -> Poll<RaceEnd<O>>
     where
         C: Clock,
@@ -287,7 +292,7 @@ impl<O> RaceCore<O> {
         hedger: &Hedger<C, B, M, N, SLOTS>,
         output: O,
         attempt: Attempt,
-        classify: &impl Fn(&O) -> Verdict,
+        classify: &impl Fn(&O) -> Outcome,
     ) -> Option<RaceEnd<O>>
     where
         C: Clock,
@@ -295,7 +300,7 @@ impl<O> RaceCore<O> {
         M: IndexMapping,
     {
         match classify(&output) {
-            Verdict::Success => {
+            Outcome::Success => {
                 let latency = hedger.on_success(&self.ticket, attempt);
                 Some(RaceEnd::Won {
                     output,
@@ -303,8 +308,8 @@ impl<O> RaceCore<O> {
                     latency,
                 })
             }
-            verdict => {
-                if verdict == Verdict::RateLimited {
+            outcome => {
+                if outcome == Outcome::RateLimited {
                     hedger.on_rate_limited();
                 }
                 hedger.on_error(&mut self.ticket, attempt);

@@ -58,10 +58,11 @@ use pin_project_lite::pin_project;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::hedge::{Hedger, RaceCore, RaceEnd, Verdict};
+use crate::hedge::{Hedger, RaceCore, RaceEnd};
 
+pub use crate::hedge::Outcome;
 pub use first_byte::{FirstByte, FirstByteError, FirstByteFuture, FirstByteLayer, Prefetched};
-pub use policy::{HedgePolicy, HttpPolicy, Outcome, TimeLeft};
+pub use policy::{HedgePolicy, HttpPolicy, TimeLeft};
 pub use targets::{PerTarget, Targets};
 
 /// A tower [`Layer`] that wraps services in [`Hedge`].
@@ -236,11 +237,7 @@ where
             this.timer,
             this.sleep,
             || spare.take(),
-            |output| match policy.classify(output) {
-                Outcome::Success => Verdict::Success,
-                Outcome::Failure => Verdict::Failure,
-                Outcome::RateLimited => Verdict::RateLimited,
-            },
+            |output| policy.classify(output),
         ));
         Poll::Ready(match end {
             RaceEnd::Won { output, .. } | RaceEnd::Failed { output, .. } => output,

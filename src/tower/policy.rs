@@ -4,20 +4,7 @@ use core::time::Duration;
 
 use http::{Method, Request, Response, StatusCode};
 
-/// How an attempt's result counts for the hedger.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// An answer: it wins the race, the other attempt is cancelled and the latency is
-    /// learned.
-    Success,
-    /// A failure: not a latency. If the other attempt is still running its answer is
-    /// awaited; if not, this result is returned as it is.
-    Failure,
-    /// A failure that signals back-pressure (HTTP 429 or 503): as [`Outcome::Failure`],
-    /// and the hedger backs off (see
-    /// [`Hedger::on_rate_limited`](crate::hedge::Hedger::on_rate_limited)).
-    RateLimited,
-}
+use crate::hedge::Outcome;
 
 /// Decides which requests the [`Hedge`](super::Hedge) service may duplicate, and judges
 /// each attempt's result.
