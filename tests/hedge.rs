@@ -363,3 +363,52 @@ fn race_falls_back_when_the_first_answer_is_an_error() {
     .unwrap_err();
     assert_eq!(err.attempt, Attempt::Primary);
 }
+
+#[test]
+fn race_survives_a_timer_that_fires_early() {
+    // A sleep that is always ready (a broken timer, or one on another clock that runs
+    // ahead): the hedger keeps answering `Wait`, and the race must still poll the
+    // attempts and finish rather than spin inside one poll. In a thread, so that a
+    // regression fails by timeout instead of hanging the test run.
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let clock = ManualClock::new();
+        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let always_ready = |_: Duration| core::future::ready(());
+
+        let (primary, _) = after(&clock, 3 * MS, Ok::<_, ()>("primary"));
+        let fast = run(
+            &clock,
+            race(
+                &hedger,
+                primary,
+                || after(&clock, MS, Ok("backup")).0,
+                always_ready,
+            ),
+        );
+
+        let (primary, primary_dropped) = after(&clock, 100 * MS, Ok::<_, ()>("primary"));
+        let slow = run(
+            &clock,
+            race(
+                &hedger,
+                primary,
+                || after(&clock, 5 * MS, Ok("backup")).0,
+                always_ready,
+            ),
+        );
+        let _ = done.send((
+            fast.map(|w| w.value),
+            slow.map(|w| (w.value, w.latency)),
+            primary_dropped.get(),
+        ));
+    });
+    let (fast, slow, primary_dropped) = result
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the race spun on an always-ready timer");
+    assert_eq!(fast, Ok("primary"));
+    let (value, latency) = slow.unwrap();
+    assert_eq!(value, "backup");
+    assert!(near(latency, 15 * MS), "{latency:?}");
+    assert!(primary_dropped);
+}

@@ -229,6 +229,12 @@ impl<O> RaceCore<O> {
         S: Future<Output = ()>,
     {
         let mut make_backup = Some(make_backup);
+        // Timer firings handled in this poll. A timer that fires before the hedger's
+        // clock reaches the due time (another clock, or a broken timer that is always
+        // ready) makes the hedger answer `Wait` again; past a couple of rounds, stop
+        // looping, poll the attempts and ask to be polled again, so such a timer costs
+        // CPU but can never starve the attempts or hang the race.
+        let mut timer_rounds = 0u8;
         loop {
             if self.ask {
                 self.ask = false;
@@ -247,7 +253,11 @@ impl<O> RaceCore<O> {
                 if t.poll(cx).is_ready() {
                     timer.set(None);
                     self.ask = true;
-                    continue;
+                    if timer_rounds < 2 {
+                        timer_rounds = timer_rounds.saturating_add(1);
+                        continue;
+                    }
+                    cx.waker().wake_by_ref(); // ask again on the next poll
                 }
             }
             if let Some(p) = primary.as_mut().as_pin_mut() {
