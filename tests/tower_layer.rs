@@ -18,7 +18,7 @@ use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{HedgeConfig, Hedger};
-use tailguard::tower::{FirstByteLayer, HedgeLayer, PerTarget, Prefetched, TimeLeft};
+use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched, TimeLeft};
 use tower::{Layer, Service, ServiceExt};
 
 const MS: Duration = Duration::from_millis(1);
@@ -180,12 +180,20 @@ where
     }
 }
 
+type TestService = Hedge<Backend, Arc<TestHedger>, fn(Duration) -> tokio::time::Sleep>;
+
+/// A backend, a hedger and the hedged service, warmed up (see [`warm`]).
+async fn warmed() -> (Backend, Arc<TestHedger>, TestService) {
+    let (backend, hedger) = (Backend::default(), hedger());
+    let sleep: fn(Duration) -> tokio::time::Sleep = tokio::time::sleep;
+    let mut service = HedgeLayer::new(Arc::clone(&hedger), sleep).layer(backend.clone());
+    warm(&mut service).await;
+    (backend, hedger, service)
+}
+
 #[tokio::test(start_paused = true)]
 async fn hedge_fires_after_the_learned_delay_and_the_loser_is_dropped() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
     let delay = hedger.delay().unwrap();
     assert!(
         delay >= 10 * MS && delay <= Duration::from_micros(10_300),
@@ -223,10 +231,7 @@ async fn hedge_fires_after_the_learned_delay_and_the_loser_is_dropped() {
 
 #[tokio::test(start_paused = true)]
 async fn a_fast_primary_sends_no_backup() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
     backend.script([ok_after(3 * MS)]);
     let (_, took) = send(&mut service, get("http://a.example/")).await;
     assert_eq!(took, 3 * MS);
@@ -238,10 +243,7 @@ async fn a_fast_primary_sends_no_backup() {
 
 #[tokio::test(start_paused = true)]
 async fn non_idempotent_requests_are_never_hedged() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
     for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
         backend.script([ok_after(500 * MS)]);
         let request = Request::builder()
@@ -260,10 +262,7 @@ async fn non_idempotent_requests_are_never_hedged() {
 
 #[tokio::test(start_paused = true)]
 async fn no_backup_that_could_not_beat_the_deadline() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
     let with_time_left = |left: Duration| {
         let mut request = get("http://a.example/");
         request.extensions_mut().insert(TimeLeft(left));
@@ -283,10 +282,7 @@ async fn no_backup_that_could_not_beat_the_deadline() {
 
 #[tokio::test(start_paused = true)]
 async fn a_429_backs_off_and_is_not_latency() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
     let base = hedger.delay().unwrap();
 
     backend.script([status_after(2 * MS, 429)]);
@@ -311,10 +307,7 @@ async fn a_429_backs_off_and_is_not_latency() {
 
 #[tokio::test(start_paused = true)]
 async fn failures_wait_for_the_other_attempt_and_the_last_one_is_returned() {
-    let (backend, hedger) = (Backend::default(), hedger());
-    let mut service =
-        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-    warm(&mut service).await;
+    let (backend, hedger, mut service) = warmed().await;
 
     // The primary fails at 50 ms; the backup (sent at ~10 ms) fails first, at ~20 ms.
     backend.script([status_after(50 * MS, 500), status_after(10 * MS, 502)]);
