@@ -19,7 +19,7 @@ use http_body_util::BodyExt;
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched, TimeLeft};
-use tower::{Layer, Service, ServiceExt};
+use tower::{service_fn, Layer, Service, ServiceExt};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -506,4 +506,55 @@ proptest::proptest! {
             assert_eq!(hedger.window().count(), u64::from(learned));
         });
     }
+}
+
+/// A body that fails before its first byte.
+#[derive(Debug)]
+struct BrokenBody;
+
+impl Body for BrokenBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        Poll::Ready(Some(Err(std::io::Error::other(
+            "reset before the first token",
+        ))))
+    }
+}
+
+#[tokio::test]
+async fn first_byte_keeps_the_body_whole_and_reports_body_failures() {
+    use http_body_util::Full;
+    use tailguard::tower::FirstByteError;
+
+    let full = service_fn(|_: Request<()>| async {
+        Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"hello"))))
+    });
+    let response = FirstByteLayer
+        .layer(full)
+        .oneshot(get("http://a.example/"))
+        .await
+        .unwrap();
+    let body = response.into_body();
+    // The prefetched frame still counts in the size hint.
+    assert_eq!(body.size_hint().exact(), Some(5));
+    assert!(!body.is_end_stream());
+    assert_eq!(body.collect().await.unwrap().to_bytes(), "hello");
+
+    let broken =
+        service_fn(|_: Request<()>| async { Ok::<_, Infallible>(Response::new(BrokenBody)) });
+    let error = FirstByteLayer
+        .layer(broken)
+        .oneshot(get("http://a.example/"))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, FirstByteError::Body(_)));
+    assert_eq!(
+        error.to_string(),
+        "response body failed before its first byte: reset before the first token"
+    );
 }

@@ -173,17 +173,19 @@ impl<B: Body> Body for Prefetched<B> {
     }
 
     fn size_hint(&self) -> SizeHint {
-        let mut hint = self.inner.size_hint();
+        let inner = self.inner.size_hint();
         let first = self
             .first
             .as_ref()
             .and_then(Frame::data_ref)
             .map_or(0, |d| d.remaining() as u64);
-        let upper = hint.upper().map(|u| u.saturating_add(first));
-        hint.set_lower(hint.lower().saturating_add(first));
-        if let Some(upper) = upper {
-            hint.set_upper(upper);
+        // `SizeHint`'s setters assert lower <= upper at every step: the upper bound first
+        // (it only grows), then the lower one (still below it, saturation included).
+        let mut hint = SizeHint::new();
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper.saturating_add(first));
         }
+        hint.set_lower(inner.lower().saturating_add(first));
         hint
     }
 }
