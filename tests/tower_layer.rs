@@ -558,3 +558,32 @@ async fn first_byte_keeps_the_body_whole_and_reports_body_failures() {
         "response body failed before its first byte: reset before the first token"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_second_backup_goes_out_one_delay_after_the_first() {
+    let delay = 10 * MS;
+    let fixed = |max_hedges| {
+        HedgeConfig::new()
+            .min_delay(delay)
+            .max_delay(delay)
+            .cold_start(tailguard::hedge::ColdStart::Delay(delay))
+            .budget_ratio(1.0)
+            .max_hedges(max_hedges)
+    };
+    for max_hedges in [2, 3] {
+        let hedger = Arc::new(Hedger::new(TokioClock::new(), fixed(max_hedges)).unwrap());
+        let backend = Backend::default();
+        let mut service =
+            HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+        // Primary and first backup stuck; the second backup (sent at 20 ms) answers in 5.
+        backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(5 * MS)]);
+        let (status, took) = send(&mut service, get("http://a.example/")).await;
+        assert_eq!((status, took), (StatusCode::OK, 25 * MS));
+        // The layer sends at most MAX_BACKUPS (2), and spends no token on a third.
+        assert_eq!(backend.calls(), 3);
+        assert_eq!(backend.cancelled(), 2, "both losers dropped");
+        let stats = hedger.stats();
+        assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
+        assert_eq!(tailguard::tower::MAX_BACKUPS, 2);
+    }
+}

@@ -122,7 +122,7 @@ where
             hedger,
             cx,
             primary.as_mut(),
-            backup_attempt.as_mut(),
+            &mut [backup_attempt.as_mut()],
             timer.as_mut(),
             &mut sleep,
             || make_backup.take().map(|make| make()),
@@ -184,6 +184,13 @@ pub(crate) enum RaceEnd<O> {
     },
 }
 
+/// Drops every attempt still in `slots` (cancels it).
+fn cancel_all<F>(slots: &mut [Pin<&mut Option<F>>]) {
+    for slot in slots {
+        slot.set(None);
+    }
+}
+
 /// The race's state machine, shared by [`race`] (futures pinned on its stack) and the
 /// tower service (futures pinned in its response future). The caller owns the three
 /// future slots; `RaceCore` decides when to fill and empty them and reports to the hedger.
@@ -204,19 +211,21 @@ impl<O> RaceCore<O> {
         }
     }
 
-    /// Polls the race: `make_backup` is called (once) when the hedger says hedge;
-    /// `classify` judges each attempt's output. Returns once an attempt succeeds or every
-    /// attempt has failed; the slots are then empty (losers dropped, i.e. cancelled).
+    /// Polls the race. `backups` are the slots for backup attempts, one per hedge at
+    /// most (so `backups.len()` caps the hedges, with the hedger's `max_hedges`);
+    /// `make_backup` is called each time the hedger says hedge; `classify` judges each
+    /// attempt's output. Returns once an attempt succeeds or every attempt has failed;
+    /// the slots are then empty (losers dropped, i.e. cancelled).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn poll<C, B, M, const N: usize, const SLOTS: usize, P, Bk, S, Sleep>(
         &mut self,
         hedger: &Hedger<C, B, M, N, SLOTS>,
         cx: &mut Context<'_>,
         mut primary: Pin<&mut Option<P>>,
-        mut backup: Pin<&mut Option<Bk>>,
+        backups: &mut [Pin<&mut Option<Bk>>],
         mut timer: Pin<&mut Option<S>>,
         sleep: &mut Sleep,
-        make_backup: impl FnOnce() -> Option<Bk>,
+        mut make_backup: impl FnMut() -> Option<Bk>,
         classify: impl Fn(&O) -> Outcome,
     ) -> Poll<RaceEnd<O>>
     where
@@ -228,7 +237,6 @@ impl<O> RaceCore<O> {
         Sleep: FnMut(Duration) -> S,
         S: Future<Output = ()>,
     {
-        let mut make_backup = Some(make_backup);
         // Timer firings handled in this poll. A timer that fires before the hedger's
         // clock reaches the due time (another clock, or a broken timer that is always
         // ready) makes the hedger answer `Wait` again; past a couple of rounds, stop
@@ -236,14 +244,20 @@ impl<O> RaceCore<O> {
         // CPU but can never starve the attempts or hang the race.
         let mut timer_rounds = 0u8;
         loop {
-            if self.ask {
+            // Ask only while a slot is left: a `Hedge` answer spends a budget token.
+            if self.ask && usize::from(self.ticket.hedges()) < backups.len() {
                 self.ask = false;
                 match hedger.should_hedge(&mut self.ticket) {
                     Decision::Wait(d) => timer.set(Some(sleep(d))),
                     Decision::Hedge => {
-                        if let Some(attempt) = make_backup.take().and_then(|make| make()) {
-                            backup.set(Some(attempt));
+                        // The ticket counts this hedge: hedge k goes to slot k - 1.
+                        let slot = usize::from(self.ticket.hedges()).saturating_sub(1);
+                        if let (Some(slot), Some(attempt)) = (backups.get_mut(slot), make_backup())
+                        {
+                            slot.set(Some(attempt));
                         }
+                        self.ask = true; // the next hedge's time, if there is one
+                        continue;
                     }
                     Decision::Skip(_) => {}
                 }
@@ -264,23 +278,30 @@ impl<O> RaceCore<O> {
                 if let Poll::Ready(output) = p.poll(cx) {
                     primary.set(None);
                     if let Some(end) = self.settle(hedger, output, Attempt::Primary, &classify) {
-                        backup.set(None); // cancel the loser at once
+                        cancel_all(backups); // the losers, at once
                         timer.set(None);
                         return Poll::Ready(end);
                     }
                 }
             }
-            if let Some(b) = backup.as_mut().as_pin_mut() {
+            for (k, slot) in (1u8..).zip(0..backups.len()) {
+                let Some(backup) = backups.get_mut(slot) else {
+                    continue;
+                };
+                let Some(b) = backup.as_mut().as_pin_mut() else {
+                    continue;
+                };
                 if let Poll::Ready(output) = b.poll(cx) {
                     backup.set(None);
-                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(1), &classify) {
-                        primary.set(None); // cancel the loser at once
+                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(k), &classify) {
+                        primary.set(None); // the losers, at once
+                        cancel_all(backups);
                         timer.set(None);
                         return Poll::Ready(end);
                     }
                 }
             }
-            if primary.is_none() && backup.is_none() {
+            if primary.is_none() && backups.iter().all(|b| b.is_none()) {
                 // Nothing left to wait for: the last failure is the answer.
                 if let Some((output, attempt)) = self.failure.take() {
                     timer.set(None);

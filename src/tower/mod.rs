@@ -120,8 +120,8 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// polled for readiness first). The first result the policy counts as
 /// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
 /// (for a hyper client, closes its connection). If both fail, the last failure is
-/// returned as it is. At most one backup is sent per request, whatever the hedger's
-/// `max_hedges`. One latency per request is learned; see
+/// returned as it is. Up to the hedger's `max_hedges` backups are sent per request, at
+/// most [`MAX_BACKUPS`]. One latency per request is learned; see
 /// [what is recorded](crate::hedge#what-is-recorded).
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
@@ -169,6 +169,7 @@ where
         ResponseFuture {
             primary: Some(self.inner.call(request)),
             backup: None,
+            second_backup: None,
             timer: None,
             race,
             sleep: self.sleep.clone(),
@@ -177,11 +178,15 @@ where
     }
 }
 
+/// The most backups the layer sends for one request (the hedger's `max_hedges` may say
+/// fewer).
+pub const MAX_BACKUPS: usize = 2;
+
 /// The hedging state of one request.
 struct Race<S: Service<Req>, Req, C, B> {
     hedger: Arc<Hedger<C, B>>,
     core: RaceCore<Result<S::Response, S::Error>>,
-    /// The backup attempt, not started; moved into the pinned slot when sent.
+    /// The next backup attempt, not started; moved into a pinned slot when sent.
     spare: Option<Oneshot<S, Req>>,
 }
 
@@ -196,6 +201,8 @@ pin_project! {
         #[pin]
         backup: Option<Oneshot<S, Req>>,
         #[pin]
+        second_backup: Option<Oneshot<S, Req>>,
+        #[pin]
         timer: Option<SleepFuture>,
         // `None`: a request passed through unhedged.
         race: Option<Race<S, Req, C, B>>,
@@ -206,7 +213,7 @@ pin_project! {
 
 impl<S, Req, C, B, Sl, SleepFuture, P> Future for ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
 where
-    S: Service<Req>,
+    S: Service<Req> + Clone,
     C: crate::clock::Clock,
     B: crate::budget::Budget,
     Sl: Fn(Duration) -> SleepFuture,
@@ -229,14 +236,24 @@ where
         };
         let policy = &*this.policy;
         let spare = &mut race.spare;
+        let more = race.hedger.config().get_max_hedges() > 1;
+        let make_backup = || {
+            let backup = spare.take()?;
+            // Another hedge may follow: prepare its copy now (only requests that are
+            // hedged pay for it).
+            if more {
+                *spare = backup.try_clone(policy);
+            }
+            Some(backup)
+        };
         let end = core::task::ready!(race.core.poll(
             &race.hedger,
             cx,
             this.primary,
-            this.backup,
+            &mut [this.backup, this.second_backup],
             this.timer,
             this.sleep,
-            || spare.take(),
+            make_backup,
             |output| policy.classify(output),
         ));
         Poll::Ready(match end {
@@ -278,6 +295,16 @@ impl<S: Service<Req>, Req> Oneshot<S, Req> {
             request: Some(request),
             call: None,
         }
+    }
+
+    /// Another unstarted copy of this attempt (`None` once started, or if the policy
+    /// will not copy the request).
+    fn try_clone<Res, E>(&self, policy: &impl HedgePolicy<Req, Res, E>) -> Option<Self>
+    where
+        S: Clone,
+    {
+        let request = policy.clone_request(self.request.as_ref()?)?;
+        Some(Oneshot::new(self.service.clone(), request))
     }
 }
 
