@@ -575,10 +575,11 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
         let backend = Backend::default();
         let mut service =
             HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-        // Primary and first backup stuck; the second backup (sent at 20 ms) answers in 5.
-        backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(5 * MS)]);
+        // Primary and first backup stuck; the second backup (sent at 20 ms) answers in 15,
+        // after a third hedge would have been due (30 ms).
+        backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(15 * MS)]);
         let (status, took) = send(&mut service, get("http://a.example/")).await;
-        assert_eq!((status, took), (StatusCode::OK, 25 * MS));
+        assert_eq!((status, took), (StatusCode::OK, 35 * MS));
         // The layer sends at most MAX_BACKUPS (2), and spends no token on a third.
         assert_eq!(backend.calls(), 3);
         assert_eq!(backend.cancelled(), 2, "both losers dropped");
