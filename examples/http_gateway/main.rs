@@ -22,8 +22,9 @@
 //! * `--ttft` (section 4B, a streaming endpoint: headers at once, the first byte after the
 //!   time to first token, 20 % of attempts slow): tailguard at p75 with a 30 % budget
 //!   (with 20 % slow attempts, the p90 lies among them), once on the response headers and
-//!   once behind [`FirstByteLayer`]. On headers the hedger sees sub-millisecond answers
-//!   and the race ends at the headers, so the slow first tokens are never hedged.
+//!   once behind [`FirstByteLayer`], and there once more with up to two backups. On
+//!   headers the hedger sees sub-millisecond answers and the race ends at the headers, so
+//!   the slow first tokens are never hedged.
 
 #[allow(dead_code)] // the loopback test (tests/tower_loopback.rs) reads more counters
 mod backend;
@@ -270,6 +271,10 @@ fn main() -> ExitCode {
                 ("no hedging", Hedging::Off),
                 ("tailguard p75, on headers", Hedging::OnHeaders(config)),
                 ("tailguard p75, on first byte", Hedging::OnFirstByte(config)),
+                (
+                    "tailguard p75, on first byte, 2 backups",
+                    Hedging::OnFirstByte(config.max_hedges(2)),
+                ),
             ],
         )
     } else {
