@@ -115,7 +115,10 @@ impl HedgeConfig {
         self
     }
 
-    /// Hedges per request, at least 1: hedge `k` is sent after `k` delays.
+    /// Hedges per request, at least 1: hedge `k` is sent after `k` delays. The drivers
+    /// have their own cap: [`race`](crate::hedge::race) sends one backup, the tower layer
+    /// (feature `tower`) up to two; neither asks for a hedge it has no room for, so no
+    /// budget token is wasted.
     pub const fn max_hedges(mut self, n: u8) -> Self {
         self.max_hedges = n;
         self
