@@ -104,40 +104,32 @@ fn main() {
         }
         "merge/tailguard" | "merge/tailguard/clone" => {
             let (a, b) = (fill_log(half_a), fill_log(half_b));
-            let merge = !op.ends_with("clone");
-            for _ in 0..k {
-                let mut acc = black_box(a.clone());
-                if merge {
-                    acc.merge(black_box(&b)).unwrap();
-                }
-                black_box(&acc);
-            }
+            clone_and_merge(op, k, &a, &b, |acc, b| acc.merge(b).unwrap());
         }
         "merge/sketches-ddsketch" | "merge/sketches-ddsketch/clone" => {
             let (a, b) = (fill_dd(half_a), fill_dd(half_b));
-            let merge = !op.ends_with("clone");
-            for _ in 0..k {
-                let mut acc = black_box(a.clone());
-                if merge {
-                    acc.merge(black_box(&b)).unwrap();
-                }
-                black_box(&acc);
-            }
+            clone_and_merge(op, k, &a, &b, |acc, b| acc.merge(b).unwrap());
         }
         "merge/hdrhistogram" | "merge/hdrhistogram/clone" => {
             let (a, b) = (fill_hdr(half_a), fill_hdr(half_b));
-            let merge = !op.ends_with("clone");
-            for _ in 0..k {
-                let mut acc = black_box(a.clone());
-                if merge {
-                    acc.add(black_box(&b)).unwrap();
-                }
-                black_box(&acc);
-            }
+            clone_and_merge(op, k, &a, &b, |acc, b| acc.add(b).unwrap());
         }
         other => {
             eprintln!("unknown operation {other}");
             std::process::exit(2);
         }
+    }
+}
+
+/// `k` times: clone `a`, and unless `op` is a `/clone` baseline, merge `b` into the clone
+/// (the baseline's count is subtracted to leave the merge alone).
+fn clone_and_merge<T: Clone>(op: &str, k: usize, a: &T, b: &T, merge: impl Fn(&mut T, &T)) {
+    let merge_too = !op.ends_with("clone");
+    for _ in 0..k {
+        let mut acc = black_box(a.clone());
+        if merge_too {
+            merge(&mut acc, black_box(b));
+        }
+        black_box(&acc);
     }
 }

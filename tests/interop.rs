@@ -34,7 +34,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{exact_quantile, Dist, QUANTILES};
+use common::{exact_quantile, Dist, DISTS, QUANTILES};
 use tailguard::proto::{self, DecodeError, IndexConvention};
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 
@@ -66,22 +66,15 @@ fn python() -> Option<PathBuf> {
 /// The data sets: the accuracy tests' distributions, integers (many of them exact bin
 /// boundaries for LINEAR), and a mix with zeros.
 fn data_sets() -> Vec<(String, Vec<f64>)> {
-    let mut sets: Vec<(String, Vec<f64>)> = [
-        Dist::Uniform,
-        Dist::LogNormalNarrow,
-        Dist::LogNormalWide,
-        Dist::Pareto,
-        Dist::Constant,
-        Dist::Stragglers,
-    ]
-    .iter()
-    .map(|&d| {
-        (
-            format!("{d:?}").to_lowercase(),
-            d.samples(0xd06 ^ d as u64, N_VALUES),
-        )
-    })
-    .collect();
+    let mut sets: Vec<(String, Vec<f64>)> = DISTS
+        .iter()
+        .map(|&d| {
+            (
+                format!("{d:?}").to_lowercase(),
+                d.samples(0xd06 ^ d as u64, N_VALUES),
+            )
+        })
+        .collect();
     let mut rng = common::Rng(7);
     let integers = (0..N_VALUES)
         .map(|_| (1 + rng.next_u64() % 1000) as f64)
