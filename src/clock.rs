@@ -40,7 +40,13 @@
 //! ```
 //!
 //! Clocks should be monotonic. Those that are not (a wall clock set backwards, a timer that
-//! wraps) never make tailguard panic: every difference of instants saturates at zero.
+//! wraps) never make tailguard panic: every difference of instants saturates at zero, and
+//! each time-dependent type documents what a jump, either way, does to it.
+//!
+//! State that interrupt handlers touch keeps its time stamps in 32-bit atomics through
+//! [`coarse`], the one coarse time base of the crate.
+
+pub mod coarse;
 
 use core::time::Duration;
 

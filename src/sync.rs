@@ -6,9 +6,9 @@
 //! 64-bit atomics on thumbv7em are a seqlock that an interrupt handler can deadlock on).
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
 #[cfg(not(loom))]
-pub(crate) use portable_atomic::{AtomicBool, AtomicU32, Ordering};
+pub(crate) use portable_atomic::{fence, AtomicBool, AtomicU32, Ordering};
 
 /// `N` zeroed counters.
 pub(crate) fn zeroed<const N: usize>() -> [AtomicU32; N] {

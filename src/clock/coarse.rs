@@ -1,0 +1,477 @@
+//! Coarse time: clock readings kept in native 32-bit atomics, correct for any reading and
+//! any gap.
+//!
+//! Interrupt-safe state cannot hold a 64-bit time: on thumbv7em portable-atomic's
+//! `AtomicU64` is a seqlock an interrupt handler can deadlock on. So every time-stamped
+//! state in tailguard (the window's current interval, the hedger's back-off, the token
+//! bucket's arrival time, the window's refresh clock) keeps its stamp in an
+//! [`AtomicCoarseInstant`]: two `AtomicU32` words.
+//!
+//! * The **low word** is the stamp in ticks of a [`CoarseClock`] (whole `unit`s since its
+//!   origin), modulo 2^32. Compared with the wrapping difference to the current tick
+//!   count, it gives the exact age of any stamp written less than 2^31 ticks ago.
+//! * The **era word** says, to within 2^32 ns (4.3 s), *when* the stamp was written:
+//!   nanoseconds since the origin divided by 2^32, which cannot wrap for any reading in
+//!   [0, 2^64) ns. It tells when the low word can be trusted. A stamp written more than the
+//!   clock's [`horizon`](CoarseClock::horizon) ago is reported as [`Age::LongAgo`] (never
+//!   mistaken for a recent or a future one, however long the gap), and one written more
+//!   than the horizon *after* the reading (a clock that went back) as [`Age::FarAhead`].
+//!
+//! The horizon is about `unit * 2^30`: 13 days for 1 ms ticks, 34 years for 1 s. A state
+//! only needs exact ages up to its own time scale (a cooldown, a refill, a few intervals),
+//! so each state picks a unit that puts its time scale well inside the horizon.
+//!
+//! # The rule for writers
+//!
+//! A stamp must lie within 2^29 ticks of the reading it is written with (its `written`
+//! argument): a state stamps "now", or now plus a bounded span (a token bucket's refill
+//! time). Readers then get exact ages from the low word whenever the era word allows.
+//!
+//! # Concurrency
+//!
+//! Writers store the era word and then the low word (release); readers load the low word
+//! (acquire) and then the era word. A reader that sees a new low word therefore sees its
+//! era, or a later writer's. A reader that sees an old low word with a newer era word (a
+//! write under way) compares the old stamp as if written at the newer era: for the states
+//! in tailguard that errs only toward the state being written. [`compare_exchange`] keeps
+//! the same order for read-modify-write states (the token bucket).
+//!
+//! [`compare_exchange`]: AtomicCoarseInstant::compare_exchange
+//!
+//! ```
+//! use core::time::Duration;
+//! use tailguard::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
+//! use tailguard::clock::Instant;
+//!
+//! let clock = CoarseClock::new(Instant::ZERO, Duration::from_millis(1)).unwrap();
+//! let stamp = AtomicCoarseInstant::never();
+//! let t0 = Instant::from_nanos(5_000_000_000);
+//! stamp.store_now(clock.at(t0));
+//!
+//! let later = clock.at(t0.saturating_add(Duration::from_millis(250)));
+//! assert_eq!(stamp.age(&clock, later), Age::Ticks(250));
+//! // 60 days later: beyond the 1 ms clock's horizon (13 days), and never read as recent.
+//! let much_later = clock.at(t0.saturating_add(Duration::from_secs(60 * 86_400)));
+//! assert_eq!(stamp.age(&clock, much_later), Age::LongAgo);
+//! ```
+
+use core::fmt;
+use core::time::Duration;
+
+use super::{duration_to_nanos, Instant};
+use crate::sync::{AtomicU32, Ordering};
+
+/// The era word's unit: 2^32 ns (4.3 s). Nanoseconds since the origin, shifted by this,
+/// fit in 32 bits for every reading: the era never wraps.
+const ERA_SHIFT: u32 = 32;
+
+/// The smallest tick: with 8 ns, 2^30 ticks are two eras, enough to tell a stamp's era
+/// apart from the reading's by the low word alone.
+const MIN_UNIT_NS: u64 = 8;
+
+/// A coarse clock: converts [`Instant`]s into whole ticks of `unit` since an origin.
+///
+/// See the [module docs](self) for the horizon and the rule for writers.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::coarse::CoarseClock;
+/// use tailguard::clock::Instant;
+///
+/// let clock = CoarseClock::new(Instant::from_nanos(500), Duration::from_micros(1)).unwrap();
+/// assert_eq!(clock.at(Instant::from_nanos(3_700)).ticks(), 3);
+/// assert_eq!(clock.at(Instant::ZERO).ticks(), 0); // before the origin: the origin
+/// assert!(clock.horizon() >= Duration::from_secs(1_000));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CoarseClock {
+    origin_ns: u64,
+    unit_ns: u64,
+    /// `unit_ns.trailing_zeros()` when the unit is a power of two: a shift, not a division.
+    shift: Option<u32>,
+    /// The largest era difference for which the low word gives the exact age.
+    era_limit: u64,
+}
+
+/// The unit of a [`CoarseClock`] is below 8 ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UnitTooSmall;
+
+impl fmt::Display for UnitTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("coarse clock unit must be at least 8 ns")
+    }
+}
+
+impl core::error::Error for UnitTooSmall {}
+
+impl CoarseClock {
+    /// A clock counting whole `unit`s since `origin`. Errors if `unit` is below 8 ns.
+    pub const fn new(origin: Instant, unit: Duration) -> Result<Self, UnitTooSmall> {
+        Self::from_nanos(origin.as_nanos(), duration_to_nanos(unit))
+    }
+
+    pub(crate) const fn from_nanos(origin_ns: u64, unit_ns: u64) -> Result<Self, UnitTooSmall> {
+        if unit_ns < MIN_UNIT_NS {
+            return Err(UnitTooSmall);
+        }
+        Ok(Self::with_unit_at_least_8(origin_ns, unit_ns))
+    }
+
+    /// [`from_nanos`](Self::from_nanos) for units the caller chose (raised to 8 ns).
+    pub(crate) const fn with_unit_at_least_8(origin_ns: u64, unit_ns: u64) -> Self {
+        let unit_ns = if unit_ns < MIN_UNIT_NS {
+            MIN_UNIT_NS
+        } else {
+            unit_ns
+        };
+        CoarseClock {
+            origin_ns,
+            unit_ns,
+            shift: if unit_ns.is_power_of_two() {
+                Some(unit_ns.trailing_zeros())
+            } else {
+                None
+            },
+            // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
+            // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
+            // d + 2 <= unit / 4 (one era of slack for the era word's saturation at the top
+            // of the range), the gap is below 2^30 ticks + 2^32 ns <= 2^30 + 2^29 ticks.
+            era_limit: (unit_ns / 4).saturating_sub(2),
+        }
+    }
+
+    /// The reading of instant `t`: ticks since the origin (zero before it) and its era.
+    #[inline]
+    pub fn at(&self, t: Instant) -> CoarseInstant {
+        let elapsed = t.as_nanos().saturating_sub(self.origin_ns);
+        let ticks = match self.shift {
+            Some(shift) => elapsed >> shift,
+            // unit_ns >= 8: never zero.
+            None => elapsed.checked_div(self.unit_ns).unwrap_or(0),
+        };
+        CoarseInstant {
+            ticks,
+            era: era_tag(elapsed),
+        }
+    }
+
+    /// The origin.
+    pub const fn origin(&self) -> Instant {
+        Instant::from_nanos(self.origin_ns)
+    }
+
+    /// The tick length.
+    pub const fn unit(&self) -> Duration {
+        Duration::from_nanos(self.unit_ns)
+    }
+
+    /// How old a stamp may be and still be given its exact age: older (or, for a clock that
+    /// went back, further ahead) ones read as [`Age::LongAgo`] (or [`Age::FarAhead`]).
+    ///
+    /// Stamps up to this old always get their exact age; from this plus 8.6 s on, never.
+    pub const fn horizon(&self) -> Duration {
+        Duration::from_nanos(self.era_limit.saturating_mul(1 << ERA_SHIFT))
+    }
+
+    /// How many whole ticks `d` spans, rounded up (saturating).
+    pub const fn ticks_in(&self, d: Duration) -> u64 {
+        let ns = duration_to_nanos(d);
+        let whole = ns / self.unit_ns; // unit_ns >= 8
+        if whole.saturating_mul(self.unit_ns) < ns {
+            whole.saturating_add(1)
+        } else {
+            whole
+        }
+    }
+}
+
+/// The era word of a reading `elapsed` ns after the origin: 1 + elapsed / 2^32, so that 0
+/// can mean "never written". It saturates only in the last 4.3 s of the 584-year range.
+#[inline]
+fn era_tag(elapsed: u64) -> u32 {
+    u32::try_from((elapsed >> ERA_SHIFT).saturating_add(1)).unwrap_or(u32::MAX)
+}
+
+/// A reading of a [`CoarseClock`]: whole ticks since the origin, and its era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CoarseInstant {
+    ticks: u64,
+    era: u32,
+}
+
+impl CoarseInstant {
+    /// Whole ticks since the clock's origin.
+    pub const fn ticks(&self) -> u64 {
+        self.ticks
+    }
+}
+
+/// How long ago a stamp was written, as read by [`AtomicCoarseInstant::age`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Age {
+    /// Nothing was ever stored.
+    Never,
+    /// The reading minus the stamp, in ticks: exact, and less than 2^31 either way.
+    /// Negative when the stamp is ahead of the reading (a clock that went back a little,
+    /// or a stamp written as "now plus a span").
+    Ticks(i64),
+    /// Written more than the clock's horizon before the reading.
+    LongAgo,
+    /// Written more than the clock's horizon after the reading: the clock went back.
+    FarAhead,
+}
+
+/// A [`CoarseInstant`] stamp in two native 32-bit atomics: lock-free and interrupt-safe on
+/// every target. See the [module docs](self).
+pub struct AtomicCoarseInstant {
+    /// The stamp's ticks modulo 2^32.
+    low: AtomicU32,
+    /// The era of the reading the stamp was written with, or 0 if none was.
+    era: AtomicU32,
+}
+
+/// An [`AtomicCoarseInstant`]'s two words as loaded, for a compare-and-swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawStamp {
+    low: u32,
+    era: u32,
+}
+
+impl AtomicCoarseInstant {
+    /// A stamp that was never written: its age is [`Age::Never`].
+    #[cfg(not(loom))]
+    pub const fn never() -> Self {
+        AtomicCoarseInstant {
+            low: AtomicU32::new(0),
+            era: AtomicU32::new(0),
+        }
+    }
+
+    /// A stamp that was never written: its age is [`Age::Never`].
+    #[cfg(loom)]
+    pub fn never() -> Self {
+        AtomicCoarseInstant {
+            low: AtomicU32::new(0),
+            era: AtomicU32::new(0),
+        }
+    }
+
+    /// Stores the reading `now` itself.
+    #[inline]
+    pub fn store_now(&self, now: CoarseInstant) {
+        self.store(now.ticks, now);
+    }
+
+    /// Stores `ticks`, written at reading `written` (within 2^29 ticks of it: see the
+    /// [module docs](self#the-rule-for-writers)).
+    #[inline]
+    pub fn store(&self, ticks: u64, written: CoarseInstant) {
+        self.era.store(written.era, Ordering::Relaxed);
+        self.low.store(ticks as u32, Ordering::Release);
+    }
+
+    /// The stamp's two words, for [`age_of`](Self::age_of) and
+    /// [`compare_exchange`](Self::compare_exchange).
+    #[inline]
+    pub fn load_raw(&self) -> RawStamp {
+        // The low word first: its acquire makes the era its writer stored first visible.
+        let low = self.low.load(Ordering::Acquire);
+        RawStamp {
+            low,
+            era: self.era.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The age of the stamp at reading `now` of `clock`.
+    #[inline]
+    pub fn age(&self, clock: &CoarseClock, now: CoarseInstant) -> Age {
+        Self::age_of(self.load_raw(), clock, now)
+    }
+
+    /// The age of a stamp loaded with [`load_raw`](Self::load_raw).
+    #[inline]
+    pub fn age_of(raw: RawStamp, clock: &CoarseClock, now: CoarseInstant) -> Age {
+        if raw.era == 0 {
+            return Age::Never;
+        }
+        // Both eras are at most u32::MAX: the difference fits an i64.
+        let eras = i64::from(now.era).wrapping_sub(i64::from(raw.era));
+        if eras.unsigned_abs() > clock.era_limit {
+            return if eras > 0 {
+                Age::LongAgo
+            } else {
+                Age::FarAhead
+            };
+        }
+        // Within the limit the true age is below 2^31 ticks either way: the wrapping
+        // difference of the low words is exact.
+        Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(raw.low) as i32))
+    }
+
+    /// Replaces the stamp with `ticks` (written at reading `written`) if it still holds
+    /// `current`; otherwise returns what it holds now.
+    ///
+    /// The era word is stored (when it changes) before the compare-and-swap of the low
+    /// word, so a reader that sees the new low word sees its era. A swap that then fails
+    /// leaves the era of a reading newer than the stamp, which can only make an old stamp
+    /// read as more recent than it is (the token bucket treats recent as the conservative
+    /// side). Racing writers read their clocks within moments of each other, so whichever
+    /// era word wins is within one era of the low word's.
+    #[inline]
+    pub fn compare_exchange(
+        &self,
+        current: RawStamp,
+        ticks: u64,
+        written: CoarseInstant,
+    ) -> Result<(), RawStamp> {
+        if current.era != written.era {
+            self.era.store(written.era, Ordering::Relaxed);
+        }
+        // A strong exchange: a spurious failure would leave a newer era over an old stamp.
+        match self.low.compare_exchange(
+            current.low,
+            ticks as u32,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => Ok(()),
+            Err(low) => Err(RawStamp {
+                low,
+                era: self.era.load(Ordering::Relaxed),
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for AtomicCoarseInstant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let raw = self.load_raw();
+        f.debug_struct("AtomicCoarseInstant")
+            .field("low", &raw.low)
+            .field("era", &raw.era)
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn ms_clock() -> CoarseClock {
+        CoarseClock::from_nanos(0, MS).unwrap()
+    }
+
+    fn at(clock: &CoarseClock, ns: u64) -> CoarseInstant {
+        clock.at(Instant::from_nanos(ns))
+    }
+
+    #[test]
+    fn units_below_8_ns_are_refused() {
+        assert_eq!(CoarseClock::from_nanos(0, 7), Err(UnitTooSmall));
+        assert!(CoarseClock::from_nanos(0, 8).is_ok());
+        assert!(CoarseClock::new(Instant::ZERO, Duration::MAX).is_ok());
+    }
+
+    #[test]
+    fn ticks_shift_or_divide_and_saturate_before_the_origin() {
+        let pow2 = CoarseClock::from_nanos(100, 1 << 20).unwrap();
+        assert_eq!(pow2.at(Instant::from_nanos(100 + (5 << 20) + 7)).ticks(), 5);
+        assert_eq!(pow2.at(Instant::from_nanos(3)).ticks(), 0);
+        let odd = CoarseClock::from_nanos(0, 30_000_000_000).unwrap();
+        assert_eq!(odd.at(Instant::from_nanos(89_999_999_999)).ticks(), 2);
+        assert_eq!(
+            odd.at(Instant::from_nanos(u64::MAX)).ticks(),
+            u64::MAX / 30_000_000_000
+        );
+        assert_eq!(odd.ticks_in(Duration::from_secs(31)), 2);
+        assert_eq!(odd.ticks_in(Duration::from_secs(30)), 1);
+        assert_eq!(odd.ticks_in(Duration::MAX), u64::MAX / 30_000_000_000 + 1);
+    }
+
+    #[test]
+    fn never_written_reads_never() {
+        let c = ms_clock();
+        let s = AtomicCoarseInstant::never();
+        for ns in [0, 1 << 40, u64::MAX] {
+            assert_eq!(s.age(&c, at(&c, ns)), Age::Never);
+        }
+    }
+
+    #[test]
+    fn exact_ages_both_ways_at_any_reading() {
+        let c = ms_clock();
+        let s = AtomicCoarseInstant::never();
+        for base in [
+            0,
+            1 << 31,
+            (1 << 52) - 3 * MS,
+            1 << 62,
+            u64::MAX - (1 << 40),
+        ] {
+            let w = at(&c, base);
+            s.store_now(w);
+            for gap in [0u64, 1, 999, 1 << 20, 1 << 29] {
+                let later = at(&c, base.saturating_add(gap * MS));
+                assert_eq!(
+                    s.age(&c, later),
+                    Age::Ticks((later.ticks() - w.ticks()) as i64)
+                );
+                let earlier = at(&c, base.saturating_sub(gap * MS));
+                assert_eq!(
+                    s.age(&c, earlier),
+                    Age::Ticks(-((w.ticks() - earlier.ticks()) as i64))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gaps_past_the_horizon_are_long_ago_or_far_ahead_never_recent() {
+        let c = ms_clock();
+        let horizon = duration_to_nanos(c.horizon());
+        assert!(horizon > 12 * 86_400 * 1_000_000_000, "{horizon}");
+        let s = AtomicCoarseInstant::never();
+        let w = 1u64 << 45;
+        s.store_now(at(&c, w));
+        // Exactly a multiple of the low word's wrap later: the low words are equal.
+        for k in 1..8u64 {
+            let later = w + k * (MS << 32);
+            assert_eq!(s.age(&c, at(&c, later)), Age::LongAgo);
+        }
+        assert_eq!(s.age(&c, at(&c, w + horizon + 9_000_000_000)), Age::LongAgo);
+        assert_eq!(s.age(&c, at(&c, u64::MAX)), Age::LongAgo);
+        s.store_now(at(&c, u64::MAX - 5));
+        assert_eq!(s.age(&c, at(&c, 0)), Age::FarAhead);
+        assert_eq!(s.age(&c, at(&c, u64::MAX)), Age::Ticks(0));
+    }
+
+    #[test]
+    fn a_stamp_ahead_of_its_writer_reads_negative() {
+        let c = CoarseClock::from_nanos(0, 8).unwrap();
+        let s = AtomicCoarseInstant::never();
+        let w = at(&c, 1 << 50);
+        s.store(w.ticks() + (1 << 20), w);
+        assert_eq!(s.age(&c, w), Age::Ticks(-(1 << 20)));
+    }
+
+    #[test]
+    fn compare_exchange_swaps_only_the_expected_stamp() {
+        let c = ms_clock();
+        let s = AtomicCoarseInstant::never();
+        let raw = s.load_raw();
+        let w = at(&c, 1 << 42);
+        assert_eq!(s.compare_exchange(raw, w.ticks() + 3, w), Ok(()));
+        assert_eq!(s.age(&c, w), Age::Ticks(-3));
+        let stale = raw;
+        let now = s.load_raw();
+        assert_eq!(s.compare_exchange(stale, 0, w), Err(now));
+        assert_eq!(s.age(&c, w), Age::Ticks(-3));
+    }
+}
