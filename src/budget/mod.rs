@@ -34,6 +34,13 @@ pub trait Budget {
     /// RESOURCE_EXHAUSTED means hedges are spending a shared quota.
     fn penalize(&self, tokens: u32);
 
+    /// Removes every token available now, however many: afterwards
+    /// [`try_acquire`](Self::try_acquire) fails until the budget earns a token again
+    /// (a request's deposit, time's refill). What
+    /// [`Hedger::on_rate_limited`](crate::hedge::Hedger::on_rate_limited) calls: a custom
+    /// budget must honour it exactly.
+    fn drain(&self);
+
     /// Tokens available now.
     fn balance(&self) -> f64;
 
@@ -53,6 +60,9 @@ impl<B: Budget + ?Sized> Budget for &B {
     }
     fn penalize(&self, tokens: u32) {
         (**self).penalize(tokens)
+    }
+    fn drain(&self) {
+        (**self).drain()
     }
     fn balance(&self) -> f64 {
         (**self).balance()
@@ -76,7 +86,7 @@ pub enum BudgetError {
     InvalidCap,
     /// The rate is not a finite number in (0, 10^6] tokens per second.
     InvalidRate,
-    /// The burst is zero or above 1024, or takes more than 26 days to refill.
+    /// The burst is zero or above 1024, or takes more than 2^51 ns (26 days) to refill.
     InvalidBurst,
 }
 

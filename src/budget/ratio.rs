@@ -80,20 +80,21 @@ impl RatioBudget {
         })
     }
 
-    /// Adds a minimum allowance of `per_second` hedges per second (bursting to at least
-    /// one), spent only when the ratio balance is empty, so hedging still works at very
-    /// low traffic.
+    /// Adds a minimum allowance of `per_second` hedges per second, spent only when the
+    /// ratio balance is empty, so hedging still works at very low traffic: a
+    /// [`TokenBucket`] of that rate whose burst is one second's worth, rounded up, between
+    /// 1 and 1,024 tokens.
+    ///
+    /// Errors with [`BudgetError::InvalidRate`] unless `per_second` is in (0, 10^6], and
+    /// with [`BudgetError::InvalidBurst`] if that burst would take more than 26 days to
+    /// refill (rates below about 4.5e-7 per second).
     pub fn with_min_allowance<C: Clock>(
         self,
         per_second: f64,
         clock: C,
     ) -> Result<RatioBudget<C>, BudgetError> {
-        let burst = libm::ceil(per_second).max(1.0);
-        let burst = if burst <= f64::from(u32::MAX) {
-            burst as u32
-        } else {
-            return Err(BudgetError::InvalidBurst);
-        };
+        // A NaN or out-of-range rate is refused by the bucket; the cast saturates.
+        let burst = (libm::ceil(per_second) as u32).clamp(1, TokenBucket::<C>::MAX_BURST);
         Ok(RatioBudget {
             balance: self.balance,
             deposit: self.deposit,
@@ -162,6 +163,14 @@ impl<C: Clock> Budget for RatioBudget<C> {
             .fetch_update(Relaxed, Relaxed, |b| Some(b.saturating_sub(units)));
         if let Some(allowance) = &self.allowance {
             allowance.penalize(tokens);
+        }
+    }
+
+    /// Empties the ratio balance (fractions of a token included) and the allowance.
+    fn drain(&self) {
+        self.balance.store(0, Relaxed);
+        if let Some(allowance) = &self.allowance {
+            allowance.drain();
         }
     }
 

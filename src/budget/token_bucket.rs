@@ -1,20 +1,17 @@
-//! [`TokenBucket`]: a rate and a burst, refilled from a clock, in one 32-bit word (GCRA).
+//! [`TokenBucket`]: a rate and a burst, refilled from a clock, in one coarse time stamp
+//! (GCRA).
 
 use super::{Budget, BudgetError};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::Clock;
-use crate::sync::{
-    AtomicU32,
-    Ordering::{AcqRel, Acquire, Relaxed},
-};
+use crate::sync::{AtomicU32, Ordering::Relaxed};
 
 /// The span the state must represent (`burst` emission intervals) is kept at or below
-/// this many time units, which sets the unit (a power of two of nanoseconds). It leaves
-/// 12 of the 32 bits as headroom: see [`TokenBucket`]'s notes on idle periods.
+/// this many time units, which sets the unit (a power of two of nanoseconds, at least 8).
 const MAX_SPAN_UNITS: u64 = 1 << 20;
 
-/// Largest burst: with the span at most 2^20 units, a token then spans at least 2^9
-/// units, which bounds the rounding of the rate to 1/512.
-const MAX_BURST: u32 = 1024;
+/// The smallest time unit, 2^3 ns: the [coarse clock](crate::clock::coarse)'s minimum.
+const MIN_SHIFT: u32 = 3;
 
 /// Largest rate, tokens per second: a token then spans at least 1,000 ns.
 const MAX_RATE: f64 = 1e6;
@@ -23,15 +20,24 @@ const MAX_RATE: f64 = 1e6;
 /// clock.
 ///
 /// It is GCRA (the generic cell rate algorithm): the whole state is one theoretical
-/// arrival time, so `try_acquire` is one load and one compare-and-swap, never overdraws
-/// under contention, and needs no refill task. The time is kept in 32 bits, in units of
-/// `2^k` nanoseconds chosen at construction so that a full burst spans at most 2^20 units;
-/// it is compared with wrapping arithmetic.
+/// arrival time, so `try_acquire` is a load and a compare-and-swap, never overdraws under
+/// contention, and needs no refill task. The arrival time is a
+/// [coarse time](crate::clock::coarse) stamp in two native 32-bit atomics, in units of
+/// `2^k` nanoseconds (at least 8) chosen at construction so that a full burst spans at
+/// most 2^20 units.
 ///
-/// Clock jumps: forward fills the bucket (to `burst`, never more); backward grants at most
-/// one extra `burst`. A bucket left idle for a multiple of the 2^32-unit wrap period (at
-/// least 4.3 s) may, with probability below 2^-12, read as recently used and deny for up to
-/// one burst's refill time; it never over-grants because of this.
+/// # Clocks
+///
+/// For any clock reading in [0, 2^64) ns and any gap:
+///
+/// * **Idle, any length**: a bucket left alone for longer than a burst's refill time is
+///   full, however long the gap (a gap beyond the coarse clock's horizon is recognised as
+///   such, never mistaken for recent use).
+/// * **Forward jumps** fill the bucket to `burst`, never more.
+/// * **A clock that goes back**, by a little, repeatedly, or by years, earns nothing: an
+///   arrival time ahead of now by more than a burst reads as an empty bucket, which then
+///   refills at the rate as the clock moves on. So the bucket never grants more than
+///   `burst + rate * (total forward movement of the clock)`.
 ///
 /// ```
 /// use core::time::Duration;
@@ -49,30 +55,41 @@ const MAX_RATE: f64 = 1e6;
 #[derive(Debug)]
 pub struct TokenBucket<C> {
     clock: C,
-    origin_ns: u64,
-    /// A time unit is `1 << shift` nanoseconds.
-    shift: u32,
+    /// Ticks of `2^k` ns since the bucket was made.
+    coarse: CoarseClock,
     /// Time units per token (T).
     emission: u32,
     /// `burst * emission`: the furthest ahead of now the arrival time may be.
     span: u32,
-    /// Theoretical arrival time, in units since `origin_ns`, wrapping.
-    tat: AtomicU32,
+    /// Theoretical arrival time (never written: a full bucket).
+    tat: AtomicCoarseInstant,
     granted: AtomicU32,
     denied: AtomicU32,
+}
+
+impl<C> TokenBucket<C> {
+    /// The largest burst: a full burst spans at most 2^20 time units, so a token spans at
+    /// least 2^9 of them, bounding the rounding of the rate, unless the burst refills
+    /// in under 4 ms (then the unit is the smallest, 8 ns).
+    pub const MAX_BURST: u32 = 1024;
 }
 
 impl<C: Clock> TokenBucket<C> {
     /// A full bucket of `burst` tokens refilling at `rate` tokens per second.
     ///
-    /// Errors unless `rate` is in (0, 10^6], `burst` in [1, 1024], and the burst takes less
-    /// than 2^51 ns (26 days) to refill. The rate is rounded down to the time unit, by
-    /// less than 1/512 (see [`rate`](Self::rate)).
+    /// Errors unless `rate` is in (0, 10^6] ([`BudgetError::InvalidRate`]), and unless
+    /// `burst` is in [1, 1024] and takes at most 2^51 ns (26 days) to refill
+    /// ([`BudgetError::InvalidBurst`]).
+    ///
+    /// The emission interval (`1 / rate`) is rounded down to whole time units, so the
+    /// applied rate, [`rate`](Self::rate), is at or slightly above the one asked for: by
+    /// less than 1/512 when a full burst takes at least 4.2 ms to refill, and otherwise by
+    /// less than one 8 ns unit per token (below 1/125 at the largest rate).
     pub fn new(clock: C, rate: f64, burst: u32) -> Result<Self, BudgetError> {
         if !(rate > 0.0 && rate <= MAX_RATE) {
             return Err(BudgetError::InvalidRate);
         }
-        if burst == 0 || burst > MAX_BURST {
+        if burst == 0 || burst > Self::MAX_BURST {
             return Err(BudgetError::InvalidBurst);
         }
         let emission_ns = 1e9 / rate; // in [1000, inf)
@@ -80,44 +97,39 @@ impl<C: Clock> TokenBucket<C> {
         if span_ns > (1u64 << 51) as f64 {
             return Err(BudgetError::InvalidBurst);
         }
-        let mut shift = 0u32;
+        let mut shift = MIN_SHIFT;
         while (span_ns as u64 >> shift) > MAX_SPAN_UNITS {
-            shift = shift.wrapping_add(1); // at most 31: span_ns < 2^51
+            shift = shift.wrapping_add(1); // at most 31: span_ns <= 2^51
         }
         let unit = (1u64 << shift) as f64;
         // Rounded down, so a clock advanced by exactly one emission interval always earns a
-        // token; the rate rises by less than 1/512 (one part in a million at burst 1).
-        let emission = libm::floor(emission_ns / unit) as u32; // in [2^9, 2^20]
+        // token.
+        let emission = (libm::floor(emission_ns / unit) as u32).max(1); // <= 2^20
         let span = emission.saturating_mul(burst);
         let origin_ns = clock.now().as_nanos();
         Ok(TokenBucket {
             clock,
-            origin_ns,
-            shift,
+            coarse: CoarseClock::with_unit_at_least_8(origin_ns, 1 << shift),
             emission,
             span,
-            // Full: the arrival time is now.
-            tat: AtomicU32::new(0),
+            tat: AtomicCoarseInstant::never(),
             granted: AtomicU32::new(0),
             denied: AtomicU32::new(0),
         })
     }
 
-    /// Now, in time units since the origin, wrapping.
-    fn now_units(&self) -> u32 {
-        let elapsed = self.clock.now().as_nanos().saturating_sub(self.origin_ns);
-        (elapsed >> self.shift) as u32
-    }
-
-    /// How far the stored arrival time is ahead of `now`, in units: in [0, span] for a
-    /// state written since the last wrap; anything else is an arrival time in the past
-    /// (an idle bucket, or a clock that went backwards) and reads as 0: a full bucket.
-    fn ahead(&self, tat: u32, now: u32) -> u32 {
-        let ahead = tat.wrapping_sub(now);
-        if ahead <= self.span {
-            ahead
-        } else {
-            0
+    /// How far the arrival time of `age` is ahead of now, in units, in [0, span]: an
+    /// arrival time in the past (or never set) is a full bucket; one further ahead than a
+    /// whole burst (a clock that went back) an empty one.
+    fn ahead(&self, age: Age) -> u32 {
+        match age {
+            Age::Never | Age::LongAgo => 0,
+            Age::FarAhead => self.span,
+            // d = now - arrival time, |d| < 2^31.
+            Age::Ticks(d) if d >= 0 => 0,
+            Age::Ticks(d) => {
+                u32::try_from(d.unsigned_abs()).map_or(self.span, |a| a.min(self.span))
+            }
         }
     }
 
@@ -126,26 +138,24 @@ impl<C: Clock> TokenBucket<C> {
     ///
     /// The clock is read after the state is loaded, on every attempt: whoever wrote that
     /// state read the clock before writing it, so (clocks being coherent) `now` is never
-    /// older than the writer's and a stale reading cannot make a recent arrival time look
-    /// like one from the distant past.
+    /// older than the writer's.
     fn update(&self, f: impl Fn(u32) -> Option<u32>) -> Option<u32> {
-        let mut tat = self.tat.load(Acquire);
+        let mut raw = self.tat.load_raw();
         loop {
-            let now = self.now_units();
-            let ahead = f(self.ahead(tat, now))?;
-            match self
-                .tat
-                .compare_exchange_weak(tat, now.wrapping_add(ahead), AcqRel, Acquire)
-            {
-                Ok(_) => return Some(ahead),
-                Err(actual) => tat = actual,
+            let now = self.coarse.at(self.clock.now());
+            let ahead = f(self.ahead(AtomicCoarseInstant::age_of(raw, &self.coarse, now)))?;
+            let tat = now.ticks().saturating_add(u64::from(ahead));
+            match self.tat.compare_exchange(raw, tat, now) {
+                Ok(()) => return Some(ahead),
+                Err(actual) => raw = actual,
             }
         }
     }
 
-    /// The configured rate, tokens per second (after rounding to the time unit).
+    /// The applied rate, tokens per second (after rounding to the time unit).
     pub fn rate(&self) -> f64 {
-        1e9 / (f64::from(self.emission) * (1u64 << self.shift) as f64)
+        let unit_ns = self.coarse.unit().as_nanos() as f64;
+        1e9 / (f64::from(self.emission) * unit_ns)
     }
 
     /// The configured burst.
@@ -172,9 +182,14 @@ impl<C: Clock> Budget for TokenBucket<C> {
         self.update(|ahead| Some(ahead.saturating_add(push).min(self.span)));
     }
 
+    /// Moves the arrival time a whole burst ahead of now: empty, refilling at the rate.
+    fn drain(&self) {
+        self.update(|_| Some(self.span));
+    }
+
     fn balance(&self) -> f64 {
-        let ahead = self.ahead(self.tat.load(Acquire), self.now_units());
-        f64::from(self.span.wrapping_sub(ahead)) / f64::from(self.emission.max(1))
+        let age = self.tat.age(&self.coarse, self.coarse.at(self.clock.now()));
+        f64::from(self.span.wrapping_sub(self.ahead(age))) / f64::from(self.emission.max(1))
     }
 
     fn granted(&self) -> u32 {
