@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use heapless::LinearMap;
+use heapless::Vec;
 
 /// The registry is full: the entry was not added (and nothing was evicted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,8 @@ impl<E: core::error::Error> core::error::Error for InsertError<E> {}
 /// start-up can be shared by every thread. Adding a target takes `&mut self` (wrap the
 /// registry in a mutex if targets appear at run time). A full registry refuses new targets
 /// with [`RegistryFull`]; it never evicts, so no target's statistics vanish. Lookups scan
-/// the keys, which suits the tens of targets a device or gateway talks to.
+/// the keys, which suits the tens of targets a device or gateway talks to. Entries stay in
+/// insertion order, removals included.
 ///
 /// ```
 /// use tailguard::clock::ManualClock;
@@ -64,26 +65,34 @@ impl<E: core::error::Error> core::error::Error for InsertError<E> {}
 /// assert!(hedgers.get(&"eu-1").is_some());
 /// ```
 pub struct Registry<K, V, const CAP: usize> {
-    entries: LinearMap<K, V, CAP>,
+    /// In insertion order (a removal shifts the later entries down).
+    entries: Vec<(K, V), CAP>,
 }
 
 impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     /// An empty registry.
     pub const fn new() -> Self {
         Registry {
-            entries: LinearMap::new(),
+            entries: Vec::new(),
         }
+    }
+
+    fn position(&self, key: &K) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k == key)
     }
 
     /// The value of `key`, if present.
     pub fn get(&self, key: &K) -> Option<&V> {
-        self.entries.get(key)
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Adds `value` under `key`. Errors, giving both back, if the registry is full; an
-    /// existing entry is replaced and returned.
+    /// existing entry is replaced (keeping its place) and returned.
     pub fn insert(&mut self, key: K, value: V) -> Result<Option<V>, (K, V)> {
-        self.entries.insert(key, value)
+        if let Some((_, old)) = self.entries.iter_mut().find(|(k, _)| *k == key) {
+            return Ok(Some(core::mem::replace(old, value)));
+        }
+        self.entries.push((key, value)).map(|()| None)
     }
 
     /// The value of `key`, made by `make` and added if absent.
@@ -92,34 +101,37 @@ impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
         key: K,
         make: impl FnOnce() -> Result<V, E>,
     ) -> Result<&V, InsertError<E>> {
-        if !self.entries.contains_key(&key) {
-            if self.entries.len() >= CAP {
-                return Err(InsertError::Full(RegistryFull { capacity: CAP }));
+        let full = RegistryFull { capacity: CAP };
+        let pos = match self.position(&key) {
+            Some(pos) => pos,
+            None => {
+                if self.entries.is_full() {
+                    return Err(InsertError::Full(full));
+                }
+                let value = make().map_err(InsertError::Make)?;
+                self.entries
+                    .push((key, value))
+                    .map_err(|_| InsertError::Full(full))?;
+                self.entries.len().wrapping_sub(1) // just pushed: len >= 1
             }
-            let value = make().map_err(InsertError::Make)?;
-            if self.entries.insert(key, value).is_err() {
-                return Err(InsertError::Full(RegistryFull { capacity: CAP }));
-            }
-            // The entry just inserted is the last one.
-            return self
-                .entries
-                .values()
-                .last()
-                .ok_or(InsertError::Full(RegistryFull { capacity: CAP }));
-        }
+        };
         self.entries
-            .get(&key)
-            .ok_or(InsertError::Full(RegistryFull { capacity: CAP }))
+            .get(pos)
+            .map(|(_, v)| v)
+            .ok_or(InsertError::Full(full))
     }
 
-    /// Removes `key`'s entry and returns it.
+    /// Removes `key`'s entry and returns it; the entries after it keep their order.
     pub fn remove(&mut self, key: &K) -> Option<V> {
-        self.entries.remove(key)
+        let pos = self.position(key)?;
+        // `pos` came from `position`: in range, so `remove` cannot panic.
+        #[allow(clippy::indexing_slicing)]
+        Some(self.entries.remove(pos).1)
     }
 
     /// Every entry, in insertion order (to report statistics per target, say).
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
-        self.entries.iter()
+        self.entries.iter().map(|(k, v)| (k, v))
     }
 
     /// How many targets are registered.
@@ -149,7 +161,7 @@ impl<K: fmt::Debug + Eq, V, const CAP: usize> fmt::Debug for Registry<K, V, CAP>
         f.debug_struct("Registry")
             .field(
                 "keys",
-                &self.entries.keys().collect::<heapless::Vec<_, CAP>>(),
+                &self.entries.iter().map(|(k, _)| k).collect::<Vec<_, CAP>>(),
             )
             .field("capacity", &CAP)
             .finish()
@@ -192,6 +204,21 @@ mod tests {
             30
         );
         assert_eq!(r.iter().count(), 2);
+    }
+
+    /// Issue 11, item 7: removal swapped the last entry into the gap.
+    #[test]
+    fn iteration_keeps_insertion_order_after_removals() {
+        let mut r: Registry<u8, u8, 5> = Registry::new();
+        for k in 1..=5 {
+            r.insert(k, k * 10).unwrap();
+        }
+        assert_eq!(r.remove(&2), Some(20));
+        assert_eq!(r.insert(4, 41), Ok(Some(40)));
+        r.insert(6, 60).unwrap();
+        let order: std::vec::Vec<_> = r.iter().map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(order, [(1, 10), (3, 30), (4, 41), (5, 50), (6, 60)]);
+        assert_eq!(r.remove(&9), None);
     }
 
     #[test]
