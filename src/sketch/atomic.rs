@@ -28,7 +28,8 @@
 use core::time::Duration;
 
 use super::{
-    min_index_for, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
+    first_value_of_index, min_index_for, ConfigError, DDSketch, IndexMapping, InvalidQuantile,
+    MergeError, RecordError,
 };
 use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
 
@@ -133,7 +134,8 @@ pub struct AtomicSketch<M, const N: usize> {
 impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
     ///
-    /// Errors if `min_value` is not positive and finite, or the bin indices overflow.
+    /// Errors if `min_value` is not a positive normal finite number
+    /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         Ok(Self::with_min_index(
             mapping,
@@ -207,6 +209,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         if value < 0.0 {
             return Err(RecordError::Negative);
         }
+        // -0.0 passed the check above, and its key has the sign bit set: it would become
+        // the maximum. `abs` makes it the zero it is (one bit cleared).
+        let value = value.abs();
         let (previous, clamped) = self.add_one(self.mapping.index(value));
         if previous.is_some() {
             // +inf enters the extremes as the top of the range, as in DDSketch.
@@ -280,6 +285,18 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.counts().map(u64::from).sum()
     }
 
+    /// The zero bin's count (relaxed load), for scans across sketches of one layout.
+    #[inline]
+    pub(crate) fn load_zero(&self) -> u32 {
+        self.zero.load(Relaxed)
+    }
+
+    /// The count of the bin at position `pos` (relaxed load; 0 past the last bin).
+    #[inline]
+    pub(crate) fn load_bin(&self, pos: usize) -> u32 {
+        self.bins.get(pos).map_or(0, |b| b.load(Relaxed))
+    }
+
     /// Whether the sketch holds no values.
     pub fn is_empty(&self) -> bool {
         self.counts().all(|c| c == 0)
@@ -338,15 +355,17 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.min_index
     }
 
-    /// The smallest value with a bin of its own; smaller values count in the zero bin.
+    /// The smallest value with a bin of its own, exactly (as [`DDSketch::min_trackable`]);
+    /// smaller values count in the zero bin.
     pub fn min_trackable(&self) -> f64 {
-        self.mapping.lower_bound(self.min_index)
+        first_value_of_index(&self.mapping, self.min_index)
     }
 
-    /// The end of the trackable range: values from here up are clamped into the top bin.
+    /// The end of the trackable range, exactly: the first value clamped into the top bin
+    /// (as [`DDSketch::max_trackable`]).
     pub fn max_trackable(&self) -> f64 {
-        self.mapping
-            .lower_bound(self.min_index.saturating_add(N as i32))
+        // with_min_index's caller guarantees min_index + N fits in an i32.
+        first_value_of_index(&self.mapping, self.min_index.saturating_add(N as i32))
     }
 
     /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum
@@ -552,6 +571,32 @@ mod tests {
         assert_eq!(s.saturated(), 2);
         assert_eq!(add_saturating(&s.bins[pos], 5), 0);
         assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
+    }
+
+    #[test]
+    fn snapshots_count_no_more_clamped_than_the_top_bin_holds() {
+        let s = AtomicSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        for _ in 0..3 {
+            s.record(1e30).unwrap();
+        }
+        s.record(s.mapping.value(s.min_index + 63)).unwrap(); // in range, in the top bin
+        assert_eq!(s.snapshot().clamped(), 3);
+        // A record racing `clear` can add to `clamped` after its bin was emptied: the
+        // snapshot still counts no more clamped values than its top bin holds.
+        s.bins[63].store(1, Relaxed);
+        s.clamped.store(3, Relaxed);
+        let snap = s.snapshot();
+        assert_eq!(snap.clamped(), 1);
+        assert_eq!(snap.bins().last().unwrap().count, 1);
+        // Into a sketch whose top bin is all but full, as recording there would count.
+        s.bins[63].store(6, Relaxed);
+        s.clamped.store(6, Relaxed);
+        let mut full = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        full.record_n(1e30, u32::MAX - 1).unwrap();
+        s.merge_into(&mut full).unwrap();
+        assert_eq!(full.clamped(), u64::from(u32::MAX));
+        assert_eq!(full.saturated(), 5);
+        assert_eq!(full.count(), u64::from(u32::MAX));
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! track: bins cover `[min_trackable, max_trackable)`, and `max_trackable` is about
 //! `min_trackable * gamma^N`. Values outside it are never lost:
 //!
-//! * zero and positive values below the range count in the *zero bin* (reported as 0,
-//!   or as the exact minimum when that is larger), as DataDog's sketches do;
+//! * zero (`-0.0` is recorded as `+0.0`) and positive values below the range count in
+//!   the *zero bin* (reported as 0, or as the exact minimum when that is larger), as
+//!   DataDog's sketches do;
 //! * values above the range, and `+inf`, go to the top bin and are counted by
 //!   [`clamped`](DDSketch::clamped); `+inf` enters `min`, `max` and `sum` as
 //!   [`max_trackable`](DDSketch::max_trackable);
@@ -49,8 +50,13 @@ pub enum ConfigError {
     /// The relative accuracy is not in (0, 1), or a mapping's gamma is not above 1, or
     /// the mapping supports no accuracy that fine.
     InvalidAccuracy,
-    /// The smallest trackable value is not positive and finite.
+    /// The smallest trackable value is not a positive normal finite number. Subnormals are
+    /// refused: [`CubicMapping`] and [`IntMapping`] read the float's exponent field, which
+    /// a subnormal does not have, and would put it in the wrong bin.
     InvalidMinValue,
+    /// The largest value of a range ([`DDSketch::for_range`]) is NaN, infinite or below
+    /// the smallest.
+    InvalidMaxValue,
     /// The requested range needs more bins than the sketch has.
     TooFewBins {
         /// The number of bins the range needs.
@@ -65,7 +71,10 @@ impl fmt::Display for ConfigError {
         match self {
             ConfigError::InvalidAccuracy => f.write_str("relative accuracy must be in (0, 1)"),
             ConfigError::InvalidMinValue => {
-                f.write_str("smallest trackable value must be positive and finite")
+                f.write_str("smallest trackable value must be a positive normal finite number")
+            }
+            ConfigError::InvalidMaxValue => {
+                f.write_str("largest value of the range must be finite and at least the smallest")
             }
             ConfigError::TooFewBins { needed } => {
                 write!(f, "the range needs {needed} bins, more than the sketch has")
@@ -168,20 +177,66 @@ impl FloatStats {
 
 /// Exact min, max and sum of the values recorded as `u64`: kept apart from [`FloatStats`]
 /// so that the integer record path uses no float arithmetic (no FPU on Cortex-M0).
+///
+/// The sum is a 128-bit integer held as two words (a `u128` field would align the whole
+/// sketch to 16 bytes on x86-64 and aarch64, growing it further). It cannot wrap: records
+/// add at most 2^127 over a sketch's life (each value is below 2^64 and enters `count`,
+/// which never exceeds `(N + 1) * u32::MAX < 2^63` before `clear` resets both), and
+/// merges never take it past [`MERGED_SUM_CAP`] on their own, so it stays below 2^128.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct IntStats {
     min: u64,
     max: u64,
-    /// Saturating.
-    sum: u64,
+    sum_lo: u64,
+    sum_hi: u64,
 }
+
+/// Where a merge stops adding integer sums. Only merges of sketches whose bins are full
+/// reach it (sums of values dropped as saturated stay in the sum); below it merges add
+/// exactly, and records can add up to another 2^127 without wrapping.
+const MERGED_SUM_CAP: u128 = 1 << 127;
 
 impl IntStats {
     const EMPTY: IntStats = IntStats {
         min: u64::MAX,
         max: 0,
-        sum: 0,
+        sum_lo: 0,
+        sum_hi: 0,
     };
+
+    /// The exact sum.
+    fn sum(&self) -> u128 {
+        u128::from(self.sum_hi).wrapping_shl(64) | u128::from(self.sum_lo)
+    }
+
+    /// Adds `hi * 2^64 + lo` to the sum: an add and an add-with-carry, no branch.
+    #[inline]
+    fn add_to_sum(&mut self, lo: u64, hi: u64) {
+        let (sum_lo, carry) = self.sum_lo.overflowing_add(lo);
+        self.sum_lo = sum_lo;
+        // Cannot wrap (see the type's docs).
+        self.sum_hi = self.sum_hi.wrapping_add(hi).wrapping_add(u64::from(carry));
+    }
+
+    /// Adds another sketch's sum, exactly up to [`MERGED_SUM_CAP`].
+    fn merge_sum(&mut self, other: u128) {
+        let sum = self.sum();
+        let total = match sum.checked_add(other) {
+            Some(total) if total <= MERGED_SUM_CAP => total,
+            // Never lower than it was: records may have taken it past the cap.
+            _ => sum.max(MERGED_SUM_CAP),
+        };
+        self.sum_lo = total as u64; // the low word
+        self.sum_hi = total.wrapping_shr(64) as u64;
+    }
+}
+
+/// `value * n` as the low and high words of a 128-bit product.
+#[inline]
+fn mul_wide(value: u64, n: u32) -> (u64, u64) {
+    // A 64-bit by 32-bit product fits in 96 bits.
+    let product = u128::from(value).wrapping_mul(u128::from(n));
+    (product as u64, product.wrapping_shr(64) as u64)
 }
 
 /// How many bins the quantile scan sums at once (vectorised) before looking inside.
@@ -213,14 +268,76 @@ fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
     })
 }
 
+/// The smallest non-negative `f64` whose mapping index is at least `index` (`+inf` if no
+/// finite value's is).
+///
+/// `lower_bound` is computed in floating point (an `exp` or a cube root of a rounded
+/// argument), so it can be hundreds of ulps off the boundary `index` actually draws,
+/// either way. This starts from it and searches the bit patterns, which order
+/// non-negative floats as their values: doubling steps until the boundary is bracketed,
+/// then bisection. At most 64 + 64 evaluations of `index`; a handful when `lower_bound`
+/// is a few ulps off. Relies on `index` being non-decreasing, as a mapping's is.
+pub(crate) fn first_value_of_index<M: IndexMapping>(mapping: &M, index: i32) -> f64 {
+    const INF_BITS: u64 = 0x7ff0_0000_0000_0000; // f64::INFINITY.to_bits()
+    let reaches = |bits: u64| mapping.index(f64::from_bits(bits)) >= index;
+    let guess = mapping.lower_bound(index);
+    // A NaN or negative guess (not expected) starts the search from zero.
+    let guess = if guess > 0.0 {
+        guess.to_bits().min(INF_BITS)
+    } else {
+        0
+    };
+    // Bracket the boundary: `lo` below it (index too low), `hi` at or above it.
+    let (mut lo, mut hi) = (guess, guess);
+    let mut step = 1u64;
+    if reaches(guess) {
+        loop {
+            if lo == 0 {
+                return 0.0; // every value reaches `index`
+            }
+            lo = lo.saturating_sub(step);
+            if !reaches(lo) {
+                break;
+            }
+            hi = lo;
+            step = step.saturating_mul(2); // at most 64 doublings reach 0
+        }
+    } else {
+        loop {
+            if hi == INF_BITS {
+                return f64::INFINITY; // not even f64::MAX reaches `index`
+            }
+            hi = hi.saturating_add(step).min(INF_BITS);
+            if reaches(hi) {
+                break;
+            }
+            lo = hi;
+            step = step.saturating_mul(2); // at most 64 doublings reach INF_BITS
+        }
+    }
+    // Bisect: !reaches(lo), reaches(hi), lo < hi. At most 64 halvings.
+    while hi.wrapping_sub(lo) > 1 {
+        let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
+        if reaches(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    f64::from_bits(hi)
+}
+
 /// The mapping index of the lowest of `bins` bins whose lowest bin holds `min_value`, if
-/// `min_value` is positive and finite and every bin index fits in an `i32`.
+/// `min_value` is a positive normal finite number and every bin index fits in an `i32`.
 pub(crate) fn min_index_for<M: IndexMapping>(
     mapping: &M,
     min_value: f64,
     bins: usize,
 ) -> Result<i32, ConfigError> {
-    if !(min_value > 0.0 && min_value.is_finite()) {
+    // Not subnormal: the cubic and integer mappings read the exponent field, which
+    // subnormals lack, so their bins there are not within alpha. (Subnormal values below
+    // a normal range still fall in the zero bin: their indices are lower.)
+    if !(min_value >= f64::MIN_POSITIVE && min_value.is_finite()) {
         return Err(ConfigError::InvalidMinValue);
     }
     let min_index = mapping.index(min_value);
@@ -233,7 +350,8 @@ pub(crate) fn min_index_for<M: IndexMapping>(
 
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
-/// No heap; `size_of` is about `4 * N + 100` bytes (see [`presets`] for exact figures).
+/// No heap; `size_of` is `4 * N` plus 92 to 124 bytes on x86-64, depending on the mapping
+/// and padding (see [`presets`] for exact figures).
 ///
 /// ```
 /// use tailguard::sketch::{DDSketch, LogMapping};
@@ -266,7 +384,8 @@ pub struct DDSketch<M, const N: usize> {
 impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
     ///
-    /// Errors if `min_value` is not positive and finite, or the bin indices overflow.
+    /// Errors if `min_value` is not a positive normal finite number
+    /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         Ok(Self::with_min_index(
             mapping,
@@ -282,6 +401,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// An empty sketch with relative accuracy `alpha` over `[min_value, max_value]`, or
     /// [`ConfigError::TooFewBins`] with the number of bins that range needs.
     ///
+    /// Errors with [`ConfigError::InvalidMaxValue`] if `max_value` is NaN, infinite or
+    /// below `min_value`.
+    ///
     /// ```
     /// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
     /// // 1 % from 1 µs to 100 s in nanoseconds needs 922 bins.
@@ -293,7 +415,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     pub fn for_range(alpha: f64, min_value: f64, max_value: f64) -> Result<Self, ConfigError> {
         let sketch = Self::with_relative_accuracy(alpha, min_value)?;
         if !(max_value >= min_value && max_value.is_finite()) {
-            return Err(ConfigError::InvalidMinValue);
+            return Err(ConfigError::InvalidMaxValue);
         }
         let needed = i64::from(sketch.mapping.index(max_value))
             .saturating_sub(i64::from(sketch.min_index))
@@ -341,6 +463,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         if value < 0.0 {
             return Err(RecordError::Negative);
         }
+        // -0.0 passed the check above: make it +0.0, or it would become the minimum (and
+        // answer quantiles) with its sign. `abs` is one bit cleared, also in soft float.
+        let value = value.abs();
         let (added, clamped) = self.add_to_bin(self.mapping.index(value), n);
         if added > 0 {
             // +inf would poison sum and max; it enters the stats as the top of the range.
@@ -389,12 +514,13 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             if value > s.max {
                 s.max = value;
             }
-            let total = if added == 1 {
-                value
+            // Exact at any total (see `IntStats`); the multiply only for `n > 1`.
+            let (lo, hi) = if added == 1 {
+                (value, 0)
             } else {
-                value.saturating_mul(u64::from(added))
+                mul_wide(value, added)
             };
-            s.sum = s.sum.saturating_add(total);
+            s.add_to_sum(lo, hi);
         }
     }
 
@@ -412,6 +538,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// The way in for bins that arrive without their values (the protobuf decoder).
     /// Returns how many were added.
     pub(crate) fn add_bin_count(&mut self, index: i32, n: u64, value: f64) -> u64 {
+        // A -0.0 must not become the minimum with its sign (see `record_n`).
+        let value = value.abs();
         let chunk = u32::try_from(n).unwrap_or(u32::MAX);
         let (added, _) = self.add_to_bin(index, chunk);
         // No bin holds more than u32::MAX: what did not fit in `chunk` is lost as well.
@@ -642,8 +770,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// The sum of the values recorded (0 if empty).
+    ///
+    /// Integer records are summed exactly (in 128 bits, so past `u64::MAX`) and rounded
+    /// once here; float records are summed in `f64`.
     pub fn sum(&self) -> f64 {
-        self.float_stats.sum + self.int_stats.sum as f64
+        // The integer sum rounded once, correctly, however far past u64::MAX it is.
+        self.float_stats.sum + self.int_stats.sum() as f64
     }
 
     /// The mean of the values recorded, or `None` if empty.
@@ -685,16 +817,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.min_index
     }
 
-    /// The smallest value with a bin of its own; smaller values count in the zero bin.
+    /// The smallest value with a bin of its own, exactly: the first `f64` the mapping puts
+    /// in the lowest bin. Smaller values count in the zero bin.
     pub fn min_trackable(&self) -> f64 {
-        self.mapping.lower_bound(self.min_index)
+        first_value_of_index(&self.mapping, self.min_index)
     }
 
-    /// The end of the trackable range: values from here up are clamped into the top bin.
+    /// The end of the trackable range, exactly: the first `f64` clamped into the top bin
+    /// (`+inf` if the bins reach past `f64::MAX`, so that no value is clamped).
     pub fn max_trackable(&self) -> f64 {
         // with_min_index's caller guarantees min_index + N fits in an i32.
-        self.mapping
-            .lower_bound(self.min_index.saturating_add(N as i32))
+        first_value_of_index(&self.mapping, self.min_index.saturating_add(N as i32))
     }
 
     /// The non-empty bins, from the lowest index up (the zero bin is
@@ -757,13 +890,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
         i.min = i.min.min(oi.min);
         i.max = i.max.max(oi.max);
-        i.sum = i.sum.saturating_add(oi.sum);
+        i.merge_sum(oi.sum());
         Ok(())
     }
 
     /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
     /// the clamped and saturated counters that came with them. Counts beyond `u32::MAX`
     /// in a bin move to `saturated`. Min, max and sum are the caller's business.
+    ///
+    /// `clamped` counts values of the incoming top bin; only those that fit in this top
+    /// bin count as clamped here, so `clamped <= top bin` holds and a merge counts as
+    /// recording the same values into one sketch would.
     pub(crate) fn add_counts(
         &mut self,
         zero: u32,
@@ -781,16 +918,25 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             lost = lost.saturating_add(u64::from(b).wrapping_sub(here));
             *a = sum;
         };
+        let top_before = self.bins.last().map_or(0, |&top| top);
         add(&mut self.zero_count, zero);
         for (a, b) in self.bins.iter_mut().zip(bins) {
             add(a, b);
         }
+        // Bins only grow here. Counting the clamped values among those that fit (rather
+        // than among those dropped) keeps the most of them, and never more than fit.
+        let top_added = self
+            .bins
+            .last()
+            .map_or(0, |&top| top.wrapping_sub(top_before));
         self.count = self.count.saturating_add(added);
         self.saturated = self
             .saturated
             .saturating_add(saturated)
             .saturating_add(lost);
-        self.clamped = self.clamped.saturating_add(clamped);
+        self.clamped = self
+            .clamped
+            .saturating_add(clamped.min(u64::from(top_added)));
     }
 
     /// Folds min, max and sum of values recorded elsewhere into the float statistics.
@@ -1029,7 +1175,7 @@ mod tests {
 
     #[test]
     fn bad_configurations_are_errors() {
-        for min in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        for min in [0.0, -1.0, f64::NAN, f64::INFINITY, 5e-324, 1e-310] {
             assert_eq!(
                 Sketch::with_relative_accuracy(0.01, min).err(),
                 Some(ConfigError::InvalidMinValue)
@@ -1043,9 +1189,93 @@ mod tests {
             Sketch::with_relative_accuracy(1e-9, 1e300).err(),
             Some(ConfigError::RangeOverflow)
         );
+        assert!(Sketch::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+    }
+
+    #[test]
+    fn a_bad_range_end_is_invalid_max_value() {
+        for max in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.5, -1.0] {
+            assert_eq!(
+                Sketch::for_range(0.02, 1.0, max).err(),
+                Some(ConfigError::InvalidMaxValue),
+                "max = {max}"
+            );
+        }
+        // A bad min is reported first, as before.
         assert_eq!(
-            Sketch::for_range(0.02, 1.0, f64::NAN).err(),
+            Sketch::for_range(0.02, f64::NAN, f64::NAN).err(),
             Some(ConfigError::InvalidMinValue)
         );
+        assert!(Sketch::for_range(0.02, 1.0, 1.0).is_ok());
+        let text = std::format!("{}", ConfigError::InvalidMaxValue);
+        assert!(text.contains("largest"), "{text}");
+        let text = std::format!("{}", ConfigError::InvalidMinValue);
+        assert!(text.contains("normal"), "{text}");
+    }
+
+    #[test]
+    fn merged_integer_sums_are_exact_and_never_wrap() {
+        let mut a = sketch();
+        a.record_u64_n(u64::MAX, u32::MAX);
+        let one = u128::from(u64::MAX) * u128::from(u32::MAX);
+        assert_eq!(a.int_stats.sum(), one);
+        let b = a.clone();
+        a.merge(&b).unwrap();
+        assert_eq!(a.int_stats.sum(), 2 * one);
+        // Merging full sketches again and again: the sum grows to the cap and stays.
+        let mut last = a.int_stats.sum();
+        for _ in 0..40 {
+            let b = a.clone();
+            a.merge(&b).unwrap();
+            let sum = a.int_stats.sum();
+            assert!(sum >= last && sum <= MERGED_SUM_CAP.max(last));
+            last = sum;
+        }
+        assert_eq!(last, MERGED_SUM_CAP);
+        // Records still add exactly past the cap, and a merge does not take that back.
+        a.record_u64_n(10, u32::MAX); // a bin with room
+        let after = MERGED_SUM_CAP + 10 * u128::from(u32::MAX);
+        assert_eq!(a.int_stats.sum(), after);
+        a.merge(&sketch()).unwrap();
+        a.merge(&b).unwrap();
+        assert_eq!(a.int_stats.sum(), after);
+        assert!((a.sum() - after as f64).abs() <= 1e-15 * after as f64);
+    }
+
+    #[test]
+    fn integer_sum_carries_into_the_high_word() {
+        let mut s = sketch();
+        s.record_u64(u64::MAX);
+        s.record_u64(2);
+        assert_eq!(s.int_stats.sum(), u128::from(u64::MAX) + 2);
+        assert_eq!((s.int_stats.sum_lo, s.int_stats.sum_hi), (1, 1));
+        s.record_u64_n(u64::MAX, 3);
+        assert_eq!(s.int_stats.sum(), 4 * u128::from(u64::MAX) + 2);
+    }
+
+    #[test]
+    fn negative_zero_from_the_decoder_path_is_a_zero() {
+        let mut s = sketch();
+        assert_eq!(s.add_bin_count(i32::MIN, 2, -0.0), 2);
+        s.record(3.0).unwrap();
+        assert_eq!(s.min().map(f64::to_bits), Some(0));
+        assert_eq!(s.quantile(0.25).unwrap().map(f64::to_bits), Some(0));
+    }
+
+    #[test]
+    fn first_value_of_index_at_the_ends() {
+        let m = IntMapping::K6;
+        // The bins past f64::MAX: nothing finite reaches them.
+        assert_eq!(first_value_of_index(&m, 1025 << 6), f64::INFINITY);
+        assert_eq!(first_value_of_index(&m, i32::MAX), f64::INFINITY);
+        // Every value, zero included, reaches an index this low.
+        assert_eq!(first_value_of_index(&m, i32::MIN), 0.0);
+        assert_eq!(first_value_of_index(&m, 0), 1.0);
+        let log = LogMapping::with_relative_accuracy(0.01).unwrap();
+        assert_eq!(first_value_of_index(&log, i32::MAX), f64::INFINITY);
+        for i in [-70_000, -1000, -1, 0, 1, 1000, 70_000] {
+            let v = first_value_of_index(&log, i);
+            assert!(log.index(v) >= i && log.index(v.next_down()) < i, "{i}");
+        }
     }
 }

@@ -1,0 +1,230 @@
+//! Promises of the sketch docs that hold at the edges: `-0.0` is a zero, merging counts
+//! clamped values as recording does, the integer sum is exact past `u64::MAX`, subnormal
+//! range starts are refused, and `min_trackable` / `max_trackable` are the exact bin
+//! boundaries they are documented to be.
+
+use proptest::prelude::*;
+use tailguard::clock::ManualClock;
+use tailguard::sketch::{
+    presets, AtomicSketch, ConfigError, CubicMapping, DDSketch, IndexMapping, IntMapping,
+    LogMapping,
+};
+use tailguard::window::{Window, WindowConfig, WindowError};
+
+const QS: [f64; 7] = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0];
+
+fn negative_zero_is_a_zero_in<M: IndexMapping>() {
+    let mut s = DDSketch::<M, 128>::with_relative_accuracy(0.02, 1.0).unwrap();
+    s.record(-0.0).unwrap();
+    s.record_n(-0.0, 3).unwrap();
+    for v in [2.0, 3.0, 5.0] {
+        s.record(v).unwrap();
+    }
+    assert_eq!(s.zero_count(), 4);
+    assert_eq!(s.min().unwrap().to_bits(), 0, "{:?}", s.min());
+    assert_eq!(s.max(), Some(5.0));
+    for q in QS {
+        let v = s.quantile(q).unwrap().unwrap();
+        assert!(!(v == 0.0 && v.is_sign_negative()), "q={q}: {v}");
+    }
+
+    let a = AtomicSketch::<M, 128>::with_relative_accuracy(0.02, 1.0).unwrap();
+    a.record(-0.0).unwrap();
+    for v in [2.0, 3.0, 5.0] {
+        a.record(v).unwrap();
+    }
+    a.record(-0.0).unwrap();
+    assert_eq!(a.min().unwrap().to_bits(), 0, "{:?}", a.min());
+    let max = a.max().unwrap();
+    assert!((5.0 * (1.0 - 1e-6)..=5.0).contains(&max), "{max}");
+    for q in QS {
+        let v = a.quantile(q).unwrap().unwrap();
+        assert!(!(v == 0.0 && v.is_sign_negative()), "q={q}: {v}");
+    }
+    let snap = a.snapshot();
+    assert_eq!(snap.zero_count(), 2);
+    assert_eq!(snap.min().unwrap().to_bits(), 0);
+}
+
+#[test]
+fn negative_zero_is_a_zero_everywhere() {
+    negative_zero_is_a_zero_in::<LogMapping>();
+    negative_zero_is_a_zero_in::<CubicMapping>();
+    negative_zero_is_a_zero_in::<IntMapping>();
+}
+
+#[test]
+fn merging_counts_clamped_values_as_recording_does() {
+    let huge = 1e30; // far above a 64-bin sketch from 1.0
+    let new = || DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+    let (mut a, mut b, mut one) = (new(), new(), new());
+    a.record_n(huge, u32::MAX - 1).unwrap();
+    b.record_n(huge, 6).unwrap();
+    one.record_n(huge, u32::MAX - 1).unwrap();
+    one.record_n(huge, 6).unwrap();
+    assert_eq!(one.clamped(), u64::from(u32::MAX));
+    assert_eq!(one.saturated(), 5);
+    a.merge(&b).unwrap();
+    assert_eq!(a.clamped(), u64::from(u32::MAX));
+    assert_eq!(a.saturated(), 5);
+    assert_eq!(a.count(), u64::from(u32::MAX));
+    assert_eq!(
+        (a.clamped(), a.saturated(), a.count()),
+        (one.clamped(), one.saturated(), one.count())
+    );
+    // The top bin also holds in-range values: clamped never exceeds the top bin.
+    let top_value = a.mapping().value(a.min_index() + 63);
+    let (mut c, mut d) = (new(), new());
+    c.record_n(top_value, u32::MAX - 10).unwrap();
+    c.record_n(huge, 5).unwrap();
+    d.record_n(huge, 100).unwrap();
+    c.merge(&d).unwrap();
+    let top = c.bins().last().unwrap().count;
+    assert_eq!(top, u32::MAX);
+    assert!(c.clamped() <= u64::from(top));
+    assert_eq!(c.count(), u64::from(u32::MAX));
+    assert_eq!(c.saturated(), 95);
+}
+
+#[test]
+fn integer_sum_is_exact_past_u64() {
+    let v = 9e10 as u64;
+    let n = 300_000_000;
+    let mut s = presets::cubic_latency();
+    s.record_u64_n(v, n);
+    let want = 9e10 * 3e8;
+    assert!((s.sum() - want).abs() <= 1e-12 * want, "{}", s.sum());
+    let mean = s.mean().unwrap();
+    assert!((mean - 9e10).abs() <= 1e-12 * 9e10, "{mean}");
+
+    let mut t = presets::cubic_latency();
+    for _ in 0..n / 100_000 {
+        t.record_u64_n(v, 100_000);
+    }
+    assert_eq!(s, t);
+    t.merge(&s).unwrap();
+    assert!((t.sum() - 2.0 * want).abs() <= 1e-12 * 2.0 * want);
+    assert!((t.mean().unwrap() - 9e10).abs() <= 1e-12 * 9e10);
+
+    // The largest values, one record at a time, carry into the high word.
+    let mut u = presets::int_latency();
+    for _ in 0..10 {
+        u.record_u64(u64::MAX);
+    }
+    let want = 10.0 * u64::MAX as f64;
+    assert!((u.sum() - want).abs() <= 1e-15 * want);
+    assert_eq!(u.mean(), Some(u64::MAX as f64));
+}
+
+#[test]
+fn subnormal_min_values_are_refused() {
+    for min in [5e-324, 1e-310, f64::MIN_POSITIVE / 2.0] {
+        let bad = Some(ConfigError::InvalidMinValue);
+        assert_eq!(
+            DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, min).err(),
+            bad
+        );
+        let cubic = CubicMapping::with_relative_accuracy(0.01).unwrap();
+        assert_eq!(DDSketch::<_, 64>::new(cubic, min).err(), bad);
+        assert_eq!(AtomicSketch::<_, 64>::new(IntMapping::K6, min).err(), bad);
+        assert_eq!(
+            DDSketch::<IntMapping, 64>::for_range(0.01, min, 1.0).err(),
+            bad
+        );
+        let clock = ManualClock::new();
+        let w = Window::<_, _, 64>::new(&clock, cubic, min, WindowConfig::new());
+        assert_eq!(
+            w.err(),
+            Some(WindowError::Sketch(ConfigError::InvalidMinValue))
+        );
+    }
+    // The smallest normal number is a valid start.
+    assert!(DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+    assert!(DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+    assert!(DDSketch::<IntMapping, 64>::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+}
+
+fn subnormals_count_as_zeros_in<M: IndexMapping>() {
+    let mut s = DDSketch::<M, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+    let a = AtomicSketch::<M, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+    for v in [5e-324, 1e-310] {
+        s.record(v).unwrap();
+        a.record(v).unwrap();
+    }
+    assert_eq!(s.zero_count(), 2);
+    assert_eq!(s.bins().count(), 0);
+    assert_eq!(a.snapshot().zero_count(), 2);
+}
+
+#[test]
+fn subnormal_values_below_the_range_count_as_zeros() {
+    subnormals_count_as_zeros_in::<LogMapping>();
+    subnormals_count_as_zeros_in::<CubicMapping>();
+    subnormals_count_as_zeros_in::<IntMapping>();
+}
+
+/// `min_trackable` is the first value with a bin, `max_trackable` the first clamped one.
+fn assert_exact_range<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
+    let m = s.mapping();
+    let (lo, hi) = (s.min_trackable(), s.max_trackable());
+    let top = s.min_index() + N as i32;
+    assert_eq!(m.index(lo), s.min_index(), "{m:?} min_trackable {lo:e}");
+    assert!(
+        m.index(lo.next_down()) < s.min_index(),
+        "{m:?} below {lo:e}"
+    );
+    if hi.is_finite() {
+        assert!(m.index(hi) >= top, "{m:?} max_trackable {hi:e}");
+    } else {
+        // The bins reach past f64::MAX (a mapping whose `index(inf)` is finite): no value
+        // is clamped.
+        assert!(m.index(hi) >= top || m.index(f64::MAX) < top, "{m:?}");
+    }
+    assert!(m.index(hi.next_down()) < top, "{m:?} below {hi:e}");
+    // What recording does at the boundaries.
+    let mut t = s.clone();
+    t.clear();
+    t.record(lo.next_down()).unwrap();
+    assert_eq!(t.zero_count(), 1);
+    t.record(lo).unwrap();
+    assert_eq!(t.zero_count(), 1);
+    t.record(hi.next_down()).unwrap();
+    assert_eq!(t.clamped(), 0);
+    if hi.is_finite() {
+        t.record(hi).unwrap();
+        assert_eq!(t.clamped(), 1);
+    }
+    let a = AtomicSketch::like(s);
+    assert_eq!(a.min_trackable().to_bits(), lo.to_bits());
+    assert_eq!(a.max_trackable().to_bits(), hi.to_bits());
+}
+
+#[test]
+fn preset_ranges_are_exact() {
+    assert_exact_range(&presets::log_latency());
+    assert_exact_range(&presets::cubic_latency());
+    assert_exact_range(&presets::int_latency());
+    assert_exact_range(&presets::int_latency_coarse());
+}
+
+fn exact_range_at<M: IndexMapping>(alpha: f64, min_value: f64) {
+    let Ok(s) = DDSketch::<M, 64>::with_relative_accuracy(alpha, min_value) else {
+        return; // out of the i32 index range at this accuracy
+    };
+    assert_exact_range(&s);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn ranges_are_exact_for_every_mapping(
+        alpha in prop::sample::select(vec![0.001, 0.005, 0.01, 0.02, 0.05, 0.2]),
+        exp in -300.0f64..300.0,
+    ) {
+        let min_value = 10f64.powf(exp);
+        exact_range_at::<LogMapping>(alpha, min_value);
+        exact_range_at::<CubicMapping>(alpha, min_value);
+        exact_range_at::<IntMapping>(alpha, min_value);
+    }
+}
