@@ -35,9 +35,10 @@ const MAX_RATE: f64 = 1e6;
 ///   such, never mistaken for recent use).
 /// * **Forward jumps** fill the bucket to `burst`, never more.
 /// * **A clock that goes back**, by a little, repeatedly, or by years, earns nothing: an
-///   arrival time ahead of now by more than a burst reads as an empty bucket, which then
-///   refills at the rate as the clock moves on. So the bucket never grants more than
-///   `burst + rate * (total forward movement of the clock)`.
+///   arrival time ahead of now by more than a burst reads as an empty bucket, and the
+///   first use after that restarts the refill from the new now. So the bucket never
+///   grants more than `burst + rate * (total forward movement of the clock)`, and a clock
+///   that went back costs at most one burst.
 ///
 /// ```
 /// use core::time::Duration;
@@ -55,7 +56,7 @@ const MAX_RATE: f64 = 1e6;
 #[derive(Debug)]
 pub struct TokenBucket<C> {
     clock: C,
-    /// Ticks of `2^k` ns since the bucket was made.
+    /// Ticks of `2^k` ns since the clock's epoch.
     coarse: CoarseClock,
     /// Time units per token (T).
     emission: u32,
@@ -106,10 +107,11 @@ impl<C: Clock> TokenBucket<C> {
         // token.
         let emission = (libm::floor(emission_ns / unit) as u32).max(1); // <= 2^20
         let span = emission.saturating_mul(burst);
-        let origin_ns = clock.now().as_nanos();
         Ok(TokenBucket {
             clock,
-            coarse: CoarseClock::with_unit_at_least_8(origin_ns, 1 << shift),
+            // Origin 0, not now: a clock that goes back before the bucket was made still
+            // moves it (readings before a coarse clock's origin all read as the origin).
+            coarse: CoarseClock::with_unit_at_least_8(0, 1 << shift),
             emission,
             span,
             tat: AtomicCoarseInstant::never(),
@@ -118,23 +120,30 @@ impl<C: Clock> TokenBucket<C> {
         })
     }
 
-    /// How far the arrival time of `age` is ahead of now, in units, in [0, span]: an
-    /// arrival time in the past (or never set) is a full bucket; one further ahead than a
-    /// whole burst (a clock that went back) an empty one.
-    fn ahead(&self, age: Age) -> u32 {
+    /// How far the arrival time of `age` is ahead of now, in units, in [0, span] (an
+    /// arrival time in the past, or never set, is a full bucket), and whether it is further
+    /// ahead than a whole burst: only a clock that went back puts it there, and the bucket
+    /// then counts as empty from now.
+    fn ahead(&self, age: Age) -> (u32, bool) {
         match age {
-            Age::Never | Age::LongAgo => 0,
-            Age::FarAhead => self.span,
+            Age::Never | Age::LongAgo => (0, false),
+            Age::FarAhead => (self.span, true),
             // d = now - arrival time, |d| < 2^31.
-            Age::Ticks(d) if d >= 0 => 0,
-            Age::Ticks(d) => {
-                u32::try_from(d.unsigned_abs()).map_or(self.span, |a| a.min(self.span))
-            }
+            Age::Ticks(d) if d >= 0 => (0, false),
+            Age::Ticks(d) => match u32::try_from(d.unsigned_abs()) {
+                Ok(ahead) if ahead <= self.span => (ahead, false),
+                _ => (self.span, true),
+            },
         }
     }
 
     /// Moves the arrival time to `now + f(ahead)` (or leaves it if `f` says `None`) in a
     /// compare-and-swap loop; returns the new `ahead`.
+    ///
+    /// An arrival time beyond a burst ahead (the clock went back) is first brought back to
+    /// `now + span`, even if `f` says `None`: the bucket is empty at its first use after
+    /// the clock went back and refills at the rate from there, instead of staying empty
+    /// until the clock catches up with where it was.
     ///
     /// The clock is read after the state is loaded, on every attempt: whoever wrote that
     /// state read the clock before writing it, so (clocks being coherent) `now` is never
@@ -143,10 +152,16 @@ impl<C: Clock> TokenBucket<C> {
         let mut raw = self.tat.load_raw();
         loop {
             let now = self.coarse.at(self.clock.now());
-            let ahead = f(self.ahead(AtomicCoarseInstant::age_of(raw, &self.coarse, now)))?;
-            let tat = now.ticks().saturating_add(u64::from(ahead));
+            let (ahead, beyond) = self.ahead(AtomicCoarseInstant::age_of(raw, &self.coarse, now));
+            let new = f(ahead);
+            let target = match (new, beyond) {
+                (Some(ahead), _) => ahead,
+                (None, true) => self.span,
+                (None, false) => return None,
+            };
+            let tat = now.ticks().saturating_add(u64::from(target));
             match self.tat.compare_exchange(raw, tat, now) {
-                Ok(()) => return Some(ahead),
+                Ok(()) => return new,
                 Err(actual) => raw = actual,
             }
         }
@@ -189,7 +204,8 @@ impl<C: Clock> Budget for TokenBucket<C> {
 
     fn balance(&self) -> f64 {
         let age = self.tat.age(&self.coarse, self.coarse.at(self.clock.now()));
-        f64::from(self.span.wrapping_sub(self.ahead(age))) / f64::from(self.emission.max(1))
+        let (ahead, _) = self.ahead(age);
+        f64::from(self.span.wrapping_sub(ahead)) / f64::from(self.emission.max(1))
     }
 
     fn granted(&self) -> u32 {

@@ -179,7 +179,10 @@ impl CoarseClock {
     /// How many whole ticks `d` spans, rounded up (saturating).
     pub const fn ticks_in(&self, d: Duration) -> u64 {
         let ns = duration_to_nanos(d);
-        let whole = ns / self.unit_ns; // unit_ns >= 8
+        let whole = match ns.checked_div(self.unit_ns) {
+            Some(whole) => whole,
+            None => 0, // not reached: unit_ns >= 8
+        };
         if whole.saturating_mul(self.unit_ns) < ns {
             whole.saturating_add(1)
         } else {
@@ -361,6 +364,7 @@ impl fmt::Debug for AtomicCoarseInstant {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     const MS: u64 = 1_000_000;
 
@@ -459,6 +463,39 @@ mod tests {
         let w = at(&c, 1 << 50);
         s.store(w.ticks() + (1 << 20), w);
         assert_eq!(s.age(&c, w), Age::Ticks(-(1 << 20)));
+    }
+
+    proptest::proptest! {
+        /// For any unit, any writer reading, any stamp within 2^29 ticks of it and any
+        /// reader reading: an age in ticks is exact; within the horizon it is always given;
+        /// `LongAgo` and `FarAhead` only beyond it, on the right side.
+        #[test]
+        fn ages_are_exact_or_beyond_the_horizon(
+            unit in proptest::prop_oneof![8u64..64, 64u64..(1 << 24), (1u64 << 24)..(1 << 40), proptest::strategy::Just(u64::MAX)],
+            origin in proptest::prop_oneof![proptest::strategy::Just(0u64), 0u64..u64::MAX],
+            written_ns in 0u64..=u64::MAX,
+            offset in -(1i64 << 29)..(1i64 << 29),
+            read_ns in proptest::prop_oneof![0u64..=u64::MAX, proptest::strategy::Just(0u64)],
+            near in proptest::prop_oneof![proptest::strategy::Just(None), (-(1i64 << 40)..(1i64 << 40)).prop_map(Some)],
+        ) {
+            let c = CoarseClock::from_nanos(origin, unit).unwrap();
+            let w = c.at(Instant::from_nanos(written_ns));
+            let stamp = w.ticks().saturating_add_signed(offset);
+            let s = AtomicCoarseInstant::never();
+            s.store(stamp, w);
+            // Half the cases read near the writer, the rest anywhere.
+            let read_ns = near.map_or(read_ns, |d| written_ns.saturating_add_signed(d));
+            let r = c.at(Instant::from_nanos(read_ns));
+            let exact = i128::from(r.ticks()) - i128::from(stamp);
+            let since_write = i128::from(read_ns.max(origin)) - i128::from(written_ns.max(origin));
+            let horizon = duration_to_nanos(c.horizon()) as i128;
+            match s.age(&c, r) {
+                Age::Ticks(d) => proptest::prop_assert_eq!(i128::from(d), exact),
+                Age::LongAgo => proptest::prop_assert!(since_write > horizon, "{} <= {}", since_write, horizon),
+                Age::FarAhead => proptest::prop_assert!(-since_write > horizon, "{} <= {}", since_write, horizon),
+                Age::Never => proptest::prop_assert!(false, "a written stamp read as never"),
+            }
+        }
     }
 
     #[test]

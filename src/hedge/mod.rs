@@ -38,9 +38,9 @@ mod stats;
 use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
-use crate::clock::{Clock, Instant};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
+use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::{presets, CubicMapping, DDSketch, IndexMapping};
-use crate::sync::{AtomicU32, Ordering::Relaxed};
 use crate::window::{Window, WindowConfig};
 
 pub use config::{ColdStart, HedgeConfig, HedgeError};
@@ -52,8 +52,22 @@ pub(crate) use race::{RaceCore, RaceEnd};
 use stats::Counters;
 pub use stats::Stats;
 
-/// Cooldown time unit: 2^20 ns (about 1 ms), kept in 32 bits.
-const COOLDOWN_UNIT_SHIFT: u32 = 20;
+/// The finest cooldown tick: 2^20 ns (about 1 ms).
+const COOLDOWN_MIN_UNIT_NS: u64 = 1 << 20;
+
+/// The coarse clock of a cooldown: ticks of about 1 ms, or coarser for cooldowns so long
+/// that the clock's horizon must grow to hold them (the horizon is about `unit * 2^30`;
+/// a unit of `4 * (cooldown / 2^32 + 2)` ns puts the cooldown inside it, and makes a
+/// cooldown of `Duration::MAX` last for every reading of the clock).
+fn cooldown_clock(cooldown: Duration) -> CoarseClock {
+    let need = (duration_to_nanos(cooldown) >> 32).saturating_add(2);
+    let unit = need
+        .saturating_mul(4)
+        .checked_next_power_of_two()
+        .unwrap_or(1 << 63)
+        .max(COOLDOWN_MIN_UNIT_NS);
+    CoarseClock::with_unit_at_least_8(0, unit)
+}
 
 /// Which attempt of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,8 +189,11 @@ pub struct Hedger<
     budget: B,
     config: HedgeConfig,
     counters: Counters,
-    /// Cooldown units since the window's origin until which to back off (wrapping).
-    cooldown_until: AtomicU32,
+    /// The clock of the cooldown, and the cooldown in its ticks.
+    cooldown_clock: CoarseClock,
+    cooldown_ticks: u64,
+    /// When the last rate-limit signal came.
+    rate_limited_at: AtomicCoarseInstant,
     /// From a bin's representative to its upper edge: `1 / (1 - alpha)`. Computed once:
     /// the integer mapping's alpha is a `tanh`, soft-float on a microcontroller.
     upper_edge: f64,
@@ -203,17 +220,25 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         sketch: &DDSketch<M, N>,
     ) -> Result<Self, HedgeError> {
         config.validate()?;
-        let window_config = WindowConfig::new()
+        let defaults = WindowConfig::new();
+        let window_config = defaults
             .interval(config.interval)
             .threshold_quantile(config.percentile)
-            .warmup_records(config.min_samples);
+            // No threshold below `min_samples`: the cold-start test is the threshold's one
+            // atomic load. The warm-up refreshes on every record at least as long as the
+            // window's default does, so a small `min_samples` never learns later.
+            .min_count(config.min_samples)
+            .warmup_records(config.min_samples.max(defaults.get_warmup_records()));
         let upper_edge = 1.0 / (1.0 - sketch.mapping().relative_accuracy());
+        let cooldown_clock = cooldown_clock(config.cooldown);
         Ok(Hedger {
             window: Window::like(clock, sketch, window_config)?,
             budget,
             config,
             counters: Counters::default(),
-            cooldown_until: AtomicU32::new(0),
+            cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
+            cooldown_clock,
+            rate_limited_at: AtomicCoarseInstant::never(),
             upper_edge,
         })
     }
@@ -239,6 +264,9 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     }
 
     fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
+        // After an idle gap, expire what the window no longer holds before this request's
+        // decisions read its cached threshold.
+        self.window.rotate_if_due_at(now);
         Counters::bump(&self.counters.requests);
         self.budget.on_request();
         Ticket {
@@ -254,6 +282,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     /// back-off), or why there is none (cold start).
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
+        self.window.rotate_if_due_at(now);
         let base = self.base_delay()?;
         Ok(if self.backing_off(now) {
             base.saturating_mul(self.config.backoff_factor)
@@ -265,18 +294,15 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
 
     /// The delay learned from the window, clamped, without back-off.
     fn base_delay(&self) -> Result<Duration, SkipReason> {
-        let learned = if self.window.cached_count() < self.config.min_samples {
-            None
-        } else {
-            // The upper edge of the percentile's bin (the representative is lower_bound *
-            // (1 + alpha), the edge lower_bound * gamma = representative / (1 - alpha)): the
-            // delay then never sits below the true percentile, so a point mass there (a
-            // cache, a timeout cap) is not hedged for nothing. Nanoseconds; the cast
-            // saturates.
-            self.window
-                .threshold()
-                .map(|ns| Duration::from_nanos((ns * self.upper_edge) as u64))
-        };
+        // `None` until the window holds `min_samples` latencies. The upper edge of the
+        // percentile's bin (the representative is lower_bound * (1 + alpha), the edge
+        // lower_bound * gamma = representative / (1 - alpha)): the delay then never sits
+        // below the true percentile, so a point mass there (a cache, a timeout cap) is not
+        // hedged for nothing. Nanoseconds; the cast saturates.
+        let learned = self
+            .window
+            .threshold()
+            .map(|ns| Duration::from_nanos((ns * self.upper_edge) as u64));
         let delay = match (learned, self.config.cold_start) {
             (Some(d), _) => d,
             (None, ColdStart::Delay(d)) => d,
@@ -285,15 +311,16 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         Ok(delay.clamp(self.config.min_delay, self.config.max_delay))
     }
 
-    fn cooldown_time(&self, now: Instant) -> u32 {
-        (now.as_nanos() >> COOLDOWN_UNIT_SHIFT) as u32
-    }
-
+    /// Whether a rate-limit signal came less than `cooldown` ago. A signal stamped ahead
+    /// of `now` (a clock that went back) counts for as long as it is less than `cooldown`
+    /// ahead, so a back-off never outlasts the cooldown by more than the clock's step.
     fn backing_off(&self, now: Instant) -> bool {
-        let until = self.cooldown_until.load(Relaxed);
-        // Ahead of now by less than half the wrap: still cooling down.
-        let left = until.wrapping_sub(self.cooldown_time(now));
-        left != 0 && left < 1 << 31
+        let reading = self.cooldown_clock.at(now);
+        match self.rate_limited_at.age(&self.cooldown_clock, reading) {
+            Age::Ticks(d) => d.unsigned_abs() < self.cooldown_ticks,
+            // The cooldown clock's horizon is beyond the cooldown (see `cooldown_clock`).
+            Age::Never | Age::LongAgo | Age::FarAhead => false,
+        }
     }
 
     /// Whether to hedge `ticket`'s request now; see [`Decision`]. On
@@ -336,7 +363,9 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
             return Decision::Skip(SkipReason::Deadline);
         }
         if now < due {
-            return Decision::Wait(due.duration_since(now));
+            // At most one delay: a clock that went back before the start must not make a
+            // caller sleep past `max_delay`.
+            return Decision::Wait(due.duration_since(now).min(delay));
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {
@@ -376,16 +405,16 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         Counters::bump(&self.counters.errors);
     }
 
-    /// Reports back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED): empties the budget and
-    /// multiplies the delay by the back-off factor for the cooldown. Hedging recovers by
-    /// itself as requests refill the budget and the cooldown passes.
+    /// Reports back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED): empties the budget
+    /// ([`Budget::drain`]) and multiplies the delay by the back-off factor for the
+    /// cooldown, which starts again at each signal. Hedging recovers by itself as requests
+    /// refill the budget and the cooldown passes. Exact for any clock reading and any
+    /// cooldown (to about 1 ms, or `cooldown / 2^30` for cooldowns beyond 13 days);
+    /// `Duration::MAX` backs off for good.
     pub fn on_rate_limited(&self) {
         let now = self.now();
-        self.budget.penalize(self.config.budget_cap.max(1));
-        let until = self
-            .cooldown_time(now.saturating_add(self.config.cooldown))
-            .max(1); // 0 would read as "no cooldown" right after the origin
-        self.cooldown_until.store(until, Relaxed);
+        self.budget.drain();
+        self.rate_limited_at.store_now(self.cooldown_clock.at(now));
         Counters::bump(&self.counters.rate_limited);
     }
 
