@@ -112,6 +112,70 @@ fn window_conserves_every_record_while_rotating_and_querying() {
     assert_eq!(window.count() + u64::from(window.expired()), total);
 }
 
+/// Issue 11, item 10: recorders, rotations (every 1 ms, and jumps over the window) and
+/// readers race; every value is 5 ms, so every threshold ever published is `None` or
+/// within the sketch's accuracy of 5 ms (never 0, never a value of some other mixture);
+/// once all stop, one more record leaves the threshold that a fresh refresh gives.
+#[test]
+fn published_thresholds_are_always_of_data_the_window_holds() {
+    const FIVE_MS: f64 = 5e6;
+    let clock = ManualClock::new();
+    let config = WindowConfig::new()
+        .interval(Duration::from_millis(1))
+        .refresh_records(16)
+        .warmup_records(64);
+    let window: Window<_, _, 849> =
+        Window::like(&clock, &presets::int_latency_coarse(), config).unwrap();
+    let alpha = window.relative_accuracy();
+    let ok = |t: Option<f64>| t.is_none_or(|t| (t - FIVE_MS).abs() <= alpha * FIVE_MS * 1.0001);
+    let done = AtomicBool::new(false);
+    let (seen, nones) = thread::scope(|s| {
+        let recorders: Vec<_> = (0..THREADS - 1)
+            .map(|t| {
+                let (window, clock) = (&window, &clock);
+                s.spawn(move || {
+                    for i in 0..RECORDS / 8 {
+                        if i % 32 == t {
+                            clock.advance(Duration::from_micros(250));
+                        }
+                        window.record_u64(5_000_000);
+                    }
+                })
+            })
+            .collect();
+        let reader = {
+            let (window, clock, done) = (&window, &clock, &done);
+            s.spawn(move || {
+                let (mut seen, mut nones, mut rng) = (0u64, 0u64, common::Rng(11));
+                while !done.load(Ordering::Relaxed) {
+                    let t = window.threshold();
+                    assert!(ok(t), "threshold {t:?} of no data the window held");
+                    seen += 1;
+                    nones += u64::from(t.is_none());
+                    if rng.unit() < 0.001 {
+                        clock.advance(Duration::from_millis(5)); // over the whole window
+                    }
+                }
+                (seen, nones)
+            })
+        };
+        for r in recorders {
+            r.join().unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        reader.join().unwrap()
+    });
+    assert!(
+        seen > 0 && nones < seen,
+        "{nones} of {seen} reads were None"
+    );
+    window.record_u64(5_000_000);
+    let settled = window.threshold();
+    assert!(ok(settled) && settled.is_some());
+    window.refresh();
+    assert_eq!(settled, window.threshold());
+}
+
 #[test]
 fn ratio_budget_grants_exactly_within_its_bound() {
     const OPS: u64 = if cfg!(miri) { 500 } else { 1_000_000 };
