@@ -412,3 +412,58 @@ fn race_survives_a_timer_that_fires_early() {
     assert!(near(latency, 15 * MS), "{latency:?}");
     assert!(primary_dropped);
 }
+
+// ---- race over a long life: any clock reading, idle gaps, a clock that went back.
+
+const DAY_NS: u64 = 86_400_000_000_000;
+
+/// A slow primary (100 ms) raced against a 5 ms backup.
+fn slow_race(
+    clock: &ManualClock,
+    hedger: &Hedger<&ManualClock>,
+) -> tailguard::hedge::Winner<&'static str> {
+    let (primary, _) = after(clock, 100 * MS, Ok::<_, ()>("primary"));
+    run(
+        clock,
+        race(
+            hedger,
+            primary,
+            || after(clock, 5 * MS, Ok("backup")).0,
+            sleeper(clock),
+        ),
+    )
+    .unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// Started anywhere in ten years: a warm hedger races a slow primary at its learned
+    /// delay; after any idle gap (up to 2^33 ms, past every coarse clock's old horizon)
+    /// it has forgotten and lets the primary run; warmed again it hedges again; and a
+    /// clock that went back before a race neither hangs it nor makes it wait past the
+    /// delay.
+    #[test]
+    fn race_hedges_at_the_learned_delay_at_any_reading(
+        start in 0u64..3_650 * DAY_NS,
+        gap_ms in proptest::prop_oneof![61_000u64..86_400_000, (1u64 << 31)..(1u64 << 33)],
+        back_ms in 0u64..3_600_000,
+    ) {
+        let clock = ManualClock::starting_at(Instant::from_nanos(start));
+        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let won = slow_race(&clock, &hedger);
+        proptest::prop_assert_eq!(won.attempt, Attempt::Hedge(1));
+        proptest::prop_assert!(near(won.latency, 15 * MS), "{:?}", won.latency);
+
+        clock.advance(Duration::from_millis(gap_ms));
+        let won = slow_race(&clock, &hedger);
+        proptest::prop_assert_eq!(won.attempt, Attempt::Primary, "forgotten after the gap");
+
+        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let now = clock.now().as_nanos();
+        clock.set(Instant::from_nanos(now.saturating_sub(back_ms * 1_000_000)));
+        let won = slow_race(&clock, &hedger);
+        proptest::prop_assert!(won.latency <= 100 * MS, "{:?}", won.latency);
+        proptest::prop_assert!(hedger.stats().hedges <= 1);
+    }
+}

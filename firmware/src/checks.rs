@@ -111,8 +111,8 @@ fn cubic_edges() -> bool {
 const _: () = {
     use core::mem::size_of;
     use tailguard::sketch::presets::{CubicLatency, IntLatency, IntLatencyCoarse, LogLatency};
-    assert!(size_of::<LogLatency>() == 3800);
-    assert!(size_of::<CubicLatency>() == 3840);
-    assert!(size_of::<IntLatency>() == 6872);
-    assert!(size_of::<IntLatencyCoarse>() == 3480);
+    assert!(size_of::<LogLatency>() == 3808);
+    assert!(size_of::<CubicLatency>() == 3848);
+    assert!(size_of::<IntLatency>() == 6880);
+    assert!(size_of::<IntLatencyCoarse>() == 3488);
 };

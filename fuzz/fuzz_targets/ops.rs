@@ -1,8 +1,10 @@
-//! An arbitrary sequence of window and budget operations, with a clock that jumps forward
-//! and backward, checked against simple reference models after every step:
-//! the window conserves every record (`count + expired`), a jump over the window empties
-//! it, the ratio budget matches an exact integer model, and the token bucket never grants
-//! more than its burst plus its rate times the time that passed.
+//! An arbitrary sequence of window and budget operations, with a clock started anywhere in
+//! its 64-bit range that jumps forward (by up to 2^33 ticks of each coarse clock: the
+//! window's intervals, the token bucket's units) and backward (a little, or by years),
+//! checked against simple reference models after every step: the window conserves every
+//! record (`count + expired`), a jump over the window empties it, the ratio budget matches
+//! an exact integer model (`drain` included), and the token bucket never grants more than
+//! its burst plus its rate times the clock's total forward movement.
 #![no_main]
 
 use core::time::Duration;
@@ -20,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
     let Some((&setup, ops)) = data.split_first() else {
         return;
     };
-    let clock = ManualClock::starting_at(Instant::from_nanos(1 << 40));
+    // Anywhere in the clock's range, the top included.
+    let start = u64::from(setup).wrapping_mul(0x0101_0101_0101_0101);
+    let clock = ManualClock::starting_at(Instant::from_nanos(start));
     let config = WindowConfig::new()
         .interval(Duration::from_nanos(INTERVAL_NS))
         .refresh_records(u32::from(setup % 4) * 8)
@@ -34,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     let mut model_balance = cap * UNITS; // starts full
 
     let bucket = TokenBucket::new(&clock, 1000.0, 1 + u32::from(setup % 5)).unwrap();
-    let (mut bucket_granted, mut forward_ns, mut backward_jumps) = (0u64, 0u64, 0u64);
+    let (mut bucket_granted, mut forward_ns) = (0u64, 0u64);
 
     let mut recorded = 0u64;
     let mut latest_ns = clock.now().as_nanos(); // the latest instant seen before this op
@@ -52,22 +56,37 @@ fuzz_target!(|data: &[u8]| {
             }
             2 => {
                 let step = u64::from(arg) * 100; // up to 6.5 ms: a few intervals
+                let before = clock.now().as_nanos();
                 clock.advance(Duration::from_nanos(step));
-                forward_ns += step;
+                forward_ns = forward_ns.saturating_add(clock.now().as_nanos() - before);
             }
             3 => {
-                let jump = u64::from(arg) * INTERVAL_NS * 8 + 3 * INTERVAL_NS;
+                // Past the window; or 2^31..2^33 window intervals (25 to 99 days), or
+                // 2^31..2^33 token-bucket units of 8 ns (17 to 69 s).
+                let k = 31 + u64::from(arg % 3);
+                let jump = match op / 9 % 3 {
+                    0 => u64::from(arg) * INTERVAL_NS * 8 + 3 * INTERVAL_NS,
+                    1 => (INTERVAL_NS << k) + u64::from(arg),
+                    _ => (8 << k) + u64::from(arg) * INTERVAL_NS,
+                };
+                let before = clock.now().as_nanos();
                 clock.advance(Duration::from_nanos(jump));
-                forward_ns += jump;
+                forward_ns = forward_ns.saturating_add(clock.now().as_nanos() - before);
                 // Past every instant seen so far by three intervals: nothing is left.
-                if clock.now().as_nanos() >= latest_ns + 3 * INTERVAL_NS {
+                // (Not checked at the top of the range, where the clock stops moving.)
+                let past = latest_ns.checked_add(3 * INTERVAL_NS);
+                if past.is_some_and(|past| clock.now().as_nanos() >= past) {
                     assert_eq!(window.count(), 0, "a jump over the window empties it");
                 }
             }
             4 => {
-                let back = u64::from(arg) * INTERVAL_NS;
+                // A little (jitter, two cores' timers), or by up to about two years.
+                let back = if op / 9 % 2 == 0 {
+                    u64::from(arg) * INTERVAL_NS
+                } else {
+                    u64::from(arg) << 30
+                };
                 clock.set(Instant::from_nanos(clock.now().as_nanos().saturating_sub(back)));
-                backward_jumps += 1;
             }
             5 => {
                 budget.on_request();
@@ -83,9 +102,15 @@ fuzz_target!(|data: &[u8]| {
                 bucket_granted += u64::from(bucket.try_acquire());
             }
             7 => {
-                let tokens = u32::from(arg % 4);
-                budget.penalize(tokens);
-                model_balance = model_balance.saturating_sub(u64::from(tokens) * UNITS);
+                let tokens = u32::from(arg % 5);
+                if tokens == 4 {
+                    budget.drain();
+                    model_balance = 0;
+                    bucket.drain();
+                } else {
+                    budget.penalize(tokens);
+                    model_balance = model_balance.saturating_sub(u64::from(tokens) * UNITS);
+                }
             }
             _ => {
                 let q = f64::from(arg) / f64::from(u16::MAX);
@@ -99,8 +124,9 @@ fuzz_target!(|data: &[u8]| {
         }
         assert_eq!(window.count() + u64::from(window.expired()), recorded);
         assert_eq!((budget.balance() * UNITS as f64).round() as u64, model_balance);
+        // Backward steps earn nothing: the bound counts forward movement only.
         let burst = u64::from(bucket.burst());
-        let allowed = burst * (1 + backward_jumps) + (forward_ns as f64 * bucket.rate() / 1e9) as u64 + 1;
+        let allowed = burst + (forward_ns as f64 * bucket.rate() / 1e9) as u64 + 1;
         assert!(bucket_granted <= allowed, "{bucket_granted} > {allowed}");
     }
 });
