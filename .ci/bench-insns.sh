@@ -23,7 +23,9 @@ per_op() { # op k
 }
 printf '| id | instructions per op |\n|---|---|\n'
 for id in record/tailguard/log record/tailguard/cubic record/tailguard/int \
-  record/sketches-ddsketch record/hdrhistogram; do
+  record/tailguard/atomic record/tailguard/window record/sketches-ddsketch \
+  record/hdrhistogram hedge/threshold hedge/should_hedge hedge/ratio_budget/try_acquire \
+  hedge/token_bucket/try_acquire; do
   printf '| `%s` | %s |\n' "$id" "$(per_op "$id" 200000)"
 done
 for id in quantile/tailguard quantile/sketches-ddsketch quantile/hdrhistogram; do

@@ -14,7 +14,11 @@ use std::hint::black_box;
 
 use hdrhistogram::Histogram;
 use sketches_ddsketch::{Config, DDSketch as PeerSketch};
-use tailguard::sketch::presets;
+use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::ManualClock;
+use tailguard::hedge::{HedgeConfig, Hedger};
+use tailguard::sketch::{presets, AtomicSketch};
+use tailguard::window::{Window, WindowConfig};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -73,6 +77,53 @@ fn main() {
             let mut s = presets::int_latency();
             (0..k).for_each(|i| s.record_u64(ns[value(i)]));
             black_box(&s);
+        }
+        "record/tailguard/atomic" => {
+            let s = AtomicSketch::like(&presets::int_latency());
+            (0..k).for_each(|i| s.record_u64(ns[value(i)]));
+            black_box(&s);
+        }
+        "record/tailguard/window" => {
+            let clock = ManualClock::new();
+            let w: Window<_, _, 1697> =
+                Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+            (0..k).for_each(|i| w.record_u64(ns[value(i)]));
+            black_box(&w);
+        }
+        "hedge/threshold" | "hedge/should_hedge" => {
+            let clock = ManualClock::new();
+            let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+            ns.iter()
+                .take(100_000)
+                .for_each(|&v| hedger.record(std::time::Duration::from_nanos(v)));
+            hedger.window().refresh();
+            let mut ticket = hedger.start();
+            if op == "hedge/threshold" {
+                (0..k).for_each(|_| {
+                    black_box(hedger.window().threshold());
+                });
+            } else {
+                (0..k).for_each(|_| {
+                    black_box(hedger.should_hedge(black_box(&mut ticket)));
+                });
+            }
+        }
+        // With the same refills as the wall-clock bench (ten deposits; one clock advance),
+        // counted in: compare these between versions, not with the wall-clock figures.
+        "hedge/ratio_budget/try_acquire" => {
+            let ratio = RatioBudget::new(0.1, RatioBudget::MAX_CAP).unwrap();
+            (0..k).for_each(|_| {
+                (0..10).for_each(|_| ratio.on_request());
+                black_box(ratio.try_acquire());
+            });
+        }
+        "hedge/token_bucket/try_acquire" => {
+            let clock = ManualClock::new();
+            let bucket = TokenBucket::new(&clock, 1e6, 1024).unwrap();
+            (0..k).for_each(|_| {
+                clock.advance(std::time::Duration::from_micros(1));
+                black_box(bucket.try_acquire());
+            });
         }
         "record/sketches-ddsketch" => {
             let mut s = dd();

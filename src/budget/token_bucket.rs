@@ -159,7 +159,8 @@ impl<C: Clock> TokenBucket<C> {
                 (None, true) => self.span,
                 (None, false) => return None,
             };
-            let tat = now.ticks().saturating_add(u64::from(target));
+            // Ticks are below 2^61 (8 ns units at least): no overflow.
+            let tat = now.ticks().wrapping_add(u64::from(target));
             match self.tat.compare_exchange(raw, tat, now) {
                 Ok(()) => return new,
                 Err(actual) => raw = actual,
@@ -265,6 +266,25 @@ mod tests {
         assert!((0..10).filter(|_| b.try_acquire()).count() <= 3);
         clock.set(Instant::from_nanos(u64::MAX)); // far forwards
         assert_eq!((0..10).filter(|_| b.try_acquire()).count(), 3);
+    }
+
+    /// With 8 ns units a state written just before an era boundary (every 2^32 ns) and
+    /// read just after must still read as recent: an era apart is well inside the coarse
+    /// clock's horizon (it once read as "long ago", a full bucket).
+    #[test]
+    fn an_era_boundary_grants_nothing_extra() {
+        for burst in [1, 2] {
+            let clock = ManualClock::starting_at(Instant::from_nanos((7 << 32) - 100));
+            let b = TokenBucket::new(&clock, 1e6, burst).unwrap(); // 1,000 ns per token
+            assert_eq!((0..5).filter(|_| b.try_acquire()).count(), burst as usize);
+            clock.advance(Duration::from_nanos(200)); // into the next era
+            assert!(
+                !b.try_acquire(),
+                "burst {burst}: granted across the era boundary"
+            );
+            clock.advance(Duration::from_nanos(1_000));
+            assert!(b.try_acquire());
+        }
     }
 
     #[test]

@@ -88,8 +88,11 @@ const MIN_UNIT_NS: u64 = 8;
 pub struct CoarseClock {
     origin_ns: u64,
     unit_ns: u64,
-    /// `unit_ns.trailing_zeros()` when the unit is a power of two: a shift, not a division.
-    shift: Option<u32>,
+    /// `unit_ns.trailing_zeros()` when the unit is a power of two (a shift, not a
+    /// division), else 0.
+    shift: u32,
+    /// 0 when the unit is a power of two, else `unit_ns` (divide by it).
+    divisor: u64,
     /// The largest era difference for which the low word gives the exact age.
     era_limit: u64,
 }
@@ -131,15 +134,20 @@ impl CoarseClock {
             origin_ns,
             unit_ns,
             shift: if unit_ns.is_power_of_two() {
-                Some(unit_ns.trailing_zeros())
+                unit_ns.trailing_zeros()
             } else {
-                None
+                0
+            },
+            divisor: if unit_ns.is_power_of_two() {
+                0
+            } else {
+                unit_ns
             },
             // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
             // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
-            // d + 2 <= unit / 4 (one era of slack for the era word's saturation at the top
-            // of the range), the gap is below 2^30 ticks + 2^32 ns <= 2^30 + 2^29 ticks.
-            era_limit: (unit_ns / 4).saturating_sub(2),
+            // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`age_of` counts one era more
+            // when either word is the top one, which two eras share.)
+            era_limit: (unit_ns / 4).saturating_sub(1),
         }
     }
 
@@ -147,15 +155,24 @@ impl CoarseClock {
     #[inline]
     pub fn at(&self, t: Instant) -> CoarseInstant {
         let elapsed = t.as_nanos().saturating_sub(self.origin_ns);
-        let ticks = match self.shift {
-            Some(shift) => elapsed >> shift,
-            // unit_ns >= 8: never zero.
-            None => elapsed.checked_div(self.unit_ns).unwrap_or(0),
+        // The shift is the hot case (budgets, cooldowns, the refresh clock); the
+        // division (window intervals) is out of line.
+        let ticks = if self.divisor == 0 {
+            elapsed >> self.shift
+        } else {
+            self.divide(elapsed)
         };
         CoarseInstant {
             ticks,
             era: era_tag(elapsed),
         }
+    }
+
+    /// Ticks of a unit that is not a power of two: a division, kept off the shift's path.
+    #[cold]
+    #[inline(never)]
+    fn divide(&self, elapsed: u64) -> u64 {
+        elapsed.checked_div(self.divisor).unwrap_or(0)
     }
 
     /// The origin.
@@ -171,7 +188,9 @@ impl CoarseClock {
     /// How old a stamp may be and still be given its exact age: older (or, for a clock that
     /// went back, further ahead) ones read as [`Age::LongAgo`] (or [`Age::FarAhead`]).
     ///
-    /// Stamps up to this old always get their exact age; from this plus 8.6 s on, never.
+    /// Stamps written less than this long before (or after) a reading always get their
+    /// exact age; from this plus 8.6 s on, never. (Within the last 8.6 s of the 584-year
+    /// range, whose two eras share one era word, the horizon is 4.3 s shorter.)
     pub const fn horizon(&self) -> Duration {
         Duration::from_nanos(self.era_limit.saturating_mul(1 << ERA_SHIFT))
     }
@@ -191,11 +210,17 @@ impl CoarseClock {
     }
 }
 
+/// The largest era word: the last two eras (the last 8.6 s of the 584-year range) share it.
+const TOP_ERA: u32 = u32::MAX;
+
 /// The era word of a reading `elapsed` ns after the origin: 1 + elapsed / 2^32, so that 0
-/// can mean "never written". It saturates only in the last 4.3 s of the 584-year range.
+/// can mean "never written"; the last era shares [`TOP_ERA`] with the one before it.
 #[inline]
 fn era_tag(elapsed: u64) -> u32 {
-    u32::try_from((elapsed >> ERA_SHIFT).saturating_add(1)).unwrap_or(u32::MAX)
+    // Clamped below the last era (a compare and a move, no branch), the shifted value is
+    // below u32::MAX: the cast is exact and the addition cannot overflow.
+    let clamped = elapsed.min(u64::MAX - (1 << ERA_SHIFT));
+    ((clamped >> ERA_SHIFT) as u32).wrapping_add(1)
 }
 
 /// A reading of a [`CoarseClock`]: whole ticks since the origin, and its era.
@@ -243,6 +268,14 @@ pub struct AtomicCoarseInstant {
 pub struct RawStamp {
     low: u32,
     era: u32,
+}
+
+impl RawStamp {
+    /// Whether nothing was ever stored (a cheap test before reading a clock).
+    #[inline]
+    pub const fn is_never(&self) -> bool {
+        self.era == 0
+    }
 }
 
 impl AtomicCoarseInstant {
@@ -299,12 +332,20 @@ impl AtomicCoarseInstant {
     /// The age of a stamp loaded with [`load_raw`](Self::load_raw).
     #[inline]
     pub fn age_of(raw: RawStamp, clock: &CoarseClock, now: CoarseInstant) -> Age {
+        // The common case first: written in the reading's own era (the same 4.3 s), so less
+        // than 2^32 ns = 2^29 ticks apart and the low words alone give the age. (A reading's
+        // era is never 0, the "never written" word.)
+        if raw.era == now.era {
+            return Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(raw.low) as i32));
+        }
         if raw.era == 0 {
             return Age::Never;
         }
-        // Both eras are at most u32::MAX: the difference fits an i64.
+        // Both eras are at most u32::MAX: the difference fits an i64. The top era word
+        // stands for two eras: count the one that may be hidden.
         let eras = i64::from(now.era).wrapping_sub(i64::from(raw.era));
-        if eras.unsigned_abs() > clock.era_limit {
+        let hidden = u64::from(now.era == TOP_ERA || raw.era == TOP_ERA);
+        if eras.unsigned_abs().wrapping_add(hidden) > clock.era_limit {
             return if eras > 0 {
                 Age::LongAgo
             } else {
@@ -488,11 +529,14 @@ mod tests {
             let r = c.at(Instant::from_nanos(read_ns));
             let exact = i128::from(r.ticks()) - i128::from(stamp);
             let since_write = i128::from(read_ns.max(origin)) - i128::from(written_ns.max(origin));
-            let horizon = duration_to_nanos(c.horizon()) as i128;
+            let mut horizon = duration_to_nanos(c.horizon()) as i128;
+            if read_ns.max(written_ns) >= u64::MAX - (2 << 32) {
+                horizon -= 1 << 32; // the last two eras share a word
+            }
             match s.age(&c, r) {
                 Age::Ticks(d) => proptest::prop_assert_eq!(i128::from(d), exact),
-                Age::LongAgo => proptest::prop_assert!(since_write > horizon, "{} <= {}", since_write, horizon),
-                Age::FarAhead => proptest::prop_assert!(-since_write > horizon, "{} <= {}", since_write, horizon),
+                Age::LongAgo => proptest::prop_assert!(since_write >= horizon, "{} < {}", since_write, horizon),
+                Age::FarAhead => proptest::prop_assert!(-since_write >= horizon, "{} < {}", since_write, horizon),
                 Age::Never => proptest::prop_assert!(false, "a written stamp read as never"),
             }
         }

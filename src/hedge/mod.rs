@@ -27,9 +27,19 @@
 //!
 //! # Cost
 //!
-//! `start` is one budget deposit (a compare-and-swap) and a counter; `should_hedge` is a
-//! few atomic loads (the cached threshold, the sample count, the cooldown) plus one
-//! compare-and-swap when it hedges. No bin is scanned per request.
+//! `start` is one budget deposit (a compare-and-swap), a counter and the window's rotation
+//! check (a clock reading against the published interval: it rotates, once per interval,
+//! so that no decision after an idle gap reads expired data); `should_hedge` is a few
+//! atomic loads (the cached threshold, which is `None` below `min_samples`, and the
+//! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
+//!
+//! # Clocks
+//!
+//! The cooldown is a [coarse time](crate::clock::coarse) stamp whose unit grows with the
+//! cooldown, so a back-off starts only with a rate-limit signal and lasts its cooldown for
+//! any clock reading, any gap and any cooldown up to `Duration::MAX` (which backs off for
+//! good). A clock that goes back makes a signal count for as long as it is less than a
+//! cooldown away, either way; the window forgets or restarts as its own docs say.
 
 mod config;
 mod race;
@@ -197,6 +207,19 @@ pub struct Hedger<
     /// From a bin's representative to its upper edge: `1 / (1 - alpha)`. Computed once:
     /// the integer mapping's alpha is a `tanh`, soft-float on a microcontroller.
     upper_edge: f64,
+    /// The configuration's delays in nanoseconds: decisions add and compare integers.
+    min_delay_ns: u64,
+    max_delay_ns: u64,
+    cold_start_ns: Option<u64>,
+}
+
+/// The delays of a decision, in nanoseconds.
+struct Delays {
+    /// Learned (or the cold-start delay), clamped to the bounds.
+    base: u64,
+    /// `base`, raised during a back-off (and clamped again).
+    delay: u64,
+    backing_off: bool,
 }
 
 impl<C: Clock> Hedger<C> {
@@ -240,6 +263,12 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
             cooldown_clock,
             rate_limited_at: AtomicCoarseInstant::never(),
             upper_edge,
+            min_delay_ns: duration_to_nanos(config.min_delay),
+            max_delay_ns: duration_to_nanos(config.max_delay),
+            cold_start_ns: match config.cold_start {
+                ColdStart::Delay(d) => Some(duration_to_nanos(d)),
+                ColdStart::NoHedge => None,
+            },
         })
     }
 
@@ -283,40 +312,49 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
         self.window.rotate_if_due_at(now);
-        let base = self.base_delay()?;
-        Ok(if self.backing_off(now) {
-            base.saturating_mul(self.config.backoff_factor)
-                .min(self.config.max_delay)
-        } else {
-            base
-        })
+        self.delays(now).map(|d| Duration::from_nanos(d.delay))
     }
 
-    /// The delay learned from the window, clamped, without back-off.
-    fn base_delay(&self) -> Result<Duration, SkipReason> {
+    /// The delays at `now`: the base one learned from the window (or the cold-start
+    /// delay), clamped, and the one raised during a back-off.
+    #[inline]
+    fn delays(&self, now: Instant) -> Result<Delays, SkipReason> {
         // `None` until the window holds `min_samples` latencies. The upper edge of the
         // percentile's bin (the representative is lower_bound * (1 + alpha), the edge
         // lower_bound * gamma = representative / (1 - alpha)): the delay then never sits
         // below the true percentile, so a point mass there (a cache, a timeout cap) is not
         // hedged for nothing. Nanoseconds; the cast saturates.
-        let learned = self
-            .window
-            .threshold()
-            .map(|ns| Duration::from_nanos((ns * self.upper_edge) as u64));
-        let delay = match (learned, self.config.cold_start) {
-            (Some(d), _) => d,
-            (None, ColdStart::Delay(d)) => d,
-            (None, ColdStart::NoHedge) => return Err(SkipReason::ColdStart),
+        let learned = match self.window.threshold() {
+            Some(ns) => (ns * self.upper_edge) as u64,
+            None => self.cold_start_ns.ok_or(SkipReason::ColdStart)?,
         };
-        Ok(delay.clamp(self.config.min_delay, self.config.max_delay))
+        // min <= max (validated): max-then-min is a clamp that cannot panic.
+        let base = learned.max(self.min_delay_ns).min(self.max_delay_ns);
+        let backing_off = self.backing_off(now);
+        let delay = if backing_off {
+            base.saturating_mul(u64::from(self.config.backoff_factor))
+                .min(self.max_delay_ns)
+        } else {
+            base
+        };
+        Ok(Delays {
+            base,
+            delay,
+            backing_off,
+        })
     }
 
     /// Whether a rate-limit signal came less than `cooldown` ago. A signal stamped ahead
     /// of `now` (a clock that went back) counts for as long as it is less than `cooldown`
     /// ahead, so a back-off never outlasts the cooldown by more than the clock's step.
+    #[inline]
     fn backing_off(&self, now: Instant) -> bool {
+        let raw = self.rate_limited_at.load_raw();
+        if raw.is_never() {
+            return false; // the common case: no clock reading needed
+        }
         let reading = self.cooldown_clock.at(now);
-        match self.rate_limited_at.age(&self.cooldown_clock, reading) {
+        match AtomicCoarseInstant::age_of(raw, &self.cooldown_clock, reading) {
             Age::Ticks(d) => d.unsigned_abs() < self.cooldown_ticks,
             // The cooldown clock's horizon is beyond the cooldown (see `cooldown_clock`).
             Age::Never | Age::LongAgo | Age::FarAhead => false,
@@ -343,29 +381,28 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         if ticket.hedges >= self.config.max_hedges {
             return Decision::Skip(SkipReason::MaxHedges);
         }
-        let base = match self.base_delay() {
+        let Delays {
+            base,
+            delay,
+            backing_off,
+        } = match self.delays(now) {
             Ok(d) => d,
             Err(reason) => return Decision::Skip(reason),
         };
-        let backing_off = self.backing_off(now);
-        let delay = if backing_off {
-            base.saturating_mul(self.config.backoff_factor)
-                .min(self.config.max_delay)
-        } else {
-            base
-        };
+        let now_ns = now.as_nanos();
         // Hedge k goes out k delays after the start.
         let due = ticket
             .start
-            .saturating_add(delay.saturating_mul(u32::from(ticket.hedges) + 1));
+            .as_nanos()
+            .saturating_add(delay.saturating_mul(u64::from(ticket.hedges) + 1));
         // A backup sent at `due` needs about the learned percentile to answer.
-        if due.max(now).saturating_add(base) > ticket.deadline {
+        if due.max(now_ns).saturating_add(base) > ticket.deadline.as_nanos() {
             return Decision::Skip(SkipReason::Deadline);
         }
-        if now < due {
+        if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a
             // caller sleep past `max_delay`.
-            return Decision::Wait(due.duration_since(now).min(delay));
+            return Decision::Wait(Duration::from_nanos(due.wrapping_sub(now_ns).min(delay)));
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {
