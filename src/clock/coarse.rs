@@ -155,8 +155,8 @@ impl CoarseClock {
     #[inline]
     pub fn at(&self, t: Instant) -> CoarseInstant {
         let elapsed = t.as_nanos().saturating_sub(self.origin_ns);
-        // The shift is the hot case (budgets, cooldowns, the refresh clock); the
-        // division (window intervals) is out of line.
+        // A shift for budgets, cooldowns and the refresh clock; a division for window
+        // intervals.
         let ticks = if self.divisor == 0 {
             elapsed >> self.shift
         } else {
@@ -168,9 +168,8 @@ impl CoarseClock {
         }
     }
 
-    /// Ticks of a unit that is not a power of two: a division, kept off the shift's path.
-    #[cold]
-    #[inline(never)]
+    /// Ticks of a unit that is not a power of two: a division.
+    #[inline]
     fn divide(&self, elapsed: u64) -> u64 {
         elapsed.checked_div(self.divisor).unwrap_or(0)
     }
