@@ -85,6 +85,7 @@ use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{duration_to_nanos, Clock, Instant};
+use crate::sketch::atomic::rank_value_of;
 use crate::sketch::{
     AtomicSketch, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };
@@ -673,57 +674,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             return Err(Spoiled::RotationUnderWay);
         }
         let seen = self.threshold.load(Ordering::Acquire);
-        let (value, count) = self.scan(q);
+        let (value, count) = rank_value_of(&self.slots, q);
         fence(Ordering::Acquire);
         if self.generation.load(Ordering::Relaxed) == before {
             Ok((seen, value, count))
         } else {
             Err(Spoiled::RotationDuringScan)
         }
-    }
-
-    /// The representative of the bin holding rank `floor(q * (count - 1))` of the slots'
-    /// union (0 for the zero bin), and the count: one pass for the count, one for the rank.
-    /// Records between the passes only add to bins, so the rank is always found.
-    fn scan(&self, q: f64) -> (Option<f64>, u64) {
-        let count: u64 = self
-            .slots
-            .iter()
-            .map(|s| {
-                let zero = u64::from(s.load_zero());
-                (0..N).fold(zero, |sum, pos| {
-                    sum.saturating_add(u64::from(s.load_bin(pos)))
-                })
-            })
-            .fold(0, u64::saturating_add);
-        if count == 0 {
-            return (None, 0);
-        }
-        let rank = (q * count.saturating_sub(1) as f64) as u64;
-        let mut cumulative = self
-            .slots
-            .iter()
-            .map(|s| u64::from(s.load_zero()))
-            .fold(0, u64::saturating_add);
-        if cumulative > rank {
-            return (Some(0.0), count);
-        }
-        let Some(first) = self.slots.first() else {
-            return (None, count);
-        };
-        for (pos, index) in (0..N).zip(first.min_index()..) {
-            let in_bin = self
-                .slots
-                .iter()
-                .map(|s| u64::from(s.load_bin(pos)))
-                .fold(0, u64::saturating_add);
-            cumulative = cumulative.saturating_add(in_bin);
-            if cumulative > rank {
-                return (Some(first.mapping().value(index)), count);
-            }
-        }
-        // Only a clear between the passes gets here, and the caller discards the scan.
-        (None, count)
     }
 
     /// The cached value of the configured threshold quantile (p90 by default), or `None`
@@ -755,7 +712,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             return Err(InvalidQuantile);
         }
         self.rotate_if_due();
-        let mut scan = self.scan(q);
+        let mut scan = rank_value_of(&self.slots, q);
         for _ in 0..SCAN_ATTEMPTS {
             if let Ok((_, value, count)) = self.consistent_scan(q) {
                 scan = (value, count);

@@ -285,18 +285,6 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.counts().map(u64::from).sum()
     }
 
-    /// The zero bin's count (relaxed load), for scans across sketches of one layout.
-    #[inline]
-    pub(crate) fn load_zero(&self) -> u32 {
-        self.zero.load(Relaxed)
-    }
-
-    /// The count of the bin at position `pos` (relaxed load; 0 past the last bin).
-    #[inline]
-    pub(crate) fn load_bin(&self, pos: usize) -> u32 {
-        self.bins.get(pos).map_or(0, |b| b.load(Relaxed))
-    }
-
     /// Whether the sketch holds no values.
     pub fn is_empty(&self) -> bool {
         self.counts().all(|c| c == 0)
@@ -315,7 +303,21 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         if !(0.0..=1.0).contains(&q) {
             return Err(InvalidQuantile);
         }
-        Ok(quantile_and_count_of(core::slice::from_ref(self), q).0)
+        let (Some(min), Some(max)) = (self.min(), self.max()) else {
+            return Ok(None);
+        };
+        if q == 0.0 {
+            return Ok(Some(min));
+        }
+        if q == 1.0 {
+            return Ok(Some(max));
+        }
+        Ok(match rank_value_of(core::slice::from_ref(self), q) {
+            (Some(v), _) => Some(v.max(min).min(max)),
+            (None, 0) => None,
+            // A concurrent clear emptied bins between the two passes.
+            (None, _) => Some(max),
+        })
     }
 
     /// The smallest value recorded (to one part per million, rounded down), or `None`.
@@ -427,50 +429,44 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 }
 
-/// The quantile `q` (in [0, 1]) of the union of `sketches`, which share one layout (the
-/// window's slots), and how many values they hold.
-pub(crate) fn quantile_and_count_of<M: IndexMapping, const N: usize>(
+/// The representative value of the bin holding rank `floor(q * (count - 1))` of the union
+/// of `sketches` (which share one layout: a window's slots), 0 for the zero bin, and that
+/// count: one pass over the bins for the count, one for the rank. Records racing the passes
+/// only add to bins, so the rank is found; only a clear between them (which a caller that
+/// cares detects) leaves it unfound: `None`.
+pub(crate) fn rank_value_of<M: IndexMapping, const N: usize>(
     sketches: &[AtomicSketch<M, N>],
     q: f64,
 ) -> (Option<f64>, u64) {
-    let total: u64 = sketches.iter().map(AtomicSketch::count).sum();
-    let min_key = sketches.iter().map(|s| s.min_key.load(Relaxed)).min();
-    let max_key = sketches.iter().map(|s| s.max_key.load(Relaxed)).max();
-    let (Some(first), Some(min_key), Some(max_key)) = (sketches.first(), min_key, max_key) else {
-        return (None, total);
+    let zeros = || sketches.iter().map(|s| u64::from(s.zero.load(Relaxed)));
+    let in_bin = |pos: usize| {
+        sketches
+            .iter()
+            .filter_map(move |s| s.bins.get(pos))
+            .map(|b| u64::from(b.load(Relaxed)))
     };
-    if total == 0 || min_key == NO_MIN {
-        return (None, total);
+    let count = (0..N)
+        .flat_map(in_bin)
+        .chain(zeros())
+        .fold(0, u64::saturating_add);
+    let Some(first) = sketches.first() else {
+        return (None, count);
+    };
+    if count == 0 {
+        return (None, 0);
     }
-    let (min, max) = (value_of_key(min_key), value_of_key(max_key));
-    if q <= 0.0 {
-        return (Some(min), total);
-    }
-    if q >= 1.0 {
-        return (Some(max), total);
-    }
-    let clamp = |v: f64| Some(v.max(min).min(max));
-    let rank = (q * total.saturating_sub(1) as f64) as u64;
-    let mut cumulative: u64 = sketches
-        .iter()
-        .map(|s| u64::from(s.zero.load(Relaxed)))
-        .sum();
+    let rank = (q * count.saturating_sub(1) as f64) as u64;
+    let mut cumulative = zeros().fold(0, u64::saturating_add);
     if cumulative > rank {
-        return (clamp(0.0), total);
+        return (Some(0.0), count);
     }
     for (pos, index) in (0..N).zip(first.min_index..) {
-        let in_bin: u64 = sketches
-            .iter()
-            .filter_map(|s| s.bins.get(pos))
-            .map(|b| u64::from(b.load(Relaxed)))
-            .sum();
-        cumulative = cumulative.saturating_add(in_bin);
+        cumulative = in_bin(pos).fold(cumulative, u64::saturating_add);
         if cumulative > rank {
-            return (clamp(first.mapping.value(index)), total);
+            return (Some(first.mapping.value(index)), count);
         }
     }
-    // Concurrent clears emptied bins between the two scans.
-    (Some(max), total)
+    (None, count)
 }
 
 impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
