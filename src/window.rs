@@ -712,14 +712,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             return Err(InvalidQuantile);
         }
         self.rotate_if_due();
-        let mut scan = rank_value_of(&self.slots, q);
-        for _ in 0..SCAN_ATTEMPTS {
-            if let Ok((_, value, count)) = self.consistent_scan(q) {
-                scan = (value, count);
-                break;
-            }
-        }
-        let (value, count) = scan;
+        // A scan no rotation overlapped; if rotations keep coming, the last scan as it is.
+        let (value, count) = (0..SCAN_ATTEMPTS)
+            .find_map(|_| self.consistent_scan(q).ok())
+            .map_or_else(|| rank_value_of(&self.slots, q), |(_, v, c)| (v, c));
         if count == 0 {
             return Ok(None);
         }
