@@ -524,18 +524,18 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
         // Under the lock the published interval is stable: only lock holders write it.
         let age = self.epoch.age(&self.intervals, reading);
-        let leaving = match age {
-            Age::Ticks(d) if d > 0 => Some((d as u64).min(SLOTS as u64)), // d < 2^31
+        // The slots to clear: `count` of them from the slot of interval `first`. Interval
+        // `e - (SLOTS - 1)` leaves when `e` starts and has `e + 1`'s slot, so moving on by
+        // `d` from `p` clears the slots of `p + 2 ..= p + 1 + d` (at most all of them).
+        let clear = match age {
+            Age::Ticks(d) if d > 0 => Some((
+                reading.ticks().wrapping_sub(d as u64).wrapping_add(2), // d < 2^31
+                (d as u64).min(SLOTS as u64),
+            )),
             _ if self.in_window(age) => None, // another caller has just rotated
-            _ => Some(SLOTS as u64),          // behind the window, or beyond the horizon
+            _ => Some((0, SLOTS as u64)),     // behind the window, or beyond the horizon
         };
-        if let Some(leaving) = leaving {
-            let first = match age {
-                // Interval `e - (SLOTS - 1)` leaves when `e` starts and has `e + 1`'s slot:
-                // moving on from `p` clears the slots of `p + 2 ..= p + 1 + leaving`.
-                Age::Ticks(d) if d > 0 => reading.ticks().wrapping_sub(d as u64).wrapping_add(2),
-                _ => 0, // every slot
-            };
+        if let Some((first, leaving)) = clear {
             // A seqlock's writer side: odd while slots are being cleared. The threshold is
             // withdrawn before any of its values is cleared (release: a refresh that reads
             // the marker sees the odd generation).
@@ -556,7 +556,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             self.rotations.fetch_add(1, Ordering::Relaxed);
         }
         self.rotating.store(false, Ordering::Release);
-        if leaving.is_some() {
+        if clear.is_some() {
             self.refresh_at(now);
         }
         self.slot(reading.ticks())
