@@ -51,8 +51,8 @@ impl Sensor {
 #[embassy_executor::main]
 async fn main(_spawner: Spawner) {
     let config = HedgeConfig::new()
-        .min_samples(30)
-        .min_delay(Duration::from_micros(500));
+        .with_min_samples(30)
+        .with_min_delay(Duration::from_micros(500));
     let hedger = Hedger::new(EmbassyClock, config).expect("valid configuration");
     let a = Sensor {
         name: "A",
@@ -70,7 +70,7 @@ async fn main(_spawner: Spawner) {
         match race_embassy(&hedger, a.read(), || b.read()).await {
             Ok(won) => {
                 if won.latency > Duration::from_millis(10) {
-                    if i < config.get_min_samples() {
+                    if i < config.min_samples() {
                         stalled_cold += 1;
                     } else {
                         stalled_warm += 1;
@@ -94,8 +94,8 @@ async fn main(_spawner: Spawner) {
     println!(
         "answers from B: {from_b}; stalled reads: {stalled_cold} of the first {} (learning), \
          {stalled_warm} of the other {}",
-        config.get_min_samples(),
-        READS - config.get_min_samples()
+        config.min_samples(),
+        READS - config.min_samples()
     );
     println!(
         "recorded latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms",

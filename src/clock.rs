@@ -253,7 +253,10 @@ impl Clock for ManualClock {
     }
 }
 
-/// The host's monotonic clock (`std::time::Instant`), with its epoch at construction.
+/// The host's monotonic clock (`std::time::Instant`). Every `StdClock` of the process
+/// reads the same time line, nanoseconds since the first reading of any of them, so the
+/// instants and [`Deadline`](crate::deadline::Deadline)s made with one compare with those of
+/// another.
 ///
 /// Available with the `std` feature.
 ///
@@ -261,35 +264,31 @@ impl Clock for ManualClock {
 /// use tailguard::clock::{Clock, StdClock};
 /// let clock = StdClock::new();
 /// let a = clock.now();
-/// assert!(clock.now() >= a);
+/// assert!(StdClock::new().now() >= a);
 /// ```
 #[cfg(feature = "std")]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct StdClock {
-    origin: std::time::Instant,
+    _private: (),
 }
+
+/// The epoch of every [`StdClock`]: the process's first reading.
+#[cfg(feature = "std")]
+static STD_EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 #[cfg(feature = "std")]
 impl StdClock {
-    /// A clock whose epoch is now.
-    pub fn new() -> Self {
-        StdClock {
-            origin: std::time::Instant::now(),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl Default for StdClock {
-    fn default() -> Self {
-        Self::new()
+    /// The process's monotonic clock.
+    pub const fn new() -> Self {
+        StdClock { _private: () }
     }
 }
 
 #[cfg(feature = "std")]
 impl Clock for StdClock {
     fn now(&self) -> Instant {
-        Instant(duration_to_nanos(self.origin.elapsed()))
+        let epoch = STD_EPOCH.get_or_init(std::time::Instant::now);
+        Instant(duration_to_nanos(epoch.elapsed()))
     }
 }
 

@@ -10,14 +10,21 @@
 //!   heavy, so switch to a faster path (degrade);
 //! * nothing can finish in time: give up early and tell the caller.
 //!
-//! [`Deadline`] splits what is left across the remaining steps; [`StepCutoff::decide`]
-//! makes the call above.
+//! [`Deadline`] is the one deadline type of the crate: a step's hedging
+//! ([`Hedger::start_with_deadline`], [`race_until`], the tower layer's request
+//! extension) and [`StepCutoff::decide`] all take it, so one deadline flows through every
+//! step of a workflow. It splits what is left across the remaining steps;
+//! [`StepCutoff::decide`] makes the call above.
+//!
+//! [`Hedger::start_with_deadline`]: crate::hedge::Hedger::start_with_deadline
+//! [`race_until`]: crate::hedge::race_until
 
 use core::time::Duration;
 
 use crate::clock::Instant;
 
-/// An absolute deadline for a workflow.
+/// An absolute deadline: an [`Instant`] on the clock of whoever checks it (the hedger's
+/// clock, for hedging).
 ///
 /// ```
 /// use core::time::Duration;
@@ -107,14 +114,19 @@ pub struct StepProgress {
 /// use core::time::Duration;
 /// use tailguard::deadline::{Action, StepCutoff, StepProgress};
 ///
+/// use tailguard::clock::Instant;
+/// use tailguard::deadline::Deadline;
+///
 /// let step = StepCutoff {
 ///     cutoff: Duration::from_millis(950),            // this step's p95, from its window
 ///     degrade: Some(Duration::from_millis(400)),     // the faster model's typical time
 /// };
 /// let stuck = StepProgress { elapsed: Duration::from_secs(1), first_signal: false, expected_rest: None };
-/// assert_eq!(step.decide(stuck, Duration::from_secs(5)), Action::Hedge);
-/// assert_eq!(step.decide(stuck, Duration::from_millis(600)), Action::Degrade);
-/// assert_eq!(step.decide(stuck, Duration::from_millis(300)), Action::GiveUp);
+/// let now = Instant::from_nanos(0);
+/// let within = |ms| Deadline::after(now, Duration::from_millis(ms));
+/// assert_eq!(step.decide(stuck, within(5_000), now), Action::Hedge);
+/// assert_eq!(step.decide(stuck, within(600), now), Action::Degrade);
+/// assert_eq!(step.decide(stuck, within(300), now), Action::GiveUp);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -129,7 +141,7 @@ pub struct StepCutoff {
 }
 
 impl StepCutoff {
-    /// The action for a step in `progress` with `remaining` time left on the deadline.
+    /// The action at `now` for a step in `progress`, in a workflow due by `deadline`.
     ///
     /// | state | condition | action |
     /// |---|---|---|
@@ -139,7 +151,8 @@ impl StepCutoff {
     /// | signal, will finish in time | `expected_rest <= remaining` (or unknown) | `Wait` |
     /// | otherwise | the faster path fits | `Degrade` |
     /// | otherwise | | `GiveUp` |
-    pub fn decide(&self, progress: StepProgress, remaining: Duration) -> Action {
+    pub fn decide(&self, progress: StepProgress, deadline: Deadline, now: Instant) -> Action {
+        let remaining = deadline.remaining(now);
         if remaining.is_zero() {
             return Action::GiveUp;
         }
@@ -205,7 +218,9 @@ mod tests {
             (with_fallback, p(3000, true, Some(1000)), 500, Action::Degrade),
         ];
         for (i, (policy, progress, remaining, want)) in table.into_iter().enumerate() {
-            assert_eq!(policy.decide(progress, remaining * MS), want, "row {i}");
+            let now = Instant::from_nanos(7);
+            let deadline = Deadline::after(now, remaining * MS);
+            assert_eq!(policy.decide(progress, deadline, now), want, "row {i}");
         }
     }
 

@@ -1,5 +1,5 @@
-//! [`Registry`]: a fixed-capacity map from a target key (host, route, model and provider)
-//! to its own [`Hedger`](crate::hedge::Hedger), since latency is a property of each target.
+//! [`Registry`]: a fixed-capacity, insertion-ordered map without heap, for the few tens of
+//! keys a device or gateway tracks (one hedger per host or route, say).
 
 use core::fmt;
 
@@ -42,27 +42,43 @@ impl<E: fmt::Display> fmt::Display for InsertError<E> {
 
 impl<E: core::error::Error> core::error::Error for InsertError<E> {}
 
-/// A map of at most `CAP` targets to their values (hedgers), without heap.
+/// A map of at most `CAP` keys to their values, without heap.
 ///
-/// Lookups take `&self` and the hedgers inside are lock-free, so a registry built at
-/// start-up can be shared by every thread. Adding a target takes `&mut self` (wrap the
-/// registry in a mutex if targets appear at run time). A full registry refuses new targets
-/// with [`RegistryFull`]; it never evicts, so no target's statistics vanish. Lookups scan
-/// the keys, which suits the tens of targets a device or gateway talks to. Entries stay in
-/// insertion order, removals included.
+/// Lookups take `&self`, so a registry built at start-up can be shared by every thread
+/// when its values are themselves shareable (the crate's hedgers are lock-free). Adding a
+/// key takes `&mut self` (wrap the registry in a mutex if keys appear at run time). A full
+/// registry refuses new keys with [`RegistryFull`]; it never evicts, so no entry vanishes
+/// behind its owner's back. Lookups scan the keys, which suits tens of entries. Entries
+/// stay in insertion order, removals included.
+///
+/// One hedger per region, all within one budget (shared by reference; an `Arc` or a
+/// `static` works the same):
 ///
 /// ```
+/// use tailguard::budget::{Budget, RatioBudget};
 /// use tailguard::clock::ManualClock;
 /// use tailguard::hedge::{HedgeConfig, Hedger};
 /// use tailguard::registry::Registry;
+/// use tailguard::sketch::presets;
 ///
 /// let clock = ManualClock::new();
-/// let mut hedgers: Registry<&str, Hedger<&ManualClock>, 2> = Registry::new();
-/// hedgers.get_or_try_insert_with("eu-1", || Hedger::new(&clock, HedgeConfig::new())).unwrap();
-/// hedgers.get_or_try_insert_with("us-1", || Hedger::new(&clock, HedgeConfig::new())).unwrap();
-/// let full = hedgers.get_or_try_insert_with("ap-1", || Hedger::new(&clock, HedgeConfig::new()));
-/// assert!(full.is_err());
-/// assert!(hedgers.get(&"eu-1").is_some());
+/// let budget = RatioBudget::new(0.1, 5).unwrap();
+/// let make = || Hedger::with_parts(&clock, HedgeConfig::new(), &budget, &presets::int_latency());
+/// let mut hedgers: Registry<&str, _, 2> = Registry::new();
+/// hedgers.get_or_try_insert_with("eu-1", make).unwrap();
+/// hedgers.get_or_try_insert_with("us-1", make).unwrap();
+/// assert!(hedgers.get_or_try_insert_with("ap-1", make).is_err()); // full
+///
+/// let eu = hedgers.get(&"eu-1").unwrap();
+/// let us = hedgers.get(&"us-1").unwrap();
+/// budget.drain();
+/// for _ in 0..5 {
+///     eu.start();
+///     us.start();
+/// }
+/// // Ten requests over both regions paid for one hedge, wherever it is needed.
+/// assert!(us.budget().try_acquire());
+/// assert!(!eu.budget().try_acquire());
 /// ```
 pub struct Registry<K, V, const CAP: usize> {
     /// In insertion order (a removal shifts the later entries down).

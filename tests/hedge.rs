@@ -9,9 +9,12 @@ use std::rc::Rc;
 
 use tailguard::budget::Budget;
 use tailguard::clock::{Clock, Instant, ManualClock};
+use tailguard::deadline::Deadline;
 use tailguard::hedge::{
-    race, Attempt, ColdStart, Decision, HedgeConfig, HedgeError, Hedger, SkipReason,
+    race, race_until, Attempt, ColdStart, Decision, HedgeConfig, HedgeError, HedgePolicy, Hedger,
+    IntHedger, RaceError, SkipReason, MAX_HEDGES,
 };
+use tailguard::sketch::presets;
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -35,7 +38,7 @@ fn near(d: Duration, want: Duration) -> bool {
 #[test]
 fn cold_start_skips_or_uses_the_initial_delay() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(20), 19);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(20), 19);
     let mut t = hedger.start();
     assert_eq!(
         hedger.should_hedge(&mut t),
@@ -44,14 +47,14 @@ fn cold_start_skips_or_uses_the_initial_delay() {
     assert_eq!(hedger.stats().skipped_cold, 1);
 
     let config = HedgeConfig::new()
-        .min_samples(20)
-        .cold_start(ColdStart::Delay(3 * MS));
+        .with_min_samples(20)
+        .with_cold_start(ColdStart::Delay(3 * MS));
     let hedger = warmed(&clock, config, 5);
     let mut t = hedger.start();
     assert_eq!(hedger.should_hedge(&mut t), Decision::Wait(3 * MS));
 
     // After min_samples, the learned p90 (10 ms).
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(20), 20);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(20), 20);
     let mut t = hedger.start();
     let Decision::Wait(d) = hedger.should_hedge(&mut t) else {
         panic!()
@@ -62,7 +65,11 @@ fn cold_start_skips_or_uses_the_initial_delay() {
 #[test]
 fn hedges_when_due_and_respects_max_hedges() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10).max_hedges(2), 50);
+    let hedger = warmed(
+        &clock,
+        HedgeConfig::new().with_min_samples(10).with_max_hedges(2),
+        50,
+    );
     let mut t = hedger.start();
     let Decision::Wait(d) = hedger.should_hedge(&mut t) else {
         panic!()
@@ -88,9 +95,9 @@ fn hedges_when_due_and_respects_max_hedges() {
 fn budget_exhaustion_skips() {
     let clock = ManualClock::new();
     let config = HedgeConfig::new()
-        .min_samples(10)
-        .budget_ratio(0.0)
-        .budget_cap(2);
+        .with_min_samples(10)
+        .with_budget_ratio(0.0)
+        .with_budget_cap(2);
     let hedger = warmed(&clock, config, 20);
     let mut granted = 0;
     for _ in 0..5 {
@@ -110,33 +117,34 @@ fn budget_exhaustion_skips() {
 #[test]
 fn no_hedge_that_cannot_finish_before_the_deadline() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
     // Hedge due at ~10 ms, backup needs ~10 ms: a 15 ms deadline is too close.
-    let mut t = hedger.start_with_deadline(15 * MS);
+    let within = |d: Duration| Deadline::after(clock.now(), d);
+    let mut t = hedger.start_with_deadline(within(15 * MS));
     assert_eq!(
         hedger.should_hedge(&mut t),
         Decision::Skip(SkipReason::Deadline)
     );
     // 25 ms is enough.
-    let mut t = hedger.start_with_deadline(25 * MS);
+    let mut t = hedger.start_with_deadline(within(25 * MS));
     assert!(matches!(hedger.should_hedge(&mut t), Decision::Wait(_)));
     // A deadline already past.
-    let mut t = hedger.start_with_deadline(Duration::ZERO);
+    let mut t = hedger.start_with_deadline(within(Duration::ZERO));
     assert_eq!(
         hedger.should_hedge(&mut t),
         Decision::Skip(SkipReason::Deadline)
     );
     assert_eq!(hedger.stats().skipped_deadline, 2);
-    assert_eq!(t.deadline(), Some(t.start()));
+    assert_eq!(t.deadline(), Some(Deadline::at(t.start())));
 }
 
 #[test]
 fn back_pressure_backs_off_then_recovers() {
     let clock = ManualClock::new();
     let config = HedgeConfig::new()
-        .min_samples(10)
-        .cooldown(Duration::from_secs(5))
-        .budget_cap(2);
+        .with_min_samples(10)
+        .with_cooldown(Duration::from_secs(5))
+        .with_budget_cap(2);
     let hedger = warmed(&clock, config, 50);
     let before = hedger.delay().unwrap();
     hedger.on_rate_limited();
@@ -166,32 +174,39 @@ fn delay_is_clamped_to_its_bounds() {
     let clock = ManualClock::new();
     let low = warmed(
         &clock,
-        HedgeConfig::new().min_samples(10).min_delay(25 * MS),
+        HedgeConfig::new()
+            .with_min_samples(10)
+            .with_min_delay(25 * MS),
         20,
     );
     assert_eq!(low.delay(), Ok(25 * MS));
     let high = warmed(
         &clock,
-        HedgeConfig::new().min_samples(10).max_delay(4 * MS),
+        HedgeConfig::new()
+            .with_min_samples(10)
+            .with_max_delay(4 * MS),
         20,
     );
     assert_eq!(high.delay(), Ok(4 * MS));
-    let bad = Hedger::new(&clock, HedgeConfig::new().min_delay(5 * MS).max_delay(MS));
+    let bad = Hedger::new(
+        &clock,
+        HedgeConfig::new().with_min_delay(5 * MS).with_max_delay(MS),
+    );
     assert_eq!(bad.err(), Some(HedgeError::InvalidDelayBounds));
     for q in [0.0, 1.0, f64::NAN] {
-        let bad = Hedger::new(&clock, HedgeConfig::new().percentile(q));
+        let bad = Hedger::new(&clock, HedgeConfig::new().with_percentile(q));
         assert_eq!(bad.err(), Some(HedgeError::InvalidPercentile));
     }
-    let bad = Hedger::new(&clock, HedgeConfig::new().max_hedges(0));
+    let bad = Hedger::new(&clock, HedgeConfig::new().with_max_hedges(0));
     assert_eq!(bad.err(), Some(HedgeError::InvalidLimit));
-    let bad = Hedger::new(&clock, HedgeConfig::new().budget_ratio(-1.0));
+    let bad = Hedger::new(&clock, HedgeConfig::new().with_budget_ratio(-1.0));
     assert!(matches!(bad.err(), Some(HedgeError::Budget(_))));
 }
 
 #[test]
 fn errors_are_never_recorded_as_latency() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 20);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 20);
     let before = hedger.window().count();
     let mut t = hedger.start();
     clock.advance(MS);
@@ -205,7 +220,7 @@ fn errors_are_never_recorded_as_latency() {
 #[test]
 fn a_cancelled_primary_is_recorded_at_its_elapsed_time() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 20);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 20);
     let t = hedger.start();
     clock.advance(37 * MS);
     assert_eq!(hedger.on_success(&t, Attempt::Hedge(1)), 37 * MS);
@@ -273,7 +288,7 @@ fn sleeper<'a>(clock: &'a ManualClock) -> impl FnMut(Duration) -> Delayed<'a, ()
 #[test]
 fn race_hedges_a_slow_primary_and_drops_it() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
     let (primary, primary_dropped) = after(&clock, 100 * MS, Ok::<_, ()>("primary"));
     let made = Rc::new(Cell::new(0));
     let make = {
@@ -296,7 +311,7 @@ fn race_hedges_a_slow_primary_and_drops_it() {
 #[test]
 fn race_never_makes_a_backup_for_a_fast_primary() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
     let (primary, _) = after(&clock, 3 * MS, Ok::<_, ()>(1));
     let won = run(
         &clock,
@@ -315,7 +330,7 @@ fn race_never_makes_a_backup_for_a_fast_primary() {
 #[test]
 fn race_drops_the_backup_when_the_primary_wins() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
     let (primary, _) = after(&clock, 12 * MS, Ok::<_, ()>("primary"));
     let flag = Rc::new(Cell::new(None));
     let make = {
@@ -332,10 +347,108 @@ fn race_drops_the_backup_when_the_primary_wins() {
     assert!(dropped.get(), "the losing backup is cancelled");
 }
 
+/// Issue 12: one deadline flows through the steps of a workflow; a step that cannot
+/// answer in time is cancelled at the deadline and the next one starts nothing.
+#[test]
+fn race_until_carries_one_deadline_through_a_workflow() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
+    let start = clock.now();
+    let deadline = Deadline::after(start, 100 * MS);
+    let step = |primary: Duration, backup: Duration| {
+        let (first, first_dropped) = after(&clock, primary, Ok::<_, ()>("primary"));
+        let backup_dropped = Cell::new(None);
+        let make = || {
+            let (b, dropped) = after(&clock, backup, Ok("backup"));
+            backup_dropped.set(Some(dropped));
+            b
+        };
+        let outcome = run(
+            &clock,
+            race_until(&hedger, deadline, first, make, sleeper(&clock)),
+        );
+        let backup_dropped = backup_dropped.take().is_some_and(|d| d.get());
+        (outcome, first_dropped.get(), backup_dropped)
+    };
+    // Step 1: the primary answers in 10 ms.
+    let (won, _, _) = step(10 * MS, 10 * MS);
+    assert_eq!(won.unwrap().attempt, Attempt::Primary);
+    // Step 2: the primary is stuck; the hedge sent at ~10 ms answers 10 ms later.
+    let (won, primary_dropped, _) = step(500 * MS, 10 * MS);
+    assert_eq!(won.unwrap().attempt, Attempt::Hedge(1));
+    assert!(primary_dropped);
+    // Step 3: both stuck: at the deadline both are dropped.
+    let (lost, primary_dropped, backup_dropped) = step(500 * MS, 500 * MS);
+    assert_eq!(lost, Err(RaceError::DeadlineExceeded));
+    assert!(primary_dropped && backup_dropped);
+    let now = clock.now();
+    assert!(
+        now >= deadline.end() && now <= deadline.end().saturating_add(MS),
+        "{now:?}"
+    );
+    // Step 4: the deadline has passed; nothing is started.
+    let (lost, _, _) = step(MS, MS);
+    assert_eq!(lost, Err(RaceError::DeadlineExceeded));
+    let stats = hedger.stats();
+    assert_eq!((stats.deadline_exceeded, stats.hedges), (2, 2));
+    // A step cut by its deadline teaches no latency: 50 warm-up requests, steps 1 and 2.
+    assert_eq!(hedger.window().count(), 52);
+}
+
+/// Issue 12: `race` sends every hedge the configuration allows (no driver caps it).
+#[test]
+fn race_sends_every_hedge_the_configuration_allows() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_max_hedges(MAX_HEDGES)
+        .with_budget_ratio(1.0);
+    let hedger = warmed(&clock, config, 50);
+    let (primary, primary_dropped) = after(&clock, 500 * MS, Ok::<_, ()>("primary"));
+    let made = Cell::new(0);
+    let make = || {
+        made.set(made.get() + 1);
+        // The first backup is stuck too; the second answers.
+        let took = if made.get() == 1 { 500 * MS } else { 5 * MS };
+        after(&clock, took, Ok("backup")).0
+    };
+    let won = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap();
+    assert_eq!(won.attempt, Attempt::Hedge(2));
+    assert!(near(won.latency, 25 * MS), "{:?}", won.latency);
+    assert!(primary_dropped.get());
+    assert_eq!(made.get(), 2);
+    assert_eq!(hedger.stats().hedges, 2);
+    assert_eq!(
+        Hedger::new(&clock, HedgeConfig::new().with_max_hedges(MAX_HEDGES + 1)).err(),
+        Some(HedgeError::TooManyHedges)
+    );
+}
+
+/// Issue 12: any hedger, whatever its mapping, drives `race` (here through `dyn`).
+#[test]
+fn an_integer_mapped_hedger_races_through_the_common_handle() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new().with_min_samples(10);
+    let int: IntHedger<&ManualClock> =
+        Hedger::with_sketch(&clock, config, &presets::int_latency()).unwrap();
+    for _ in 0..50 {
+        let t = int.start();
+        clock.advance(10 * MS);
+        int.on_success(&t, Attempt::Primary);
+    }
+    let hedger: &dyn HedgePolicy = &int;
+    let (primary, _) = after(&clock, 100 * MS, Ok::<_, ()>("primary"));
+    let make = || after(&clock, 5 * MS, Ok("backup")).0;
+    let won = run(&clock, race(hedger, primary, make, sleeper(&clock))).unwrap();
+    assert_eq!(won.attempt, Attempt::Hedge(1));
+    assert!(near(won.latency, 15 * MS), "{:?}", won.latency);
+    assert_eq!(int.stats().hedge_wins, 1);
+}
+
 #[test]
 fn race_falls_back_when_the_first_answer_is_an_error() {
     let clock = ManualClock::new();
-    let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
     // The primary fails at 12 ms, after the hedge went out at ~10 ms.
     let (primary, _) = after(&clock, 12 * MS, Err::<&str, _>("boom"));
     let make = || after(&clock, 8 * MS, Ok("backup")).0;
@@ -347,7 +460,13 @@ fn race_falls_back_when_the_first_answer_is_an_error() {
     let (primary, _) = after(&clock, 12 * MS, Err::<&str, _>("first"));
     let make = || after(&clock, 8 * MS, Err("second")).0;
     let err = run(&clock, race(&hedger, primary, make, sleeper(&clock))).unwrap_err();
-    assert_eq!((err.error, err.attempt), ("second", Attempt::Hedge(1)));
+    assert_eq!(
+        err,
+        RaceError::Failed {
+            error: "second",
+            attempt: Attempt::Hedge(1)
+        }
+    );
 
     // A primary failing before any hedge: its error, no backup.
     let (primary, _) = after(&clock, MS, Err::<&str, _>("fast"));
@@ -361,7 +480,13 @@ fn race_falls_back_when_the_first_answer_is_an_error() {
         ),
     )
     .unwrap_err();
-    assert_eq!(err.attempt, Attempt::Primary);
+    assert_eq!(
+        err,
+        RaceError::Failed {
+            error: "fast",
+            attempt: Attempt::Primary
+        }
+    );
 }
 
 #[test]
@@ -373,7 +498,7 @@ fn race_survives_a_timer_that_fires_early() {
     let (done, result) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let clock = ManualClock::new();
-        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
         let always_ready = |_: Duration| core::future::ready(());
 
         let (primary, _) = after(&clock, 3 * MS, Ok::<_, ()>("primary"));
@@ -450,7 +575,7 @@ proptest::proptest! {
         back_ms in 0u64..3_600_000,
     ) {
         let clock = ManualClock::starting_at(Instant::from_nanos(start));
-        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
         let won = slow_race(&clock, &hedger);
         proptest::prop_assert_eq!(won.attempt, Attempt::Hedge(1));
         proptest::prop_assert!(near(won.latency, 15 * MS), "{:?}", won.latency);
@@ -459,7 +584,7 @@ proptest::proptest! {
         let won = slow_race(&clock, &hedger);
         proptest::prop_assert_eq!(won.attempt, Attempt::Primary, "forgotten after the gap");
 
-        let hedger = warmed(&clock, HedgeConfig::new().min_samples(10), 50);
+        let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
         let now = clock.now().as_nanos();
         clock.set(Instant::from_nanos(now.saturating_sub(back_ms * 1_000_000)));
         let won = slow_race(&clock, &hedger);

@@ -33,8 +33,8 @@ fn cases() -> u32 {
 /// without traffic), backing off 2x for `cooldown` after a rate-limit signal.
 fn fixed_delay_hedger(clock: &ManualClock, cooldown: Duration) -> Hedger<&ManualClock> {
     let config = HedgeConfig::new()
-        .cold_start(ColdStart::Delay(Duration::from_millis(10)))
-        .cooldown(cooldown);
+        .with_cold_start(ColdStart::Delay(Duration::from_millis(10)))
+        .with_cooldown(cooldown);
     Hedger::new(clock, config).unwrap()
 }
 
@@ -215,7 +215,7 @@ fn a_small_min_samples_learns_no_later_than_the_default() {
     for min_samples in [0, 1, 5, 20] {
         let clock = ManualClock::new();
         let hedger: Hedger<_> =
-            Hedger::new(&clock, HedgeConfig::new().min_samples(min_samples)).unwrap();
+            Hedger::new(&clock, HedgeConfig::new().with_min_samples(min_samples)).unwrap();
         for i in 1..=20u32 {
             let ticket = hedger.start();
             clock.advance(Duration::from_millis(10));
@@ -240,8 +240,8 @@ fn a_small_min_samples_learns_no_later_than_the_default() {
 fn a_wait_never_exceeds_the_delay_whatever_the_clock() {
     let clock = ManualClock::starting_at(Instant::from_nanos(YEAR));
     let config = HedgeConfig::new()
-        .cold_start(ColdStart::Delay(Duration::from_millis(10)))
-        .max_delay(Duration::from_millis(50));
+        .with_cold_start(ColdStart::Delay(Duration::from_millis(10)))
+        .with_max_delay(Duration::from_millis(50));
     let hedger: Hedger<_> = Hedger::new(&clock, config).unwrap();
     let mut ticket = hedger.start();
     for back in [1, 1_000, 3_600_000] {
@@ -554,7 +554,7 @@ fn traffic(clock: &ManualClock, hedger: &Hedger<&ManualClock>, n: u32, ms: u64) 
 fn a_hedger_runs_ten_years() {
     let start = 12_345 * SEC;
     let clock = ManualClock::starting_at(Instant::from_nanos(start));
-    let config = HedgeConfig::new().min_samples(20);
+    let config = HedgeConfig::new().with_min_samples(20);
     let hedger = Hedger::new(&clock, config).unwrap();
     let mut rng = common::Rng(2026);
     let (mut hedges, mut requests, mut stages) = (0u64, 0u64, 0u32);

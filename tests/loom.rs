@@ -43,7 +43,7 @@ type TinyWindow = Window<LoomClock, IntMapping, 4>;
 fn tiny_window(clock: &LoomClock, refresh: bool) -> TinyWindow {
     let mapping = IntMapping::with_mantissa_bits(0).unwrap();
     let config = WindowConfig::new()
-        .interval(Duration::from_nanos(INTERVAL_NS))
+        .with_interval(Duration::from_nanos(INTERVAL_NS))
         .refresh_records(if refresh { 1 } else { 0 })
         .refresh_interval(Duration::ZERO)
         .warmup_records(0);
@@ -111,7 +111,7 @@ fn records_are_conserved_across_rotations() {
 fn refreshing_window(clock: &LoomClock) -> Window<LoomClock, IntMapping, 2, 2> {
     let mapping = IntMapping::with_mantissa_bits(0).unwrap();
     let config = WindowConfig::new()
-        .interval(Duration::from_nanos(INTERVAL_NS))
+        .with_interval(Duration::from_nanos(INTERVAL_NS))
         .refresh_records(0)
         .refresh_interval(Duration::ZERO)
         .warmup_records(u32::MAX); // every record refreshes

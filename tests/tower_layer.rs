@@ -16,9 +16,12 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body::{Body, Frame};
 use http_body_util::BodyExt;
+use tailguard::budget::{Budget, RatioBudget};
 use tailguard::clock::{Clock, Instant};
-use tailguard::hedge::{HedgeConfig, Hedger};
-use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched, TimeLeft};
+use tailguard::deadline::Deadline;
+use tailguard::hedge::{HedgeConfig, HedgeError, HedgePolicy, Hedger, IntHedger, MAX_HEDGES};
+use tailguard::sketch::presets;
+use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched};
 use tower::{service_fn, Layer, Service, ServiceExt};
 
 const MS: Duration = Duration::from_millis(1);
@@ -265,7 +268,9 @@ async fn no_backup_that_could_not_beat_the_deadline() {
     let (backend, hedger, mut service) = warmed().await;
     let with_time_left = |left: Duration| {
         let mut request = get("http://a.example/");
-        request.extensions_mut().insert(TimeLeft(left));
+        request
+            .extensions_mut()
+            .insert(Deadline::after(hedger.now(), left));
         request
     };
     // A backup sent at ~10 ms needs ~10 ms more: 15 ms left is too little.
@@ -332,9 +337,9 @@ async fn failures_wait_for_the_other_attempt_and_the_last_one_is_returned() {
 async fn each_target_learns_its_own_delay() {
     let backend = Backend::default();
     let by_host = |r: &Request<()>| r.uri().host().unwrap_or("").to_owned();
-    let targets = Arc::new(
-        PerTarget::<_, _, _, _, 2>::new(TokioClock::new(), HedgeConfig::new(), by_host).unwrap(),
-    );
+    let targets: PerTarget<_, _, _, 2> =
+        PerTarget::new(TokioClock::new(), HedgeConfig::new(), by_host).unwrap();
+    let targets = Arc::new(targets);
     let mut service =
         HedgeLayer::new(Arc::clone(&targets), tokio::time::sleep).layer(backend.clone());
     for _ in 0..30 {
@@ -361,6 +366,81 @@ async fn each_target_learns_its_own_delay() {
         delays[1].1 >= 100 * MS && delays[1].1 < 110 * MS,
         "{delays:?}"
     );
+}
+
+/// Issue 12: an integer-mapped hedger works behind the layer, alone or as a `dyn`.
+#[tokio::test(start_paused = true)]
+async fn an_integer_mapped_hedger_hedges_behind_the_layer() {
+    let int: IntHedger<TokioClock> = Hedger::with_sketch(
+        TokioClock::new(),
+        HedgeConfig::new(),
+        &presets::int_latency(),
+    )
+    .unwrap();
+    let int = Arc::new(int);
+    let as_dyn: Arc<dyn HedgePolicy + Send + Sync> = int.clone();
+    let backend = Backend::default();
+    let mut service = HedgeLayer::new(as_dyn, tokio::time::sleep).layer(backend.clone());
+    warm(&mut service).await;
+    let delay = int.delay().unwrap();
+    assert!(delay >= 10 * MS && delay < 11 * MS, "{delay:?}");
+    backend.script([ok_after(500 * MS), ok_after(10 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::OK);
+    // The hedge at the delay (tokio's timer rounds it up to the millisecond), then 10 ms.
+    assert!(
+        took >= delay + 10 * MS && took <= delay + 12 * MS,
+        "{took:?}"
+    );
+    assert_eq!(int.stats().hedge_wins, 1);
+}
+
+/// Issue 12: latency per route, one budget per host: integer-mapped hedgers in
+/// `PerTarget`, all drawing on one shared budget.
+#[tokio::test(start_paused = true)]
+async fn routes_learn_apart_and_share_one_budget() {
+    let budget = Arc::new(RatioBudget::new(0.1, 1).unwrap());
+    let shared = Arc::clone(&budget);
+    let by_route = |r: &Request<()>| r.uri().path().to_owned();
+    let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_route, move |_: &String| {
+        let config = HedgeConfig::new().with_budget_cap(1);
+        Hedger::with_parts(
+            TokioClock::new(),
+            config,
+            Arc::clone(&shared),
+            &presets::int_latency(),
+        )
+    });
+    let targets = Arc::new(targets);
+    let backend = Backend::default();
+    let mut service =
+        HedgeLayer::new(Arc::clone(&targets), tokio::time::sleep).layer(backend.clone());
+    for _ in 0..20 {
+        backend.script([ok_after(10 * MS)]);
+        send(&mut service, get("http://h.example/fast")).await;
+        backend.script([ok_after(100 * MS)]);
+        send(&mut service, get("http://h.example/slow")).await;
+    }
+    let mut delays = Vec::new();
+    targets.for_each(|route, hedger| delays.push((route.clone(), hedger.delay().unwrap())));
+    assert_eq!(delays.len(), 2);
+    assert!(
+        delays[0].1 < 11 * MS && delays[1].1 >= 100 * MS,
+        "{delays:?}"
+    );
+    // 40 requests of both routes filled the one budget to its cap of one token: one
+    // straggler on either route is hedged, and the next one on the other route is not.
+    assert_eq!(budget.balance(), 1.0);
+    backend.script([ok_after(500 * MS), ok_after(10 * MS)]);
+    let (_, took) = send(&mut service, get("http://h.example/fast")).await;
+    assert!(took < 25 * MS, "{took:?}");
+    backend.script([ok_after(500 * MS)]);
+    let (_, took) = send(&mut service, get("http://h.example/slow")).await;
+    assert_eq!(took, 500 * MS, "the shared budget is spent");
+    assert_eq!(budget.granted(), 1);
+    let mut denied = 0;
+    targets.for_each(|_, hedger| denied += hedger.stats().denied_budget);
+    assert_eq!(denied, 1);
 }
 
 /// Sends a request through a first-byte service and reads the body; returns the time to
@@ -481,10 +561,10 @@ proptest::proptest! {
         runtime.block_on(async {
             let delay = 10 * MS;
             let config = HedgeConfig::new()
-                .min_delay(delay)
-                .max_delay(delay)
-                .cold_start(tailguard::hedge::ColdStart::Delay(delay))
-                .budget_ratio(1.0);
+                .with_min_delay(delay)
+                .with_max_delay(delay)
+                .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
+                .with_budget_ratio(1.0);
             let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
             let backend = Backend::default();
             let mut service =
@@ -564,27 +644,30 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
     let delay = 10 * MS;
     let fixed = |max_hedges| {
         HedgeConfig::new()
-            .min_delay(delay)
-            .max_delay(delay)
-            .cold_start(tailguard::hedge::ColdStart::Delay(delay))
-            .budget_ratio(1.0)
-            .max_hedges(max_hedges)
+            .with_min_delay(delay)
+            .with_max_delay(delay)
+            .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
+            .with_budget_ratio(1.0)
+            .with_max_hedges(max_hedges)
     };
-    for max_hedges in [2, 3] {
-        let hedger = Arc::new(Hedger::new(TokioClock::new(), fixed(max_hedges)).unwrap());
-        let backend = Backend::default();
-        let mut service =
-            HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
-        // Primary and first backup stuck; the second backup (sent at 20 ms) answers in 15,
-        // after a third hedge would have been due (30 ms).
-        backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(15 * MS)]);
-        let (status, took) = send(&mut service, get("http://a.example/")).await;
-        assert_eq!((status, took), (StatusCode::OK, 35 * MS));
-        // The layer sends at most MAX_BACKUPS (2), and spends no token on a third.
-        assert_eq!(backend.calls(), 3);
-        assert_eq!(backend.cancelled(), 2, "both losers dropped");
-        let stats = hedger.stats();
-        assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
-        assert_eq!(tailguard::tower::MAX_BACKUPS, 2);
-    }
+    // More than the drivers hold is refused when the hedger is built, not capped later.
+    assert_eq!(
+        Hedger::new(TokioClock::new(), fixed(MAX_HEDGES + 1)).err(),
+        Some(HedgeError::TooManyHedges)
+    );
+    assert_eq!(MAX_HEDGES, 2);
+    let hedger = Arc::new(Hedger::new(TokioClock::new(), fixed(MAX_HEDGES)).unwrap());
+    let backend = Backend::default();
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    // Primary and first backup stuck; the second backup (sent at 20 ms) answers in 15,
+    // after a third hedge would have been due (30 ms).
+    backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(15 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::OK, 35 * MS));
+    // Both hedges sent, and no token spent on a third.
+    assert_eq!(backend.calls(), 3);
+    assert_eq!(backend.cancelled(), 2, "both losers dropped");
+    let stats = hedger.stats();
+    assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
 }

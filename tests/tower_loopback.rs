@@ -29,10 +29,10 @@ async fn hedges_over_loopback_and_releases_the_loser() {
     // Hedge at 10 ms: about 7 % of this model's attempts are slower.
     let delay = Duration::from_millis(10);
     let config = HedgeConfig::new()
-        .min_delay(delay)
-        .max_delay(delay)
-        .cold_start(ColdStart::Delay(delay))
-        .budget_ratio(1.0);
+        .with_min_delay(delay)
+        .with_max_delay(delay)
+        .with_cold_start(ColdStart::Delay(delay))
+        .with_budget_ratio(1.0);
     let hedger = Arc::new(Hedger::new(StdClock::new(), config).unwrap());
     let client: Client<_, Empty<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
     let service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(client);

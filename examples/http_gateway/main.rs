@@ -108,10 +108,10 @@ struct Row {
 /// deposits a whole token, and spends at most one).
 fn fixed_delay(d: Duration) -> HedgeConfig {
     HedgeConfig::new()
-        .min_delay(d)
-        .max_delay(d)
-        .cold_start(ColdStart::Delay(d))
-        .budget_ratio(1.0)
+        .with_min_delay(d)
+        .with_max_delay(d)
+        .with_cold_start(ColdStart::Delay(d))
+        .with_budget_ratio(1.0)
 }
 
 type HttpClient = Client<HttpConnector, Empty<Bytes>>;
@@ -263,7 +263,9 @@ fn main() -> ExitCode {
     };
     let ms = Duration::from_millis;
     let (title, model, configs): (&str, Model, Vec<(&'static str, Hedging)>) = if options.ttft {
-        let config = HedgeConfig::new().percentile(0.75).budget_ratio(0.3);
+        let config = HedgeConfig::new()
+            .with_percentile(0.75)
+            .with_budget_ratio(0.3);
         (
             "Streaming (REFERENCE.md 4B model): calibrated on headers vs first byte",
             Model::Ttft,
@@ -273,7 +275,7 @@ fn main() -> ExitCode {
                 ("tailguard p75, on first byte", Hedging::OnFirstByte(config)),
                 (
                     "tailguard p75, on first byte, 2 backups",
-                    Hedging::OnFirstByte(config.max_hedges(2)),
+                    Hedging::OnFirstByte(config.with_max_hedges(2)),
                 ),
             ],
         )

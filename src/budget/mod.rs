@@ -51,29 +51,39 @@ pub trait Budget {
     fn denied(&self) -> u32;
 }
 
-impl<B: Budget + ?Sized> Budget for &B {
-    fn try_acquire(&self) -> bool {
-        (**self).try_acquire()
-    }
-    fn on_request(&self) {
-        (**self).on_request()
-    }
-    fn penalize(&self, tokens: u32) {
-        (**self).penalize(tokens)
-    }
-    fn drain(&self) {
-        (**self).drain()
-    }
-    fn balance(&self) -> f64 {
-        (**self).balance()
-    }
-    fn granted(&self) -> u32 {
-        (**self).granted()
-    }
-    fn denied(&self) -> u32 {
-        (**self).denied()
-    }
+/// Forwards every method to the budget behind a pointer: hedgers given `&budget`, an
+/// `Arc` of it or a `&'static` one share its tokens.
+macro_rules! forward_budget {
+    ($($pointer:ty),*) => {$(
+        impl<B: Budget + ?Sized> Budget for $pointer {
+            fn try_acquire(&self) -> bool {
+                (**self).try_acquire()
+            }
+            fn on_request(&self) {
+                (**self).on_request()
+            }
+            fn penalize(&self, tokens: u32) {
+                (**self).penalize(tokens)
+            }
+            fn drain(&self) {
+                (**self).drain()
+            }
+            fn balance(&self) -> f64 {
+                (**self).balance()
+            }
+            fn granted(&self) -> u32 {
+                (**self).granted()
+            }
+            fn denied(&self) -> u32 {
+                (**self).denied()
+            }
+        }
+    )*};
 }
+
+forward_budget!(&B);
+#[cfg(feature = "std")]
+forward_budget!(std::sync::Arc<B>);
 
 /// Why a budget configuration was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,10 @@ use core::time::Duration;
 use crate::budget::BudgetError;
 use crate::window::WindowError;
 
+/// The most hedges a request may have ([`HedgeConfig::with_max_hedges`]): every driver
+/// holds this many backup attempts, so none caps the configuration silently.
+pub const MAX_HEDGES: u8 = 2;
+
 /// What to do before the window holds `min_samples` latencies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -23,10 +27,10 @@ pub enum ColdStart {
 /// use tailguard::hedge::{ColdStart, HedgeConfig};
 ///
 /// const CONFIG: HedgeConfig = HedgeConfig::new()
-///     .percentile(0.95)
-///     .min_delay(Duration::from_millis(2))
-///     .cold_start(ColdStart::Delay(Duration::from_millis(50)));
-/// assert_eq!(CONFIG.get_percentile(), 0.95);
+///     .with_percentile(0.95)
+///     .with_min_delay(Duration::from_millis(2))
+///     .with_cold_start(ColdStart::Delay(Duration::from_millis(50)));
+/// assert_eq!(CONFIG.percentile(), 0.95);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -50,7 +54,7 @@ impl HedgeConfig {
     /// of requests (50 tokens saved up at most, so bursts of slow requests are covered);
     /// a rate-limit signal empties the budget and doubles the delay for 10 s.
     ///
-    /// `examples/simulate.rs` measures these against a sweep of static delays.
+    /// `examples/simulate/` measures these against a sweep of static delays.
     pub const fn new() -> Self {
         HedgeConfig {
             percentile: 0.9,
@@ -68,97 +72,127 @@ impl HedgeConfig {
     }
 
     /// The latency percentile after which a backup is sent, in (0, 1).
-    pub const fn percentile(mut self, q: f64) -> Self {
+    pub const fn with_percentile(mut self, q: f64) -> Self {
         self.percentile = q;
         self
     }
 
     /// The window interval: quantiles see the last one to two of them.
-    pub const fn interval(mut self, interval: Duration) -> Self {
+    pub const fn with_interval(mut self, interval: Duration) -> Self {
         self.interval = interval;
         self
     }
 
     /// The shortest hedge delay.
-    pub const fn min_delay(mut self, d: Duration) -> Self {
+    pub const fn with_min_delay(mut self, d: Duration) -> Self {
         self.min_delay = d;
         self
     }
 
     /// The longest hedge delay.
-    pub const fn max_delay(mut self, d: Duration) -> Self {
+    pub const fn with_max_delay(mut self, d: Duration) -> Self {
         self.max_delay = d;
         self
     }
 
     /// Latencies the window must hold before its percentile is trusted.
-    pub const fn min_samples(mut self, n: u32) -> Self {
+    pub const fn with_min_samples(mut self, n: u32) -> Self {
         self.min_samples = n;
         self
     }
 
     /// The behaviour before `min_samples` latencies are known.
-    pub const fn cold_start(mut self, c: ColdStart) -> Self {
+    pub const fn with_cold_start(mut self, c: ColdStart) -> Self {
         self.cold_start = c;
         self
     }
 
     /// The share of requests that may be hedged (the ratio budget's deposit per request).
-    pub const fn budget_ratio(mut self, ratio: f64) -> Self {
+    pub const fn with_budget_ratio(mut self, ratio: f64) -> Self {
         self.budget_ratio = ratio;
         self
     }
 
     /// The most hedge tokens the budget saves up.
-    pub const fn budget_cap(mut self, tokens: u32) -> Self {
+    pub const fn with_budget_cap(mut self, tokens: u32) -> Self {
         self.budget_cap = tokens;
         self
     }
 
-    /// Hedges per request, at least 1: hedge `k` is sent after `k` delays. The drivers
-    /// have their own cap: [`race`](crate::hedge::race) sends one backup, the tower layer
-    /// (feature `tower`) up to two; neither asks for a hedge it has no room for, so no
-    /// budget token is wasted.
-    pub const fn max_hedges(mut self, n: u8) -> Self {
+    /// Hedges per request, from 1 to [`MAX_HEDGES`]: hedge `k` is sent after `k` delays.
+    /// Every driver of the crate ([`race`](crate::hedge::race), `race_embassy`, the tower
+    /// layer) sends that many; a hedger with more is refused when it is built
+    /// ([`HedgeError::TooManyHedges`]).
+    pub const fn with_max_hedges(mut self, n: u8) -> Self {
         self.max_hedges = n;
         self
     }
 
     /// How long a rate-limit signal raises the delay.
-    pub const fn cooldown(mut self, d: Duration) -> Self {
+    pub const fn with_cooldown(mut self, d: Duration) -> Self {
         self.cooldown = d;
         self
     }
 
     /// By how much a rate-limit signal multiplies the delay during the cooldown (>= 1).
-    pub const fn backoff_factor(mut self, factor: u32) -> Self {
+    pub const fn with_backoff_factor(mut self, factor: u32) -> Self {
         self.backoff_factor = factor;
         self
     }
 
     /// The hedge percentile.
-    pub const fn get_percentile(&self) -> f64 {
+    pub const fn percentile(&self) -> f64 {
         self.percentile
     }
 
     /// The window interval.
-    pub const fn get_interval(&self) -> Duration {
+    pub const fn interval(&self) -> Duration {
         self.interval
     }
 
-    /// The delay bounds, `(min, max)`.
-    pub const fn get_delay_bounds(&self) -> (Duration, Duration) {
-        (self.min_delay, self.max_delay)
+    /// The shortest hedge delay.
+    pub const fn min_delay(&self) -> Duration {
+        self.min_delay
     }
 
-    /// The cold-start sample count.
-    pub const fn get_min_samples(&self) -> u32 {
+    /// The longest hedge delay.
+    pub const fn max_delay(&self) -> Duration {
+        self.max_delay
+    }
+
+    /// Latencies the window must hold before its percentile is trusted.
+    pub const fn min_samples(&self) -> u32 {
         self.min_samples
     }
 
+    /// The behaviour before `min_samples` latencies are known.
+    pub const fn cold_start(&self) -> ColdStart {
+        self.cold_start
+    }
+
+    /// The ratio budget's share of requests.
+    pub const fn budget_ratio(&self) -> f64 {
+        self.budget_ratio
+    }
+
+    /// The ratio budget's cap, in tokens.
+    pub const fn budget_cap(&self) -> u32 {
+        self.budget_cap
+    }
+
     /// Hedges per request.
-    pub const fn get_max_hedges(&self) -> u8 {
+    pub const fn max_hedges(&self) -> u8 {
         self.max_hedges
+    }
+
+    /// How long a rate-limit signal raises the delay.
+    pub const fn cooldown(&self) -> Duration {
+        self.cooldown
+    }
+
+    /// The back-off factor.
+    pub const fn backoff_factor(&self) -> u32 {
+        self.backoff_factor
     }
 
     pub(crate) fn validate(&self) -> Result<(), HedgeError> {
@@ -170,6 +204,9 @@ impl HedgeConfig {
         }
         if self.max_hedges == 0 || self.backoff_factor == 0 {
             return Err(HedgeError::InvalidLimit);
+        }
+        if self.max_hedges > MAX_HEDGES {
+            return Err(HedgeError::TooManyHedges);
         }
         Ok(())
     }
@@ -192,6 +229,8 @@ pub enum HedgeError {
     InvalidDelayBounds,
     /// `max_hedges` or `backoff_factor` is zero.
     InvalidLimit,
+    /// `max_hedges` is above [`MAX_HEDGES`], the most backups the drivers hold.
+    TooManyHedges,
     /// The window configuration was refused.
     Window(WindowError),
     /// The budget configuration was refused.
@@ -205,6 +244,9 @@ impl fmt::Display for HedgeError {
             HedgeError::InvalidDelayBounds => f.write_str("min_delay must not exceed max_delay"),
             HedgeError::InvalidLimit => {
                 f.write_str("max_hedges and backoff_factor must be at least 1")
+            }
+            HedgeError::TooManyHedges => {
+                write!(f, "max_hedges must be at most {MAX_HEDGES}")
             }
             HedgeError::Window(e) => write!(f, "window: {e}"),
             HedgeError::Budget(e) => write!(f, "budget: {e}"),

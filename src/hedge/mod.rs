@@ -42,6 +42,7 @@
 //! cooldown away, either way; the window forgets or restarts as its own docs say.
 
 mod config;
+mod policy;
 mod race;
 mod stats;
 
@@ -50,15 +51,18 @@ use core::time::Duration;
 use crate::budget::{Budget, RatioBudget};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::{duration_to_nanos, Clock, Instant};
-use crate::sketch::{presets, CubicMapping, DDSketch, IndexMapping};
+use crate::deadline::Deadline;
+use crate::sketch::presets::{self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS};
+use crate::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 use crate::window::{Window, WindowConfig};
 
-pub use config::{ColdStart, HedgeConfig, HedgeError};
+pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
+pub use policy::HedgePolicy;
+pub use race::{race, race_until, Outcome, RaceError, Sleep, Winner};
 #[cfg(feature = "embassy-time")]
-pub use race::race_embassy;
-pub use race::{race, Outcome, RaceError, Winner};
+pub use race::{race_embassy, race_embassy_until};
 #[cfg(feature = "tower")]
-pub(crate) use race::{RaceCore, RaceEnd};
+pub(crate) use race::{RaceCore, RaceEnd, Slots};
 use stats::Counters;
 pub use stats::Stats;
 
@@ -119,6 +123,8 @@ pub enum Decision {
 }
 
 /// One request's hedging state: `Copy`, 32 bytes, no reference to the hedger.
+///
+/// Made by [`Hedger::start`] or [`Hedger::start_with_deadline`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Ticket {
@@ -140,8 +146,8 @@ impl Ticket {
     }
 
     /// The request's deadline, if it has one.
-    pub fn deadline(&self) -> Option<Instant> {
-        (self.deadline != NO_DEADLINE).then_some(self.deadline)
+    pub fn deadline(&self) -> Option<Deadline> {
+        (self.deadline != NO_DEADLINE).then_some(Deadline::at(self.deadline))
     }
 
     /// Hedges sent so far.
@@ -158,9 +164,12 @@ impl Ticket {
 /// The adaptive hedging policy for one target (host, route, model): see the
 /// [module docs](self).
 ///
-/// Generic over the clock `C`, the budget `B` (a [`RatioBudget`] by default) and the
-/// window's sketch (the 1 % cubic preset over 1 µs .. 100 s by default; use
-/// [`IntMapping`](crate::sketch::IntMapping) on cores without an FPU).
+/// Generic over the clock `C`, the budget `B` (a [`RatioBudget`] by default; a shared
+/// `&RatioBudget` or `Arc<RatioBudget>` caps several hedgers together) and the window's
+/// sketch: the mapping `M` and its `N` bins, the 1 % cubic preset over 1 µs .. 100 s by
+/// default. [`CubicHedger`], [`LogHedger`] and [`IntHedger`] name the presets'
+/// hedgers; use the integer mapping on cores without an FPU. Drivers take any hedger
+/// through [`HedgePolicy`].
 ///
 /// ```
 /// use core::time::Duration;
@@ -168,7 +177,7 @@ impl Ticket {
 /// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger, SkipReason};
 ///
 /// let clock = ManualClock::new();
-/// let hedger = Hedger::new(&clock, HedgeConfig::new().min_samples(10)).unwrap();
+/// let hedger = Hedger::new(&clock, HedgeConfig::new().with_min_samples(10)).unwrap();
 ///
 /// // Learn: 100 requests of 5 ms.
 /// for _ in 0..100 {
@@ -188,14 +197,8 @@ impl Ticket {
 /// hedger.on_success(&ticket, Attempt::Hedge(1)); // the backup answered first
 /// assert_eq!(hedger.stats().hedge_wins, 1);
 /// ```
-pub struct Hedger<
-    C,
-    B = RatioBudget,
-    M = CubicMapping,
-    const N: usize = 931,
-    const SLOTS: usize = 3,
-> {
-    window: Window<C, M, N, SLOTS>,
+pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_LATENCY_BINS> {
+    window: Window<C, M, N>,
     budget: B,
     config: HedgeConfig,
     counters: Counters,
@@ -222,20 +225,72 @@ struct Delays {
     backing_off: bool,
 }
 
+/// A [`Hedger`] over the 1 % cubic latency preset (the default).
+pub type CubicHedger<C, B = RatioBudget> = Hedger<C, B, CubicMapping, CUBIC_LATENCY_BINS>;
+/// A [`Hedger`] over the 1 % logarithmic latency preset.
+pub type LogHedger<C, B = RatioBudget> = Hedger<C, B, LogMapping, LOG_LATENCY_BINS>;
+/// A [`Hedger`] over the 0.78 % integer latency preset: no float operation records.
+pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BINS>;
+
 impl<C: Clock> Hedger<C> {
     /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
     /// cubic latency sketch (1 µs .. 100 s).
     pub fn new(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
-        let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
-        Hedger::with_parts(clock, config, budget, &presets::cubic_latency())
+        Hedger::with_sketch(clock, config, &presets::cubic_latency())
     }
 }
 
-impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
-    Hedger<C, B, M, N, SLOTS>
-{
+impl<C: Clock, M: IndexMapping, const N: usize> Hedger<C, RatioBudget, M, N> {
+    /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the
+    /// sketch configuration of `sketch` (a preset, say; its contents are ignored).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger, IntHedger};
+    /// use tailguard::sketch::presets;
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger: IntHedger<_> =
+    ///     Hedger::with_sketch(&clock, HedgeConfig::new(), &presets::int_latency()).unwrap();
+    /// # let _ = hedger;
+    /// ```
+    pub fn with_sketch(
+        clock: C,
+        config: HedgeConfig,
+        sketch: &DDSketch<M, N>,
+    ) -> Result<Self, HedgeError> {
+        let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
+        Hedger::with_parts(clock, config, budget, sketch)
+    }
+}
+
+impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// A hedger with its own budget and sketch configuration (the configuration of
     /// `sketch`, a preset say; its contents are ignored).
+    ///
+    /// The budget can be shared: several hedgers (one per route, say) given `&budget`, an
+    /// `Arc` of it or a `static` one draw on the same tokens, so hedging stays within one
+    /// share of the host's traffic while each route learns its own latency.
+    ///
+    /// ```
+    /// use tailguard::budget::RatioBudget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    /// use tailguard::sketch::presets;
+    ///
+    /// use tailguard::budget::Budget;
+    ///
+    /// let host_budget = RatioBudget::new(0.05, 20).unwrap();
+    /// host_budget.drain(); // it starts full; empty it to watch the deposits
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new();
+    /// let search = Hedger::with_parts(&clock, config, &host_budget, &presets::cubic_latency()).unwrap();
+    /// let items = Hedger::with_parts(&clock, config, &host_budget, &presets::cubic_latency()).unwrap();
+    /// search.start();
+    /// items.start();
+    /// // Both routes deposited into the one budget.
+    /// assert!((host_budget.balance() - 0.1).abs() < 1e-6);
+    /// ```
     pub fn with_parts(
         clock: C,
         config: HedgeConfig,
@@ -272,7 +327,8 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         })
     }
 
-    fn now(&self) -> Instant {
+    /// The hedger's clock reading (to make a [`Deadline`], say).
+    pub fn now(&self) -> Instant {
         self.window.clock().now()
     }
 
@@ -281,15 +337,25 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         self.start_at(self.now(), NO_DEADLINE)
     }
 
-    /// Starts a request that must finish within `remaining`: no hedge is sent that could
-    /// not finish in time.
-    pub fn start_with_deadline(&self, remaining: Duration) -> Ticket {
-        let now = self.now();
-        self.start_at(
-            now,
-            now.saturating_add(remaining)
-                .min(Instant::from_nanos(u64::MAX - 1)),
-        )
+    /// Starts a request that must finish by `deadline` (on this hedger's clock): no hedge
+    /// is sent that could not finish in time.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::deadline::Deadline;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// let deadline = Deadline::after(hedger.now(), Duration::from_millis(200));
+    /// let ticket = hedger.start_with_deadline(deadline);
+    /// assert_eq!(ticket.deadline(), Some(deadline));
+    /// ```
+    pub fn start_with_deadline(&self, deadline: Deadline) -> Ticket {
+        // `NO_DEADLINE` is the end of time: a deadline there is one we cannot miss.
+        let end = deadline.end().min(Instant::from_nanos(u64::MAX - 1));
+        self.start_at(self.now(), end)
     }
 
     fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
@@ -442,6 +508,15 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         Counters::bump(&self.counters.errors);
     }
 
+    /// Reports that `ticket`'s request ran out of time before any attempt answered (a
+    /// driver gave up at its [`Deadline`]). Nothing is recorded: the primary's latency is
+    /// unknown, and its elapsed time may be below the delay while the true latency is not.
+    /// Counted in [`Stats::deadline_exceeded`].
+    pub fn on_deadline_exceeded(&self, ticket: &Ticket) {
+        let _ = ticket;
+        Counters::bump(&self.counters.deadline_exceeded);
+    }
+
     /// Reports back-pressure (HTTP 429, gRPC RESOURCE_EXHAUSTED): empties the budget
     /// ([`Budget::drain`]) and multiplies the delay by the back-off factor for the
     /// cooldown, which starts again at each signal. Hedging recovers by itself as requests
@@ -461,7 +536,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     }
 
     /// The latency window (quantiles, counts).
-    pub fn window(&self) -> &Window<C, M, N, SLOTS> {
+    pub fn window(&self) -> &Window<C, M, N> {
         &self.window
     }
 
@@ -475,11 +550,6 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
         &self.config
     }
 
-    /// Time since `ticket`'s request started.
-    pub(crate) fn clock_elapsed(&self, ticket: &Ticket) -> Duration {
-        self.now().duration_since(ticket.start)
-    }
-
     /// Records a latency observed outside the ticket lifecycle (warming up from a
     /// previous run, say).
     pub fn record(&self, latency: Duration) {
@@ -487,9 +557,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize, const SLOTS: usize>
     }
 }
 
-impl<C, B, M: IndexMapping, const N: usize, const SLOTS: usize> core::fmt::Debug
-    for Hedger<C, B, M, N, SLOTS>
-{
+impl<C, B, M: IndexMapping, const N: usize> core::fmt::Debug for Hedger<C, B, M, N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Hedger")
             .field("config", &self.config)

@@ -1,14 +1,12 @@
-//! [`race`]: run a request, hedge it when the [`Hedger`] says so, keep the first success.
+//! [`race`]: run a request, hedge it when the hedger says so, keep the first success.
 
 use core::future::{poll_fn, Future};
 use core::pin::{pin, Pin};
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use super::{Attempt, Decision, Hedger, Ticket};
-use crate::budget::Budget;
-use crate::clock::Clock;
-use crate::sketch::IndexMapping;
+use super::{Attempt, Decision, HedgePolicy, Ticket, MAX_HEDGES};
+use crate::deadline::Deadline;
 
 /// The successful result of a [`race`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,40 +20,75 @@ pub struct Winner<T> {
     pub latency: Duration,
 }
 
-/// Every attempt of a [`race`] failed; this is the last failure.
+/// Why a [`race`] returned no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct RaceError<E> {
-    /// The error of the attempt that failed last.
-    pub error: E,
-    /// Which attempt that was.
-    pub attempt: Attempt,
+pub enum RaceError<E> {
+    /// Every attempt failed; this is the one that failed last.
+    Failed {
+        /// Its error.
+        error: E,
+        /// Which attempt it was.
+        attempt: Attempt,
+    },
+    /// The [`race_until`] deadline passed before any attempt answered; the attempts were
+    /// dropped (cancelled).
+    DeadlineExceeded,
 }
 
 impl<E: core::fmt::Display> core::fmt::Display for RaceError<E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "every attempt failed; last ({:?}): {}",
-            self.attempt, self.error
-        )
+        match self {
+            RaceError::Failed { error, attempt } => {
+                write!(f, "every attempt failed; last ({attempt:?}): {error}")
+            }
+            RaceError::DeadlineExceeded => f.write_str("deadline exceeded before any answer"),
+        }
     }
 }
 
 impl<E: core::error::Error> core::error::Error for RaceError<E> {}
 
-/// Runs `primary`; if the hedger decides so, starts `backup()` and returns the first
-/// successful answer, dropping (cancelling) the other attempt at once.
+/// A timer: makes a future that completes after a given time.
 ///
-/// * `sleep(d)` makes a future that completes after `d`: any runtime's timer (tokio's
-///   `sleep`, embassy's `Timer::after`), so `race` itself is runtime-agnostic and
-///   allocates nothing.
-/// * The backup is made only when [`Hedger::should_hedge`] says [`Decision::Hedge`]
-///   (the budget token is then spent); `race` sends at most one backup.
-/// * If the attempt that finishes first failed and the other is running, `race` waits for
-///   the other; if every attempt failed, it returns the last error.
+/// Implemented by every `FnMut(Duration) -> impl Future<Output = ()>`, so any runtime's
+/// sleep works as it is: `tokio::time::sleep`, embassy's `Timer::after` (wrapped to
+/// convert the duration), or a closure over a test clock.
+pub trait Sleep {
+    /// The future that completes after the time.
+    type Future: Future<Output = ()>;
+
+    /// A future that completes after `duration`.
+    fn sleep(&mut self, duration: Duration) -> Self::Future;
+}
+
+impl<F, S> Sleep for F
+where
+    F: FnMut(Duration) -> S,
+    S: Future<Output = ()>,
+{
+    type Future = S;
+
+    fn sleep(&mut self, duration: Duration) -> S {
+        self(duration)
+    }
+}
+
+/// Runs `primary`; if the hedger decides so, starts a backup from `backup()` (up to the
+/// hedger's `max_hedges` of them) and returns the first successful answer, dropping
+/// (cancelling) the other attempts at once.
+///
+/// * `hedger` is any hedger ([`HedgePolicy`]): a `&Hedger`, an `Arc`, a `&dyn`.
+/// * `sleep(d)` makes a future that completes after `d` ([`Sleep`]): any runtime's timer,
+///   so `race` itself is runtime-agnostic and allocates nothing.
+/// * A backup is made only when the hedger says [`Decision::Hedge`] (its budget token is
+///   then spent); hedge `k` is sent `k` delays after the start.
+/// * If an attempt fails while another is running, `race` waits for the other; if every
+///   attempt failed, it returns the last error.
 /// * Latency and outcomes are reported to the hedger (the winner's latency, or the
 ///   primary's elapsed time if it was cancelled; failures as errors).
+///
+/// [`race_until`] does the same within a [`Deadline`].
 ///
 /// ```
 /// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
@@ -79,57 +112,134 @@ impl<E: core::error::Error> core::error::Error for RaceError<E> {}
 /// .unwrap();
 /// assert_eq!((won.value, won.attempt), ("primary answer", Attempt::Primary));
 /// ```
-pub async fn race<
-    C,
-    B,
-    M,
-    const N: usize,
-    const SLOTS: usize,
-    T,
-    E,
-    P,
-    MakeBackup,
-    Backup,
-    Sleep,
-    S,
->(
-    hedger: &Hedger<C, B, M, N, SLOTS>,
-    primary: P,
-    backup: MakeBackup,
-    mut sleep: Sleep,
+pub async fn race<T, E, Bk>(
+    hedger: &(impl HedgePolicy + ?Sized),
+    primary: impl Future<Output = Result<T, E>>,
+    backup: impl FnMut() -> Bk,
+    sleep: impl Sleep,
 ) -> Result<Winner<T>, RaceError<E>>
 where
-    C: Clock,
-    B: Budget,
-    M: IndexMapping,
-    P: Future<Output = Result<T, E>>,
-    MakeBackup: FnOnce() -> Backup,
-    Backup: Future<Output = Result<T, E>>,
-    Sleep: FnMut(Duration) -> S,
-    S: Future<Output = ()>,
+    Bk: Future<Output = Result<T, E>>,
 {
-    let mut core = RaceCore::new(hedger.start());
+    run(hedger, hedger.start(), None, primary, backup, sleep).await
+}
+
+/// [`race`] within `deadline` (on the hedger's clock): no backup is sent that could not
+/// answer in time, and once the deadline passes with no answer every attempt is dropped
+/// (cancelled) and [`RaceError::DeadlineExceeded`] returned, so work that can no longer
+/// help the caller stops. An answer that is ready when the deadline is checked still wins.
+///
+/// One [`Deadline`] flows through the steps of a workflow:
+///
+/// ```
+/// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+/// #     let mut f = core::pin::pin!(f);
+/// #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// use core::future::pending;
+/// use core::time::Duration;
+/// use tailguard::clock::{Clock, ManualClock};
+/// use tailguard::deadline::Deadline;
+/// use tailguard::hedge::{race_until, HedgeConfig, Hedger, RaceError};
+///
+/// let clock = &ManualClock::new();
+/// let hedger = Hedger::new(clock, HedgeConfig::new()).unwrap();
+/// let sleep = |d: Duration| async move { clock.advance(d) }; // a timer on the test clock
+/// let deadline = Deadline::after(clock.now(), Duration::from_millis(100));
+///
+/// // Step 1 answers at once.
+/// let step = block_on(race_until(&hedger, deadline, async { Ok::<_, ()>(1) }, || async { Ok(1) }, sleep));
+/// assert_eq!(step.unwrap().value, 1);
+/// // Step 2 hangs: at the deadline its attempts are dropped.
+/// let step = block_on(race_until(&hedger, deadline, pending::<Result<u8, ()>>(), pending, sleep));
+/// assert_eq!(step, Err(RaceError::DeadlineExceeded));
+/// assert_eq!(clock.now(), deadline.end());
+/// // Step 3 starts nothing.
+/// let mut started = false;
+/// let step = block_on(race_until(&hedger, deadline, async { started = true; Ok::<_, ()>(3) }, || async { Ok(3) }, sleep));
+/// assert_eq!((step, started), (Err(RaceError::DeadlineExceeded), false));
+/// assert_eq!(hedger.stats().deadline_exceeded, 2);
+/// ```
+pub async fn race_until<T, E, Bk>(
+    hedger: &(impl HedgePolicy + ?Sized),
+    deadline: Deadline,
+    primary: impl Future<Output = Result<T, E>>,
+    backup: impl FnMut() -> Bk,
+    sleep: impl Sleep,
+) -> Result<Winner<T>, RaceError<E>>
+where
+    Bk: Future<Output = Result<T, E>>,
+{
+    let ticket = hedger.start_with_deadline(deadline);
+    run(hedger, ticket, Some(deadline), primary, backup, sleep).await
+}
+
+/// The race of [`race`] and [`race_until`], given after its start; `deadline`: give up
+/// then.
+async fn run<T, E, Bk, Sl: Sleep>(
+    hedger: &(impl HedgePolicy + ?Sized),
+    ticket: Ticket,
+    deadline: Option<Deadline>,
+    primary: impl Future<Output = Result<T, E>>,
+    mut backup: impl FnMut() -> Bk,
+    mut sleep: Sl,
+) -> Result<Winner<T>, RaceError<E>>
+where
+    Bk: Future<Output = Result<T, E>>,
+{
+    let mut core = RaceCore::new(ticket);
+    if deadline.is_some_and(|d| d.is_expired(hedger.now())) {
+        // Nothing is started: the caller can no longer use an answer.
+        hedger.on_deadline_exceeded(&ticket);
+        return Err(RaceError::DeadlineExceeded);
+    }
     let mut primary = pin!(Some(primary));
-    let mut backup_attempt = pin!(None::<Backup>);
-    let mut timer = pin!(None::<S>);
-    let mut make_backup = Some(backup);
+    let mut first_backup = pin!(None::<Bk>);
+    let mut second_backup = pin!(None::<Bk>);
+    let mut timer = pin!(None::<Sl::Future>);
+    let mut deadline_timer = pin!(None::<Sl::Future>);
     let classify = |result: &Result<T, E>| match result {
         Ok(_) => Outcome::Success,
         Err(_) => Outcome::Failure,
     };
     let end = poll_fn(|cx| {
-        core.poll(
-            hedger,
-            cx,
-            primary.as_mut(),
-            &mut [backup_attempt.as_mut()],
-            timer.as_mut(),
-            &mut sleep,
-            || make_backup.take().map(|make| make()),
-            classify,
-        )
+        let slots = Slots {
+            primary: primary.as_mut(),
+            backups: [first_backup.as_mut(), second_backup.as_mut()],
+            timer: timer.as_mut(),
+        };
+        if let Poll::Ready(end) =
+            core.poll(hedger, cx, slots, &mut sleep, || Some(backup()), classify)
+        {
+            return Poll::Ready(Some(end));
+        }
+        let Some(deadline) = deadline else {
+            return Poll::Pending;
+        };
+        let now = hedger.now();
+        if deadline.is_expired(now) {
+            return Poll::Ready(None);
+        }
+        if deadline_timer.is_none() {
+            deadline_timer.set(Some(sleep.sleep(deadline.remaining(now))));
+        }
+        if let Some(t) = deadline_timer.as_mut().as_pin_mut() {
+            if t.poll(cx).is_ready() {
+                // Early by the hedger's clock (another clock, a coarse timer): check again
+                // on the next poll, with a fresh timer.
+                deadline_timer.set(None);
+                cx.waker().wake_by_ref();
+            }
+        }
+        Poll::Pending
     })
     .await;
+    let Some(end) = end else {
+        // The attempts go with this function's frame: dropped, i.e. cancelled.
+        hedger.on_deadline_exceeded(core.ticket());
+        return Err(RaceError::DeadlineExceeded);
+    };
     // The classifier makes every success `Ok` and every failure `Err`.
     match end {
         RaceEnd::Won {
@@ -147,7 +257,7 @@ where
                 attempt,
                 latency,
             }),
-            Err(error) => Err(RaceError { error, attempt }),
+            Err(error) => Err(RaceError::Failed { error, attempt }),
         },
     }
 }
@@ -164,7 +274,7 @@ pub enum Outcome {
     Failure,
     /// A failure that signals back-pressure (HTTP 429 or 503, gRPC RESOURCE_EXHAUSTED):
     /// as [`Outcome::Failure`], and the hedger backs off (see
-    /// [`Hedger::on_rate_limited`]).
+    /// [`Hedger::on_rate_limited`](super::Hedger::on_rate_limited)).
     RateLimited,
 }
 
@@ -184,20 +294,36 @@ pub(crate) enum RaceEnd<O> {
     },
 }
 
-/// Drops every attempt still in `slots` (cancels it).
-fn cancel_all<F>(slots: &mut [Pin<&mut Option<F>>]) {
-    for slot in slots {
-        slot.set(None);
+/// The future slots of one race, pinned where its driver keeps them: on the stack of
+/// [`race`], in the tower layer's response future.
+pub(crate) struct Slots<'a, P, Bk, T> {
+    pub(crate) primary: Pin<&'a mut Option<P>>,
+    /// Hedge `k` runs in `backups[k - 1]`.
+    pub(crate) backups: [Pin<&'a mut Option<Bk>>; MAX_HEDGES as usize],
+    /// The timer of the next hedge.
+    pub(crate) timer: Pin<&'a mut Option<T>>,
+}
+
+impl<P, Bk, T> Slots<'_, P, Bk, T> {
+    /// Drops every attempt and the timer: the losers are cancelled at once.
+    fn clear(&mut self) {
+        self.primary.set(None);
+        for backup in &mut self.backups {
+            backup.set(None);
+        }
+        self.timer.set(None);
     }
 }
 
 /// The race's state machine, shared by [`race`] (futures pinned on its stack) and the
-/// tower service (futures pinned in its response future). The caller owns the three
-/// future slots; `RaceCore` decides when to fill and empty them and reports to the hedger.
+/// tower service (futures pinned in its response future). The caller owns the future
+/// slots; `RaceCore` decides when to fill and empty them and reports to the hedger.
 pub(crate) struct RaceCore<O> {
     ticket: Ticket,
     /// Consult the hedger on the first poll and whenever the timer fires.
     ask: bool,
+    /// The hedger said skip (or the request has all its hedges): never ask again.
+    done_asking: bool,
     /// The last failed attempt's output, returned if nothing succeeds.
     failure: Option<(O, Attempt)>,
 }
@@ -207,35 +333,32 @@ impl<O> RaceCore<O> {
         RaceCore {
             ticket,
             ask: true,
+            done_asking: false,
             failure: None,
         }
     }
 
-    /// Polls the race. `backups` are the slots for backup attempts, one per hedge at
-    /// most (so `backups.len()` caps the hedges, with the hedger's `max_hedges`);
-    /// `make_backup` is called each time the hedger says hedge; `classify` judges each
-    /// attempt's output. Returns once an attempt succeeds or every attempt has failed;
-    /// the slots are then empty (losers dropped, i.e. cancelled).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn poll<C, B, M, const N: usize, const SLOTS: usize, P, Bk, S, Sleep>(
+    pub(crate) fn ticket(&self) -> &Ticket {
+        &self.ticket
+    }
+
+    /// Polls the race. `make_backup` is called each time the hedger says hedge (`None`:
+    /// this request cannot be copied again); `classify` judges each attempt's output.
+    /// Returns once an attempt succeeds or every attempt has failed; the slots are then
+    /// empty (losers dropped, i.e. cancelled).
+    pub(crate) fn poll<P, Bk, Sl>(
         &mut self,
-        hedger: &Hedger<C, B, M, N, SLOTS>,
+        hedger: &(impl HedgePolicy + ?Sized),
         cx: &mut Context<'_>,
-        mut primary: Pin<&mut Option<P>>,
-        backups: &mut [Pin<&mut Option<Bk>>],
-        mut timer: Pin<&mut Option<S>>,
-        sleep: &mut Sleep,
+        mut slots: Slots<'_, P, Bk, Sl::Future>,
+        sleep: &mut Sl,
         mut make_backup: impl FnMut() -> Option<Bk>,
         classify: impl Fn(&O) -> Outcome,
     ) -> Poll<RaceEnd<O>>
     where
-        C: Clock,
-        B: Budget,
-        M: IndexMapping,
         P: Future<Output = O>,
         Bk: Future<Output = O>,
-        Sleep: FnMut(Duration) -> S,
-        S: Future<Output = ()>,
+        Sl: Sleep,
     {
         // Timer firings handled in this poll. A timer that fires before the hedger's
         // clock reaches the due time (another clock, or a broken timer that is always
@@ -244,28 +367,29 @@ impl<O> RaceCore<O> {
         // CPU but can never starve the attempts or hang the race.
         let mut timer_rounds = 0u8;
         loop {
-            // Ask only while a slot is left: a `Hedge` answer spends a budget token.
-            if self.ask && usize::from(self.ticket.hedges()) < backups.len() {
+            if self.ask && !self.done_asking {
                 self.ask = false;
                 match hedger.should_hedge(&mut self.ticket) {
-                    Decision::Wait(d) => timer.set(Some(sleep(d))),
+                    Decision::Wait(d) => slots.timer.set(Some(sleep.sleep(d))),
                     Decision::Hedge => {
-                        // The ticket counts this hedge: hedge k goes to slot k - 1.
+                        // The ticket counts this hedge: hedge k goes to slot k - 1. The
+                        // configuration allows at most `MAX_HEDGES`, one per slot.
                         let slot = usize::from(self.ticket.hedges()).saturating_sub(1);
-                        if let (Some(slot), Some(attempt)) = (backups.get_mut(slot), make_backup())
+                        if let (Some(slot), Some(attempt)) =
+                            (slots.backups.get_mut(slot), make_backup())
                         {
                             slot.set(Some(attempt));
                         }
                         self.ask = true; // the next hedge's time, if there is one
                         continue;
                     }
-                    Decision::Skip(_) => {}
+                    Decision::Skip(_) => self.done_asking = true,
                 }
             }
             // The timer first: a due hedge starts before we report Pending.
-            if let Some(t) = timer.as_mut().as_pin_mut() {
+            if let Some(t) = slots.timer.as_mut().as_pin_mut() {
                 if t.poll(cx).is_ready() {
-                    timer.set(None);
+                    slots.timer.set(None);
                     self.ask = true;
                     if timer_rounds < 2 {
                         timer_rounds = timer_rounds.saturating_add(1);
@@ -274,38 +398,32 @@ impl<O> RaceCore<O> {
                     cx.waker().wake_by_ref(); // ask again on the next poll
                 }
             }
-            if let Some(p) = primary.as_mut().as_pin_mut() {
+            if let Some(p) = slots.primary.as_mut().as_pin_mut() {
                 if let Poll::Ready(output) = p.poll(cx) {
-                    primary.set(None);
+                    slots.primary.set(None);
                     if let Some(end) = self.settle(hedger, output, Attempt::Primary, &classify) {
-                        cancel_all(backups); // the losers, at once
-                        timer.set(None);
+                        slots.clear();
                         return Poll::Ready(end);
                     }
                 }
             }
-            for (k, slot) in (1u8..).zip(0..backups.len()) {
-                let Some(backup) = backups.get_mut(slot) else {
-                    continue;
-                };
+            for (k, backup) in (1u8..).zip(slots.backups.iter_mut()) {
                 let Some(b) = backup.as_mut().as_pin_mut() else {
                     continue;
                 };
                 if let Poll::Ready(output) = b.poll(cx) {
                     backup.set(None);
                     if let Some(end) = self.settle(hedger, output, Attempt::Hedge(k), &classify) {
-                        primary.set(None); // the losers, at once
-                        cancel_all(backups);
-                        timer.set(None);
+                        slots.clear();
                         return Poll::Ready(end);
                     }
                 }
             }
-            if primary.is_none() && backups.iter().all(|b| b.is_none()) {
+            if slots.primary.is_none() && slots.backups.iter().all(|b| b.is_none()) {
                 // Nothing left to wait for: the last failure is the answer.
                 if let Some((output, attempt)) = self.failure.take() {
-                    timer.set(None);
-                    let latency = hedger.clock_elapsed(&self.ticket);
+                    slots.clear();
+                    let latency = hedger.now().duration_since(self.ticket.start());
                     return Poll::Ready(RaceEnd::Failed {
                         output,
                         attempt,
@@ -318,18 +436,13 @@ impl<O> RaceCore<O> {
     }
 
     /// Reports a finished attempt to the hedger: the race's end if it succeeded.
-    fn settle<C, B, M, const N: usize, const SLOTS: usize>(
+    fn settle(
         &mut self,
-        hedger: &Hedger<C, B, M, N, SLOTS>,
+        hedger: &(impl HedgePolicy + ?Sized),
         output: O,
         attempt: Attempt,
         classify: &impl Fn(&O) -> Outcome,
-    ) -> Option<RaceEnd<O>>
-    where
-        C: Clock,
-        B: Budget,
-        M: IndexMapping,
-    {
+    ) -> Option<RaceEnd<O>> {
         match classify(&output) {
             Outcome::Success => {
                 let latency = hedger.on_success(&self.ticket, attempt);
@@ -351,35 +464,36 @@ impl<O> RaceCore<O> {
     }
 }
 
+/// embassy-time's `Timer` as a [`Sleep`].
+#[cfg(feature = "embassy-time")]
+fn embassy_sleep(d: Duration) -> embassy_time::Timer {
+    let micros = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    embassy_time::Timer::after(embassy_time::Duration::from_micros(micros))
+}
+
 /// [`race`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
 #[cfg(feature = "embassy-time")]
-pub async fn race_embassy<
-    C,
-    B,
-    M,
-    const N: usize,
-    const SLOTS: usize,
-    T,
-    E,
-    P,
-    MakeBackup,
-    Backup,
->(
-    hedger: &Hedger<C, B, M, N, SLOTS>,
-    primary: P,
-    backup: MakeBackup,
+pub async fn race_embassy<T, E, Bk>(
+    hedger: &(impl HedgePolicy + ?Sized),
+    primary: impl Future<Output = Result<T, E>>,
+    backup: impl FnMut() -> Bk,
 ) -> Result<Winner<T>, RaceError<E>>
 where
-    C: Clock,
-    B: Budget,
-    M: IndexMapping,
-    P: Future<Output = Result<T, E>>,
-    MakeBackup: FnOnce() -> Backup,
-    Backup: Future<Output = Result<T, E>>,
+    Bk: Future<Output = Result<T, E>>,
 {
-    let sleep = |d: Duration| {
-        let micros = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-        embassy_time::Timer::after(embassy_time::Duration::from_micros(micros))
-    };
-    race(hedger, primary, backup, sleep).await
+    race(hedger, primary, backup, embassy_sleep).await
+}
+
+/// [`race_until`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
+#[cfg(feature = "embassy-time")]
+pub async fn race_embassy_until<T, E, Bk>(
+    hedger: &(impl HedgePolicy + ?Sized),
+    deadline: Deadline,
+    primary: impl Future<Output = Result<T, E>>,
+    backup: impl FnMut() -> Bk,
+) -> Result<Winner<T>, RaceError<E>>
+where
+    Bk: Future<Output = Result<T, E>>,
+{
+    race_until(hedger, deadline, primary, backup, embassy_sleep).await
 }

@@ -18,6 +18,7 @@ pub(crate) struct Counters {
     pub(crate) skipped_backpressure: AtomicU32,
     pub(crate) errors: AtomicU32,
     pub(crate) rate_limited: AtomicU32,
+    pub(crate) deadline_exceeded: AtomicU32,
 }
 
 impl Counters {
@@ -37,6 +38,7 @@ impl Counters {
             skipped_backpressure: self.skipped_backpressure.load(Relaxed),
             errors: self.errors.load(Relaxed),
             rate_limited: self.rate_limited.load(Relaxed),
+            deadline_exceeded: self.deadline_exceeded.load(Relaxed),
             delay,
         }
     }
@@ -57,6 +59,7 @@ impl Counters {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Stats {
     /// Requests started.
     pub requests: u32,
@@ -78,6 +81,8 @@ pub struct Stats {
     pub errors: u32,
     /// Rate-limit signals received.
     pub rate_limited: u32,
+    /// Requests a driver gave up at their deadline, no attempt having answered.
+    pub deadline_exceeded: u32,
     /// The hedge delay now, or `None` during a cold start without a fixed delay.
     pub delay: Option<Duration>,
 }
@@ -98,7 +103,7 @@ impl fmt::Display for Stats {
         write!(
             f,
             "requests {} hedges {} ({:.1} %) hedge-wins {} primary-wins {} denied {} \
-             cold {} deadline {} backpressure {} errors {} rate-limited {} delay ",
+             cold {} deadline {} backpressure {} errors {} rate-limited {} timed-out {} delay ",
             self.requests,
             self.hedges,
             100.0 * self.hedge_rate(),
@@ -110,6 +115,7 @@ impl fmt::Display for Stats {
             self.skipped_backpressure,
             self.errors,
             self.rate_limited,
+            self.deadline_exceeded,
         )?;
         match self.delay {
             Some(d) => write!(f, "{d:?}"),

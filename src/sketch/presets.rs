@@ -27,15 +27,24 @@ pub const MIN_LATENCY_NS: f64 = 1e3;
 /// Largest latency the presets track: 100 s in nanoseconds.
 pub const MAX_LATENCY_NS: f64 = 1e11;
 
+/// The bins of [`LogLatency`].
+pub const LOG_LATENCY_BINS: usize = 922;
+/// The bins of [`CubicLatency`].
+pub const CUBIC_LATENCY_BINS: usize = 931;
+/// The bins of [`IntLatency`].
+pub const INT_LATENCY_BINS: usize = 1697;
+/// The bins of [`IntLatencyCoarse`].
+pub const INT_LATENCY_COARSE_BINS: usize = 849;
+
 /// 1 % over 1 µs .. 100 s (in ns), logarithmic mapping: the smallest 1 % sketch.
-pub type LogLatency = DDSketch<LogMapping, 922>;
+pub type LogLatency = DDSketch<LogMapping, LOG_LATENCY_BINS>;
 /// 1 % over 1 µs .. 100 s (in ns), cubic mapping: no `ln` on the record path.
-pub type CubicLatency = DDSketch<CubicMapping, 931>;
+pub type CubicLatency = DDSketch<CubicMapping, CUBIC_LATENCY_BINS>;
 /// 0.78 % over 1 µs .. 100 s (in ns), integer mapping: no float operation on the record
 /// path (Cortex-M0, RV32IMC).
-pub type IntLatency = DDSketch<IntMapping, 1697>;
+pub type IntLatency = DDSketch<IntMapping, INT_LATENCY_BINS>;
 /// 1.56 % over 1 µs .. 100 s (in ns), integer mapping: half the memory of [`IntLatency`].
-pub type IntLatencyCoarse = DDSketch<IntMapping, 849>;
+pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 
 fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
     // The bin counts above are checked against `for_range` by a test, so the range fits.

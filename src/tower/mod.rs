@@ -2,12 +2,14 @@
 //! be cloned, and slow requests get a backup copy at the learned percentile; the first
 //! answer wins and the other attempt is dropped (cancelled).
 //!
-//! * [`HedgeLayer`] / [`Hedge`]: the layer and service, driving a [`Hedger`] through the
-//!   same race as [`race`](crate::hedge::race).
-//! * [`HedgePolicy`]: which requests are safe to send twice and how results count.
+//! * [`HedgeLayer`] / [`Hedge`]: the layer and service, driving any hedger (every
+//!   [`Hedger`](crate::hedge::Hedger), through [`HedgePolicy`](crate::hedge::HedgePolicy))
+//!   with the same race as [`race`](crate::hedge::race).
+//! * [`RequestPolicy`]: which requests are safe to send twice and how results count.
 //!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS, backs off on 429 and
-//!   503, and sends no backup that could not beat a request's [`TimeLeft`].
-//! * [`Targets`]: one hedger for everything (`Arc<Hedger>`), or one per target
+//!   503, and sends no backup that could not beat a request's
+//!   [`Deadline`](crate::deadline::Deadline) extension.
+//! * [`Targets`]: one hedger for everything (an `Arc` of it), or one per target
 //!   ([`PerTarget`], over the crate's [`Registry`](crate::registry::Registry)).
 //! * [`FirstByteLayer`]: makes an HTTP service answer at the first body byte instead of
 //!   the response headers. Streaming endpoints (LLM completions, server-sent events) send
@@ -51,24 +53,24 @@ mod targets;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
-use core::time::Duration;
 use std::sync::Arc;
 
 use pin_project_lite::pin_project;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::hedge::{Hedger, RaceCore, RaceEnd};
+use crate::hedge::{HedgePolicy, RaceCore, RaceEnd, Sleep, Slots};
 
 pub use crate::hedge::Outcome;
 pub use first_byte::{FirstByte, FirstByteError, FirstByteFuture, FirstByteLayer, Prefetched};
-pub use policy::{HedgePolicy, HttpPolicy, TimeLeft};
+pub use policy::{HttpPolicy, RequestPolicy};
 pub use targets::{PerTarget, Targets};
 
 /// A tower [`Layer`] that wraps services in [`Hedge`].
 ///
-/// `targets` finds each request's hedger (an `Arc<Hedger>` or an `Arc<PerTarget>`);
-/// `sleep(d)` makes a future that completes after `d` (`tokio::time::sleep`, say). The
+/// `targets` finds each request's hedger (an `Arc` of any hedger, or an
+/// `Arc<PerTarget>`); `sleep(d)` makes a future that completes after `d`
+/// (`tokio::time::sleep`, say; see [`Sleep`]). The
 /// policy is [`HttpPolicy`] unless [`policy`](HedgeLayer::policy) sets another.
 #[derive(Debug, Clone)]
 pub struct HedgeLayer<T, Sl, P = HttpPolicy> {
@@ -120,8 +122,9 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// polled for readiness first). The first result the policy counts as
 /// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
 /// (for a hyper client, closes its connection). If both fail, the last failure is
-/// returned as it is. Up to the hedger's `max_hedges` backups are sent per request, at
-/// most [`MAX_BACKUPS`]. One latency per request is learned; see
+/// returned as it is. Up to the hedger's `max_hedges` backups are sent per request (the
+/// configuration allows at most [`MAX_HEDGES`](crate::hedge::MAX_HEDGES), and the service
+/// has room for that many). One latency per request is learned; see
 /// [what is recorded](crate::hedge#what-is-recorded).
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
@@ -131,17 +134,16 @@ pub struct Hedge<S, T, Sl, P = HttpPolicy> {
     policy: P,
 }
 
-impl<S, T, Sl, P, Req, SleepFuture> Service<Req> for Hedge<S, T, Sl, P>
+impl<S, T, Sl, P, Req> Service<Req> for Hedge<S, T, Sl, P>
 where
     S: Service<Req> + Clone,
     T: Targets<Req>,
-    Sl: Fn(Duration) -> SleepFuture + Clone,
-    SleepFuture: Future<Output = ()>,
-    P: HedgePolicy<Req, S::Response, S::Error> + Clone,
+    Sl: Sleep + Clone,
+    P: RequestPolicy<Req, S::Response, S::Error> + Clone,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = ResponseFuture<S, Req, T::Clock, T::Budget, Sl, SleepFuture, P>;
+    type Future = ResponseFuture<S, Req, T::Hedger, Sl, P>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
@@ -155,8 +157,8 @@ where
             // The ready service takes the primary; the backup gets a clone and waits for
             // its readiness if it is ever sent.
             let backup = Oneshot::new(self.inner.clone(), copy);
-            let ticket = match self.policy.time_left(&request) {
-                Some(left) => hedger.start_with_deadline(left),
+            let ticket = match self.policy.deadline(&request) {
+                Some(deadline) => hedger.start_with_deadline(deadline),
                 None => hedger.start(),
             };
             let core = RaceCore::new(ticket);
@@ -168,7 +170,7 @@ where
         });
         ResponseFuture {
             primary: Some(self.inner.call(request)),
-            backup: None,
+            first_backup: None,
             second_backup: None,
             timer: None,
             race,
@@ -178,13 +180,9 @@ where
     }
 }
 
-/// The most backups the layer sends for one request (the hedger's `max_hedges` may say
-/// fewer).
-pub const MAX_BACKUPS: usize = 2;
-
 /// The hedging state of one request.
-struct Race<S: Service<Req>, Req, C, B> {
-    hedger: Arc<Hedger<C, B>>,
+struct Race<S: Service<Req>, Req, H: ?Sized> {
+    hedger: Arc<H>,
     core: RaceCore<Result<S::Response, S::Error>>,
     /// The next backup attempt, not started; moved into a pinned slot when sent.
     spare: Option<Oneshot<S, Req>>,
@@ -192,33 +190,34 @@ struct Race<S: Service<Req>, Req, C, B> {
 
 pin_project! {
     /// The response future of [`Hedge`].
-    pub struct ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+    pub struct ResponseFuture<S, Req, H, Sl, P>
     where
         S: Service<Req>,
+        H: ?Sized,
+        Sl: Sleep,
     {
         #[pin]
         primary: Option<S::Future>,
+        // One slot per hedge, `MAX_HEDGES` of them.
         #[pin]
-        backup: Option<Oneshot<S, Req>>,
+        first_backup: Option<Oneshot<S, Req>>,
         #[pin]
         second_backup: Option<Oneshot<S, Req>>,
         #[pin]
-        timer: Option<SleepFuture>,
+        timer: Option<Sl::Future>,
         // `None`: a request passed through unhedged.
-        race: Option<Race<S, Req, C, B>>,
+        race: Option<Race<S, Req, H>>,
         sleep: Sl,
         policy: P,
     }
 }
 
-impl<S, Req, C, B, Sl, SleepFuture, P> Future for ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+impl<S, Req, H, Sl, P> Future for ResponseFuture<S, Req, H, Sl, P>
 where
     S: Service<Req> + Clone,
-    C: crate::clock::Clock,
-    B: crate::budget::Budget,
-    Sl: Fn(Duration) -> SleepFuture,
-    SleepFuture: Future<Output = ()>,
-    P: HedgePolicy<Req, S::Response, S::Error>,
+    H: HedgePolicy + ?Sized,
+    Sl: Sleep,
+    P: RequestPolicy<Req, S::Response, S::Error>,
 {
     type Output = Result<S::Response, S::Error>;
 
@@ -236,7 +235,7 @@ where
         };
         let policy = &*this.policy;
         let spare = &mut race.spare;
-        let more = race.hedger.config().get_max_hedges() > 1;
+        let more = race.hedger.max_hedges() > 1;
         let make_backup = || {
             let backup = spare.take()?;
             // Another hedge may follow: prepare its copy now (only requests that are
@@ -246,12 +245,15 @@ where
             }
             Some(backup)
         };
+        let slots = Slots {
+            primary: this.primary,
+            backups: [this.first_backup, this.second_backup],
+            timer: this.timer,
+        };
         let end = core::task::ready!(race.core.poll(
-            &race.hedger,
+            &*race.hedger,
             cx,
-            this.primary,
-            &mut [this.backup, this.second_backup],
-            this.timer,
+            slots,
             this.sleep,
             make_backup,
             |output| policy.classify(output),
@@ -262,15 +264,16 @@ where
     }
 }
 
-impl<S, Req, C, B, Sl, SleepFuture, P> core::fmt::Debug
-    for ResponseFuture<S, Req, C, B, Sl, SleepFuture, P>
+impl<S, Req, H, Sl, P> core::fmt::Debug for ResponseFuture<S, Req, H, Sl, P>
 where
     S: Service<Req>,
+    H: ?Sized,
+    Sl: Sleep,
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ResponseFuture")
             .field("hedged", &self.race.is_some())
-            .field("backup_running", &self.backup.is_some())
+            .field("backup_running", &self.first_backup.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -299,7 +302,7 @@ impl<S: Service<Req>, Req> Oneshot<S, Req> {
 
     /// Another unstarted copy of this attempt (`None` once started, or if the policy
     /// will not copy the request).
-    fn try_clone<Res, E>(&self, policy: &impl HedgePolicy<Req, Res, E>) -> Option<Self>
+    fn try_clone<Res, E>(&self, policy: &impl RequestPolicy<Req, Res, E>) -> Option<Self>
     where
         S: Clone,
     {

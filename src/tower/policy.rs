@@ -1,9 +1,8 @@
-//! [`HedgePolicy`]: which requests may be hedged and how a result counts.
-
-use core::time::Duration;
+//! [`RequestPolicy`]: which requests may be hedged and how a result counts.
 
 use http::{Method, Request, Response, StatusCode};
 
+use crate::deadline::Deadline;
 use crate::hedge::Outcome;
 
 /// Decides which requests the [`Hedge`](super::Hedge) service may duplicate, and judges
@@ -13,7 +12,7 @@ use crate::hedge::Outcome;
 /// errors) or for a different idea of which HTTP requests are safe to send twice.
 ///
 /// ```
-/// use tailguard::tower::{HedgePolicy, Outcome};
+/// use tailguard::tower::{Outcome, RequestPolicy};
 ///
 /// /// Key-value reads are safe to send twice; writes are not.
 /// #[derive(Clone)]
@@ -21,7 +20,7 @@ use crate::hedge::Outcome;
 ///
 /// enum Query { Get(String), Put(String, String) }
 ///
-/// impl HedgePolicy<Query, Option<String>, std::io::Error> for ReadsOnly {
+/// impl RequestPolicy<Query, Option<String>, std::io::Error> for ReadsOnly {
 ///     fn clone_request(&self, query: &Query) -> Option<Query> {
 ///         match query {
 ///             Query::Get(key) => Some(Query::Get(key.clone())),
@@ -38,7 +37,7 @@ use crate::hedge::Outcome;
 /// }
 /// assert!(ReadsOnly.clone_request(&Query::Put("k".into(), "v".into())).is_none());
 /// ```
-pub trait HedgePolicy<Req, Res, E> {
+pub trait RequestPolicy<Req, Res, E> {
     /// A copy of `request` for a backup attempt, or `None` when it must not be sent twice
     /// (not idempotent, or a body that cannot be replayed). `None` passes the request
     /// through untouched: it is neither hedged nor recorded, so the hedger learns only
@@ -48,58 +47,53 @@ pub trait HedgePolicy<Req, Res, E> {
     /// How an attempt's result counts.
     fn classify(&self, result: &Result<Res, E>) -> Outcome;
 
-    /// How long the caller can still wait for `request`, if it has a deadline: no backup
-    /// is sent that could not answer in time (see
-    /// [`Hedger::start_with_deadline`](crate::hedge::Hedger::start_with_deadline)). `None`
-    /// (the default): no deadline.
-    fn time_left(&self, request: &Req) -> Option<Duration> {
+    /// `request`'s deadline, if it has one, on the hedger's clock: no backup is sent that
+    /// could not answer in time (see
+    /// [`Hedger::start_with_deadline`](crate::hedge::Hedger::start_with_deadline)). The
+    /// layer does not cancel a request at its deadline (it has no error of the inner
+    /// service's type to return); put a timeout layer around it for that. `None` (the
+    /// default): no deadline.
+    fn deadline(&self, request: &Req) -> Option<Deadline> {
         let _ = request;
         None
     }
 }
 
-/// A request extension saying how long the caller can still wait (propagated from an
-/// upstream deadline, say). [`HttpPolicy`] reads it: a backup that could not answer in
-/// time is not sent.
-///
-/// ```
-/// use std::time::Duration;
-/// use http::{Request, Response};
-/// use tailguard::tower::{HedgePolicy, HttpPolicy, TimeLeft};
-///
-/// let mut request = Request::get("http://backend/item/7").body(()).unwrap();
-/// request.extensions_mut().insert(TimeLeft(Duration::from_millis(150)));
-/// let left = HedgePolicy::<_, Response<()>, ()>::time_left(&HttpPolicy, &request);
-/// assert_eq!(left, Some(Duration::from_millis(150)));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TimeLeft(pub Duration);
-
 /// The default HTTP policy: hedge only the safe methods (GET, HEAD, OPTIONS) when the
 /// request body can be cloned; 429 and 503 are back-pressure, other 5xx responses and
-/// transport errors are failures, everything else is an answer. A [`TimeLeft`] extension
-/// on the request is its deadline.
+/// transport errors are failures, everything else is an answer. A [`Deadline`] in the
+/// request's extensions (propagated from an upstream deadline, say; on the hedger's
+/// clock) is its deadline.
 ///
 /// PUT and DELETE are idempotent but not safe: two copies in flight race each other on
 /// the server. Hedge them with a policy of your own if your server makes that harmless.
 ///
 /// ```
-/// use http::{Method, Request, Response, StatusCode};
-/// use tailguard::tower::{HedgePolicy, HttpPolicy, Outcome};
+/// use core::time::Duration;
+/// use http::{Request, Response, StatusCode};
+/// use tailguard::clock::{Clock, StdClock};
+/// use tailguard::deadline::Deadline;
+/// use tailguard::tower::{HttpPolicy, Outcome, RequestPolicy};
 ///
+/// let policy: &dyn RequestPolicy<Request<()>, Response<()>, ()> = &HttpPolicy;
 /// let get = Request::get("http://backend/item/7").body(()).unwrap();
 /// let post = Request::post("http://backend/item").body(()).unwrap();
-/// assert!(HedgePolicy::<_, Response<()>, ()>::clone_request(&HttpPolicy, &get).is_some());
-/// assert!(HedgePolicy::<_, Response<()>, ()>::clone_request(&HttpPolicy, &post).is_none());
+/// assert!(policy.clone_request(&get).is_some());
+/// assert!(policy.clone_request(&post).is_none());
 ///
-/// let busy: Result<Response<()>, ()> =
-///     Ok(Response::builder().status(StatusCode::TOO_MANY_REQUESTS).body(()).unwrap());
-/// assert_eq!(HedgePolicy::<Request<()>, _, _>::classify(&HttpPolicy, &busy), Outcome::RateLimited);
+/// let busy = Ok(Response::builder().status(StatusCode::TOO_MANY_REQUESTS).body(()).unwrap());
+/// assert_eq!(policy.classify(&busy), Outcome::RateLimited);
+///
+/// let clock = StdClock::new(); // the hedger's clock
+/// let deadline = Deadline::after(clock.now(), Duration::from_millis(150));
+/// let mut get = get;
+/// get.extensions_mut().insert(deadline);
+/// assert_eq!(policy.deadline(&get), Some(deadline));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HttpPolicy;
 
-impl<B: Clone, ResBody, E> HedgePolicy<Request<B>, Response<ResBody>, E> for HttpPolicy {
+impl<B: Clone, ResBody, E> RequestPolicy<Request<B>, Response<ResBody>, E> for HttpPolicy {
     fn clone_request(&self, request: &Request<B>) -> Option<Request<B>> {
         let safe = [Method::GET, Method::HEAD, Method::OPTIONS];
         safe.contains(request.method()).then(|| request.clone())
@@ -118,7 +112,7 @@ impl<B: Clone, ResBody, E> HedgePolicy<Request<B>, Response<ResBody>, E> for Htt
         }
     }
 
-    fn time_left(&self, request: &Request<B>) -> Option<Duration> {
-        request.extensions().get::<TimeLeft>().map(|left| left.0)
+    fn deadline(&self, request: &Request<B>) -> Option<Deadline> {
+        request.extensions().get::<Deadline>().copied()
     }
 }

@@ -4,39 +4,51 @@ use std::boxed::Box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use crate::budget::{Budget, RatioBudget};
+use crate::budget::Budget;
 use crate::clock::Clock;
-use crate::hedge::{HedgeConfig, HedgeError, Hedger};
+use crate::hedge::{HedgeConfig, HedgeError, HedgePolicy, Hedger};
 use crate::registry::Registry;
+use crate::sketch::IndexMapping;
 
-/// Finds the [`Hedger`] that learns and decides for a request.
+/// Finds the hedger that learns and decides for a request.
 ///
 /// Latency is a property of each target (host, route, model), so a gateway that talks to
-/// several keeps one hedger per target: [`PerTarget`]. A single `Arc<Hedger>` serves
-/// every request with one hedger.
+/// several keeps one hedger per target: [`PerTarget`]. A single `Arc` of a hedger (any
+/// [`Hedger`], or an `Arc<dyn HedgePolicy + Send + Sync>`) serves every request with one
+/// hedger.
 pub trait Targets<Req> {
-    /// The hedgers' clock.
-    type Clock: Clock;
-    /// The hedgers' budget.
-    type Budget: Budget;
+    /// The hedgers' type.
+    type Hedger: HedgePolicy + ?Sized;
 
     /// The hedger for `request`'s target, or `None` to pass the request through
     /// unhedged.
-    fn hedger_for(&self, request: &Req) -> Option<Arc<Hedger<Self::Clock, Self::Budget>>>;
+    fn hedger_for(&self, request: &Req) -> Option<Arc<Self::Hedger>>;
 }
 
-impl<Req, C: Clock, B: Budget> Targets<Req> for Arc<Hedger<C, B>> {
-    type Clock = C;
-    type Budget = B;
+impl<Req, C, B, M, const N: usize> Targets<Req> for Arc<Hedger<C, B, M, N>>
+where
+    C: Clock,
+    B: Budget,
+    M: IndexMapping,
+{
+    type Hedger = Hedger<C, B, M, N>;
 
-    fn hedger_for(&self, _request: &Req) -> Option<Arc<Hedger<C, B>>> {
+    fn hedger_for(&self, _request: &Req) -> Option<Arc<Self::Hedger>> {
         Some(Arc::clone(self))
     }
 }
 
-type MakeHedger<K, C, B> = dyn Fn(&K) -> Result<Hedger<C, B>, HedgeError> + Send + Sync;
+impl<Req> Targets<Req> for Arc<dyn HedgePolicy + Send + Sync> {
+    type Hedger = dyn HedgePolicy + Send + Sync;
 
-/// One hedger per target, kept in a [`Registry`] of at most `CAP` targets.
+    fn hedger_for(&self, _request: &Req) -> Option<Arc<Self::Hedger>> {
+        Some(Arc::clone(self))
+    }
+}
+
+type MakeHedger<K, H> = dyn Fn(&K) -> Result<H, HedgeError> + Send + Sync;
+
+/// One hedger of type `H` per target, kept in a [`Registry`] of at most `CAP` targets.
 ///
 /// `key` maps a request to its target (the URI's authority, say). A target's hedger is
 /// made on its first request. When the registry is full, requests to new targets pass
@@ -50,22 +62,56 @@ type MakeHedger<K, C, B> = dyn Fn(&K) -> Result<Hedger<C, B>, HedgeError> + Send
 /// use tailguard::tower::{PerTarget, Targets};
 ///
 /// let by_host = |req: &http::Request<()>| req.uri().authority().map(|a| a.to_string());
-/// let targets = Arc::new(PerTarget::<_, _, _, _, 1>::new(StdClock::new(), HedgeConfig::new(), by_host).unwrap());
+/// // Room for one target (the default is 16).
+/// let targets: PerTarget<_, _, _, 1> = PerTarget::new(StdClock::new(), HedgeConfig::new(), by_host).unwrap();
+/// let targets = Arc::new(targets);
 /// let a = http::Request::get("http://a.example/x").body(()).unwrap();
 /// let b = http::Request::get("http://b.example/x").body(()).unwrap();
 /// assert!(targets.hedger_for(&a).is_some());
 /// assert!(targets.hedger_for(&b).is_none()); // full: passed through and counted
 /// assert_eq!(targets.untracked(), 1);
 /// ```
-pub struct PerTarget<K, F, C, B = RatioBudget, const CAP: usize = 16> {
+///
+/// Latency per route, one budget per host: every route's hedger (here an integer-mapped
+/// one) draws on a shared `Arc` of the budget, so hedging stays within the host's share
+/// of traffic however many routes there are.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tailguard::budget::{Budget, RatioBudget};
+/// use tailguard::clock::StdClock;
+/// use tailguard::hedge::{HedgeConfig, Hedger};
+/// use tailguard::sketch::presets;
+/// use tailguard::tower::{PerTarget, Targets};
+///
+/// let host_budget = Arc::new(RatioBudget::new(0.05, 20).unwrap());
+/// host_budget.drain(); // it starts full; empty it to watch the deposits
+/// let budget = Arc::clone(&host_budget);
+/// let by_route = |req: &http::Request<()>| req.uri().path().to_owned();
+/// let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_route, move |_route: &String| {
+///     let config = HedgeConfig::new();
+///     Hedger::with_parts(StdClock::new(), config, Arc::clone(&budget), &presets::int_latency())
+/// });
+/// let targets = Arc::new(targets);
+/// for path in ["/search", "/items", "/search"] {
+///     let request = http::Request::get(path).body(()).unwrap();
+///     targets.hedger_for(&request).unwrap().start();
+/// }
+/// let mut routes = 0;
+/// targets.for_each(|_, _| routes += 1);
+/// assert_eq!(routes, 2);
+/// // Three requests over two routes deposited into the one budget.
+/// assert!((host_budget.balance() - 0.15).abs() < 1e-6);
+/// ```
+pub struct PerTarget<K, F, H, const CAP: usize = 16> {
     key: F,
-    make: Box<MakeHedger<K, C, B>>,
-    hedgers: RwLock<Registry<K, Arc<Hedger<C, B>>, CAP>>,
+    make: Box<MakeHedger<K, H>>,
+    hedgers: RwLock<Registry<K, Arc<H>, CAP>>,
     untracked: AtomicU64,
 }
 
 impl<K: Eq, F, C: Clock + Clone + Send + Sync + 'static, const CAP: usize>
-    PerTarget<K, F, C, RatioBudget, CAP>
+    PerTarget<K, F, Hedger<C>, CAP>
 {
     /// One hedger per target, each made by `Hedger::new(clock, config)`. Errors if
     /// `config` is invalid.
@@ -77,13 +123,14 @@ impl<K: Eq, F, C: Clock + Clone + Send + Sync + 'static, const CAP: usize>
     }
 }
 
-impl<K: Eq, F, C, B, const CAP: usize> PerTarget<K, F, C, B, CAP> {
-    /// One hedger per target, each made by `make` (a budget or configuration of its own
-    /// per target, say). A target whose hedger cannot be made passes through and is
-    /// counted in [`untracked`](PerTarget::untracked).
+impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
+    /// One hedger per target, each made by `make`: any hedger type, a budget shared by
+    /// all (an `Arc` of it), or a configuration of its own per target. A target whose
+    /// hedger cannot be made passes through and is counted in
+    /// [`untracked`](PerTarget::untracked).
     pub fn with_factory(
         key: F,
-        make: impl Fn(&K) -> Result<Hedger<C, B>, HedgeError> + Send + Sync + 'static,
+        make: impl Fn(&K) -> Result<H, HedgeError> + Send + Sync + 'static,
     ) -> Self {
         PerTarget {
             key,
@@ -101,7 +148,7 @@ impl<K: Eq, F, C, B, const CAP: usize> PerTarget<K, F, C, B, CAP> {
 
     /// Calls `f` with every target and its hedger, in the order they appeared (to report
     /// [`Stats`](crate::hedge::Stats) per target, say).
-    pub fn for_each(&self, mut f: impl FnMut(&K, &Hedger<C, B>)) {
+    pub fn for_each(&self, mut f: impl FnMut(&K, &H)) {
         let hedgers = self.hedgers.read().unwrap_or_else(PoisonError::into_inner);
         for (key, hedger) in hedgers.iter() {
             f(key, hedger);
@@ -109,17 +156,15 @@ impl<K: Eq, F, C, B, const CAP: usize> PerTarget<K, F, C, B, CAP> {
     }
 }
 
-impl<Req, K, F, C, B, const CAP: usize> Targets<Req> for Arc<PerTarget<K, F, C, B, CAP>>
+impl<Req, K, F, H, const CAP: usize> Targets<Req> for Arc<PerTarget<K, F, H, CAP>>
 where
     K: Eq + Clone,
     F: Fn(&Req) -> K,
-    C: Clock,
-    B: Budget,
+    H: HedgePolicy,
 {
-    type Clock = C;
-    type Budget = B;
+    type Hedger = H;
 
-    fn hedger_for(&self, request: &Req) -> Option<Arc<Hedger<C, B>>> {
+    fn hedger_for(&self, request: &Req) -> Option<Arc<H>> {
         let key = (self.key)(request);
         // A poisoned lock only means another thread panicked while holding it; the
         // registry itself is always consistent, so keep using it.
@@ -143,8 +188,8 @@ where
     }
 }
 
-impl<K: Eq + core::fmt::Debug, F, C, B, const CAP: usize> core::fmt::Debug
-    for PerTarget<K, F, C, B, CAP>
+impl<K: Eq + core::fmt::Debug, F, H, const CAP: usize> core::fmt::Debug
+    for PerTarget<K, F, H, CAP>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let hedgers = self.hedgers.read().unwrap_or_else(PoisonError::into_inner);
