@@ -353,6 +353,7 @@ impl<O> RaceCore<O> {
 
 /// [`race`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
 #[cfg(feature = "embassy-time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub async fn race_embassy<
     C,
     B,
