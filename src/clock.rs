@@ -267,6 +267,7 @@ impl Clock for ManualClock {
 /// assert!(StdClock::new().now() >= a);
 /// ```
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StdClock {
     _private: (),
@@ -297,6 +298,7 @@ impl Clock for StdClock {
 /// Available with the `embassy-time` feature. The binary chooses the time driver and the
 /// tick rate (`embassy-time` features such as `tick-hz-32_768`); this crate enables none.
 #[cfg(feature = "embassy-time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 #[derive(Debug, Clone, Copy, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EmbassyClock;

@@ -34,15 +34,22 @@
 //!
 //! ## Features
 //!
-//! * `std`: `clock::StdClock`.
-//! * `embassy-time`: `clock::EmbassyClock` and `hedge::race_embassy`.
-//! * `defmt`: `defmt::Format` on public types.
-//! * `tower` (implies `std`): `tower::HedgeLayer`, hedging any tower `Service`, with
-//!   HTTP helpers.
+//! None is on by default: without any, the crate is `no_std` and allocation-free. This is
+//! the one description of the features; the README and `Cargo.toml` point here.
+//!
+//! | feature | adds | dependencies it brings |
+//! |---|---|---|
+//! | `std` | `clock::StdClock`, the host's monotonic clock. Nothing else in the crate needs `std`. | none |
+//! | `embassy-time` | `clock::EmbassyClock`, embassy-time's global clock, and `hedge::race_embassy`, [`race`](hedge::race) with embassy's `Timer` as the sleep. | `embassy-time` |
+//! | `defmt` | `defmt::Format` on the public types, for logging them on a microcontroller. | `defmt` |
+//! | `tower` (implies `std`) | the `tower` module: `HedgeLayer`, hedging any tower `Service` whose requests can be cloned, with HTTP helpers (a policy that hedges only idempotent methods and backs off on 429 and 503, per-target hedgers, and `FirstByteLayer` to measure latency at the first body byte). | `tower-service`, `tower-layer`, `http`, `http-body`, `bytes`, `pin-project-lite` |
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
-//! or a tick rate: those are the final binary's choices.
+//! or a tick rate: those are the final binary's choices (for embassy-time, a driver and a
+//! tick-rate feature such as `tick-hz-32_768`; this crate enables none of its features).
+//! On docs.rs every item behind a feature is marked with it.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(
@@ -68,6 +75,7 @@ pub mod registry;
 pub mod sketch;
 mod sync;
 #[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
 pub mod window;
 

@@ -56,7 +56,7 @@ impl Rng {
     }
 
     /// A latency in nanoseconds: 1 ms plus up to ~8.4 ms, and one time in 32 ten times
-    /// that (a straggler), like REFERENCE.md 4A in shape.
+    /// that (a straggler), like workload A of docs/reference.md in shape.
     pub fn latency_ns(&mut self) -> u64 {
         let x = self.next_u32();
         let base = 1_000_000 + u64::from(x & 0x7f_ffff);

@@ -473,6 +473,7 @@ fn embassy_sleep(d: Duration) -> embassy_time::Timer {
 
 /// [`race`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
 #[cfg(feature = "embassy-time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub async fn race_embassy<T, E, Bk>(
     hedger: &(impl HedgePolicy + ?Sized),
     primary: impl Future<Output = Result<T, E>>,
@@ -486,6 +487,7 @@ where
 
 /// [`race_until`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
 #[cfg(feature = "embassy-time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub async fn race_embassy_until<T, E, Bk>(
     hedger: &(impl HedgePolicy + ?Sized),
     deadline: Deadline,

@@ -1012,6 +1012,7 @@ impl<M: IndexMapping, const N: usize, const N2: usize> PartialEq<DDSketch<M, N2>
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
