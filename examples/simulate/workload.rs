@@ -10,6 +10,7 @@ use crate::SEC;
 /// The seed of every draw.
 const SEED: u64 = 0x7461_696c_6775_6172; // "tailguar"
 
+/// What a run simulates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Workload {
     /// docs/reference.md, workload A: log-normal mean 5 ms sd 2 ms, 5 % of draws times 10.
@@ -19,8 +20,8 @@ pub enum Workload {
     /// docs/reference.md, workload C: five-step LLM dialogs, primary endpoint, hedges to a
     /// replica.
     C,
-    /// docs/reference.md, workload D: one LLM call, lognormal(0, 0.35) s, 5 % uniform(6, 10)
-    /// s.
+    /// docs/reference.md, workload D: one LLM call, lognormal(0, 0.35) s, 5 % of calls
+    /// uniform(6, 10) s.
     D,
 }
 
@@ -41,6 +42,7 @@ impl Workload {
         }
     }
 
+    /// The name in the tables and the CSV.
     pub fn name(self) -> &'static str {
         match self {
             Workload::A => "A",
