@@ -19,9 +19,7 @@ use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
 use tailguard::window::{Window, WindowConfig};
-
-#[path = "../tests/common/mod.rs"]
-mod common;
+use tailguard_support::dist::Dist;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,7 +31,7 @@ fn main() {
         eprintln!("insns <group/id> <K>: run by .ci/bench-insns.sh under valgrind");
         return;
     };
-    let ns: Vec<u64> = common::Dist::Stragglers
+    let ns: Vec<u64> = Dist::Stragglers
         .samples(0x7a11_9a4d, 1_000_000)
         .into_iter()
         .map(|v| (v.round() as u64).max(1))

@@ -9,7 +9,7 @@
 //! holds today's figures and what each id measures.
 //!
 //! The data: 10^6 latencies in nanoseconds, log-normal with mean 5 ms and sd 2 ms, 5 % of
-//! them times 10 (REFERENCE.md 4A), drawn once from a seeded generator before anything is
+//! them times 10 (docs/reference.md, workload A), drawn once from a seeded generator before anything is
 //! timed. Every peer is configured for about 1 % relative accuracy over the presets' range:
 //!
 //! * tailguard: the presets (1 µs .. 100 s; `IntLatency` is 0.78 %).
@@ -39,9 +39,7 @@ use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
 use tailguard::window::{Window, WindowConfig};
-
-#[path = "../tests/common/mod.rs"]
-mod common;
+use tailguard_support::dist::Dist;
 
 /// How many values one timed iteration of a `record` bench records.
 const BATCH: usize = 1_000;
@@ -109,7 +107,7 @@ pub struct Data {
 
 impl Data {
     fn generate() -> Data {
-        let ns: Vec<u64> = common::Dist::Stragglers
+        let ns: Vec<u64> = Dist::Stragglers
             .samples(0x7a11_9a4d, SAMPLES)
             .into_iter()
             .map(|v| (v.round() as u64).max(1))

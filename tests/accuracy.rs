@@ -1,11 +1,10 @@
 //! Property tests: every quantile is within alpha of the exact sample quantile, for every
 //! mapping, accuracy and distribution; merging equals recording everything in one sketch.
 
-mod common;
-
-use common::{exact_quantile, Dist, DISTS, QUANTILES};
 use proptest::prelude::*;
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use tailguard_support::dist::{exact_quantile, Dist, DISTS, QUANTILES};
+use tailguard_support::Rng;
 
 const BINS: usize = 8192;
 const MIN_VALUE: f64 = 1e-3;
@@ -117,7 +116,7 @@ proptest! {
         let mut reversed = values.clone();
         reversed.reverse();
         let mut shuffled = values.clone();
-        let mut rng = common::Rng(seed);
+        let mut rng = Rng::new(seed);
         for i in (1..shuffled.len()).rev() {
             shuffled.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
         }

@@ -26,17 +26,16 @@
 //! 3. Python's sketch, tailguard's sketch and tailguard's decoding of Python's sketch are
 //!    each within alpha of the exact quantiles.
 
-mod common;
-
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{exact_quantile, Dist, DISTS, QUANTILES};
 use tailguard::proto::{self, DecodeError, IndexConvention};
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use tailguard_support::dist::{exact_quantile, Dist, DISTS, QUANTILES};
+use tailguard_support::Rng;
 
 const BINS: usize = 8192;
 const MIN_VALUE: f64 = 1e-3;
@@ -75,7 +74,7 @@ fn data_sets() -> Vec<(String, Vec<f64>)> {
             )
         })
         .collect();
-    let mut rng = common::Rng(7);
+    let mut rng = Rng::new(7);
     let integers = (0..N_VALUES)
         .map(|_| (1 + rng.next_u64() % 1000) as f64)
         .collect();

@@ -6,9 +6,8 @@
 //!
 //! `TAILGUARD_LONG_LIFE_CASES` sets the number of property cases (default 64).
 
-mod common;
-
 use core::time::Duration;
+use tailguard_support::Rng;
 
 use proptest::prelude::*;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
@@ -556,7 +555,7 @@ fn a_hedger_runs_ten_years() {
     let clock = ManualClock::starting_at(Instant::from_nanos(start));
     let config = HedgeConfig::new().with_min_samples(20);
     let hedger = Hedger::new(&clock, config).unwrap();
-    let mut rng = common::Rng(2026);
+    let mut rng = Rng::new(2026);
     let (mut hedges, mut requests, mut stages) = (0u64, 0u64, 0u32);
     while clock.now().as_nanos() < start + 10 * YEAR {
         stages += 1;

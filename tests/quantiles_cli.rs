@@ -2,11 +2,11 @@
 //! tuned for, bad input lines reported with their numbers and exit code 2, and the wire
 //! format flags (`--proto-out`, `--proto-in`, `--python-convention`, `--no-stdin`).
 
-mod common;
-
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use tailguard_support::dist::{exact_quantile, Dist};
+use tailguard_support::Rng;
 
 /// The example binary that `cargo test` builds beside the test binaries.
 fn example() -> PathBuf {
@@ -52,7 +52,7 @@ fn field(stdout: &str, name: &str) -> f64 {
 #[test]
 fn answers_every_default_quantile_within_alpha() {
     // Weibull with shape 0.7: heavier-tailed than anything the sketch tests use.
-    let mut rng = common::Rng(2024);
+    let mut rng = Rng::new(2024);
     let values: Vec<f64> = (0..200_000)
         .map(|_| 3e3 * (-rng.unit().ln()).powf(1.0 / 0.7))
         .collect();
@@ -86,7 +86,7 @@ fn answers_every_default_quantile_within_alpha() {
             ("p99", 0.99),
             ("p99.9", 0.999),
         ] {
-            let want = common::exact_quantile(&sorted, q);
+            let want = exact_quantile(&sorted, q);
             let got = field(&stdout, name);
             assert!(
                 (got - want).abs() <= alpha * want,
@@ -155,7 +155,7 @@ const MIDDLE: [&str; 4] = ["p50", "p90", "p95", "p99"];
 #[test]
 fn proto_out_then_proto_in_gives_the_same_sketch() {
     let dir = scratch("roundtrip");
-    let values = common::Dist::Stragglers.samples(5, 50_000);
+    let values = Dist::Stragglers.samples(5, 50_000);
     let mut sorted = values.clone();
     sorted.sort_by(f64::total_cmp);
     for (mapping, alpha) in [("log", "0.01"), ("cubic", "0.005"), ("int", "0.01")] {
@@ -193,7 +193,7 @@ fn proto_out_then_proto_in_gives_the_same_sketch() {
 #[test]
 fn merging_protos_from_several_devices_equals_recording_everything() {
     let dir = scratch("merge");
-    let values = common::Dist::LogNormalWide.samples(9, 30_000);
+    let values = Dist::LogNormalWide.samples(9, 30_000);
     let all = ok_stdout(run(&["--mapping", "cubic"], &lines(&values)));
     let mut args = vec!["--no-stdin".to_string()];
     for (i, part) in values.chunks(7_000).enumerate() {
@@ -231,7 +231,7 @@ fn merging_protos_from_several_devices_equals_recording_everything() {
 #[test]
 fn python_convention_protos() {
     let dir = scratch("python");
-    let values = common::Dist::Pareto.samples(3, 20_000);
+    let values = Dist::Pareto.samples(3, 20_000);
     let direct = ok_stdout(run(&[], &lines(&values)));
     let pb = dir.join("python.pb");
     let pb = pb.to_str().unwrap();

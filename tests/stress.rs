@@ -1,11 +1,10 @@
 //! Multi-threaded stress tests with exact conservation checks (both cores busy).
 //! Scaled down under miri, which runs them too (`cargo +nightly miri test --test stress`).
 
-mod common;
-
 use core::time::Duration;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
+use tailguard_support::Rng;
 
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::ManualClock;
@@ -16,7 +15,7 @@ const THREADS: u64 = 4;
 const RECORDS: u64 = if cfg!(miri) { 200 } else { 1_000_000 };
 
 /// Thread `t`'s `i`-th value: log-normal-ish latencies in ns, different per thread.
-fn value(rng: &mut common::Rng) -> u64 {
+fn value(rng: &mut Rng) -> u64 {
     rng.lognormal(15.4, 1.0) as u64 // median about 5 ms
 }
 
@@ -29,7 +28,7 @@ fn atomic_sketch_bins_are_exact_under_contention() {
                 let shared = &shared;
                 s.spawn(move || {
                     let mut tally = presets::int_latency();
-                    let mut rng = common::Rng(t);
+                    let mut rng = Rng::new(t);
                     for _ in 0..RECORDS {
                         let v = value(&mut rng);
                         shared.record_u64(v);
@@ -75,7 +74,7 @@ fn window_conserves_every_record_while_rotating_and_querying() {
         for t in 0..THREADS {
             let (window, recorded, clock) = (&window, &recorded, &clock);
             s.spawn(move || {
-                let mut rng = common::Rng(100 + t);
+                let mut rng = Rng::new(100 + t);
                 for i in 0..RECORDS / 4 {
                     // Recorders move time on too, so rotations race records on every
                     // scheduler (miri's included).
@@ -90,7 +89,7 @@ fn window_conserves_every_record_while_rotating_and_querying() {
         // One thread moves time on and queries while the others record.
         let (window, clock, done) = (&window, &clock, &done);
         s.spawn(move || {
-            let mut rng = common::Rng(7);
+            let mut rng = Rng::new(7);
             while !done.load(Ordering::Relaxed) {
                 // Mostly small steps, sometimes a jump over the whole window.
                 let step = if rng.unit() < 0.01 {
@@ -150,7 +149,7 @@ fn published_thresholds_are_always_of_data_the_window_holds() {
         let reader = {
             let (window, clock, done) = (&window, &clock, &done);
             s.spawn(move || {
-                let (mut seen, mut nones, mut rng) = (0u64, 0u64, common::Rng(11));
+                let (mut seen, mut nones, mut rng) = (0u64, 0u64, Rng::new(11));
                 while !done.load(Ordering::Relaxed) {
                     let t = window.threshold();
                     assert!(ok(t), "threshold {t:?} of no data the window held");
@@ -193,7 +192,7 @@ fn ratio_budget_grants_exactly_within_its_bound() {
             .map(|t| {
                 let budget = &budget;
                 s.spawn(move || {
-                    let mut rng = common::Rng(t);
+                    let mut rng = Rng::new(t);
                     let (mut requests, mut granted) = (0u64, 0u64);
                     for _ in 0..OPS / THREADS {
                         if rng.unit() < 0.5 {

@@ -1,10 +1,7 @@
 //! The tower layer over real loopback sockets: a hyper client hedged by tailguard against
-//! the `http_gateway` example's hyper backend. The hedge fires, the loser is cancelled
-//! (the backend sees its handler dropped), and no handler or stray connection is left.
-
-#[path = "../examples/http_gateway/backend.rs"]
-#[allow(dead_code)] // the streaming model is the example's
-mod backend;
+//! the `http_gateway` example's hyper backend (the support crate's `loopback`). The hedge
+//! fires, the loser is cancelled (the backend sees its handler dropped), and no handler or
+//! stray connection is left.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +14,7 @@ use hyper_util::rt::TokioExecutor;
 use tailguard::clock::StdClock;
 use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
 use tailguard::tower::HedgeLayer;
+use tailguard_support::loopback::{self, Model};
 use tower::{Layer, Service, ServiceExt};
 
 const REQUESTS: usize = 400;
@@ -24,7 +22,7 @@ const CLIENTS: usize = 8;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hedges_over_loopback_and_releases_the_loser() {
-    let (addr, backend) = backend::start(backend::Model::Lognormal, 7).await.unwrap();
+    let (addr, backend) = loopback::start(Model::Lognormal, 7).await.unwrap();
     let uri: http::Uri = format!("http://{addr}/").parse().unwrap();
     // Hedge at 10 ms: about 7 % of this model's attempts are slower.
     let delay = Duration::from_millis(10);

@@ -1,5 +1,5 @@
 //! Hedging over real sockets: a tokio + hyper client hedged by tailguard's tower layer,
-//! against a local hyper backend with the latency model of REFERENCE.md section 4A.
+//! against a local hyper backend with the latency model of docs/reference.md, workload A.
 //!
 //! ```text
 //! cargo run --release --features tower --example http_gateway            # table
@@ -10,8 +10,9 @@
 //! Options: `--requests N` (default 50,000; 10,000 with `--ttft`), `--concurrency N`
 //! (default 20).
 //!
-//! * The backend ([`backend`]) listens on 127.0.0.1; every attempt draws its own latency;
-//!   a handler whose client goes away (a cancelled loser) is dropped and stops early.
+//! * The backend ([`loopback`], in the support crate) listens on 127.0.0.1; every attempt
+//!   draws its own latency; a handler whose client goes away (a cancelled loser) is
+//!   dropped and stops early.
 //! * `concurrency` clients send GET requests back to back through a pooled hyper client,
 //!   hedged (or not) by [`HedgeLayer`]. A request's latency is the time to its first body
 //!   byte, what the caller waits for; percentiles are `sorted[int((n - 1) * p)]`;
@@ -19,22 +20,18 @@
 //! * Rows: no hedging; static delays of 10 and 50 ms (a hedger whose delay is clamped to
 //!   one value, with a budget that never refuses); tailguard's defaults (p90 of the last
 //!   30-60 s, 10 % ratio budget).
-//! * `--ttft` (section 4B, a streaming endpoint: headers at once, the first byte after the
-//!   time to first token, 20 % of attempts slow): tailguard at p75 with a 30 % budget
-//!   (with 20 % slow attempts, the p90 lies among them), once on the response headers and
-//!   once behind [`FirstByteLayer`], and there once more with up to two backups. On
-//!   headers the hedger sees sub-millisecond answers and the race ends at the headers, so
-//!   the slow first tokens are never hedged.
-
-#[allow(dead_code)] // the loopback test (tests/tower_loopback.rs) reads more counters
-mod backend;
+//! * `--ttft` (docs/reference.md, workload B, a streaming endpoint: headers at once, the
+//!   first byte after the time to first token, 20 % of attempts slow): tailguard at p75
+//!   with a 30 % budget (with 20 % slow attempts, the p90 lies among them), once on the
+//!   response headers and once behind [`FirstByteLayer`], and there once more with up to
+//!   two backups. On headers the hedger sees sub-millisecond answers and the race ends at
+//!   the headers, so the slow first tokens are never hedged.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use backend::Model;
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body::Body;
@@ -45,6 +42,7 @@ use hyper_util::rt::TokioExecutor;
 use tailguard::clock::StdClock;
 use tailguard::hedge::{ColdStart, HedgeConfig, Hedger, Stats};
 use tailguard::tower::{FirstByteLayer, HedgeLayer};
+use tailguard_support::loopback::{self, Model};
 use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 
 const SEED: u64 = 0x7461_696c_6775_6172; // "tailguar"
@@ -167,7 +165,7 @@ where
 }
 
 async fn run_row(name: &'static str, model: Model, hedging: Hedging, options: &Options) -> Row {
-    let (addr, backend) = match backend::start(model, SEED).await {
+    let (addr, backend) = match loopback::start(model, SEED).await {
         Ok(started) => started,
         Err(e) => {
             eprintln!("cannot start the backend: {e}");
@@ -267,7 +265,7 @@ fn main() -> ExitCode {
             .with_percentile(0.75)
             .with_budget_ratio(0.3);
         (
-            "Streaming (REFERENCE.md 4B model): calibrated on headers vs first byte",
+            "Streaming (docs/reference.md, workload B): calibrated on headers vs first byte",
             Model::Ttft,
             vec![
                 ("no hedging", Hedging::Off),
@@ -281,7 +279,7 @@ fn main() -> ExitCode {
         )
     } else {
         (
-            "Loopback HTTP (REFERENCE.md 4A model)",
+            "Loopback HTTP (docs/reference.md, workload A)",
             Model::Lognormal,
             vec![
                 ("no hedging", Hedging::Off),

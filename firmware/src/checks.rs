@@ -2,10 +2,10 @@
 //! To add one (a window, a budget...): write a `fn() -> bool` and list it in [`CHECKS`].
 
 use crate::expected;
-#[cfg(target_abi = "eabihf")]
-use crate::workload::record_latencies_f64;
-use crate::workload::{record_edges, record_latencies, summarize, Summary, LATENCIES};
 use tailguard::sketch::presets;
+#[cfg(target_abi = "eabihf")]
+use tailguard_support::firmware::record_latencies_f64;
+use tailguard_support::firmware::{record_edges, record_latencies, summarize, Summary, LATENCIES};
 
 /// A named check; `run` returns whether the firmware got what the host got.
 pub struct Check {

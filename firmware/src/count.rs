@@ -6,7 +6,7 @@
 use core::hint::black_box;
 use tailguard::sketch::presets;
 
-use crate::workload::{record_latencies, Rng, LATENCIES};
+use tailguard_support::firmware::{record_latencies, Xorshift32, LATENCIES};
 
 const K: u32 = parse(env!("TG_COUNT_K"));
 const OP: &str = env!("TG_COUNT_OP");
@@ -25,7 +25,7 @@ const fn parse(s: &str) -> u32 {
 
 /// The latency recorded in iteration `rng`: 1 ms to ~9.4 ms, in range for every preset.
 #[inline(always)]
-fn next(rng: &mut Rng) -> u64 {
+fn next(rng: &mut Xorshift32) -> u64 {
     1_000_000 + u64::from(rng.next_u32() & 0x7f_ffff)
 }
 
@@ -35,7 +35,7 @@ fn next(rng: &mut Rng) -> u64 {
 /// it could not in a program that records latencies from a timer into a static sketch.
 #[inline(always)]
 fn repeat<S>(state: &mut S, mut op: impl FnMut(&mut S, u64)) {
-    let mut rng = Rng(black_box(0x1234_5678));
+    let mut rng = Xorshift32(black_box(0x1234_5678));
     for _ in 0..black_box(K) {
         let v = black_box(next(&mut rng));
         op(black_box(&mut *state), v);

@@ -19,6 +19,8 @@ use cortex_m_semihosting::debug;
 #[cfg(not(feature = "count"))]
 use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
+#[cfg(not(feature = "count"))]
+use tailguard_support::firmware::Summary;
 
 #[cfg(not(feature = "count"))]
 mod checks;
@@ -28,8 +30,6 @@ mod count;
 #[cfg(not(feature = "count"))]
 #[allow(dead_code)]
 mod expected;
-#[allow(dead_code)]
-mod workload;
 
 #[entry]
 fn main() -> ! {
@@ -63,7 +63,7 @@ fn main() -> ! {
 
 /// Prints what differed.
 #[cfg(not(feature = "count"))]
-fn report_mismatch(got: &workload::Summary, want: &workload::Summary) {
+fn report_mismatch(got: &Summary, want: &Summary) {
     hprintln!("     got  {:?}", got);
     hprintln!("     want {:?}", want);
 }

@@ -1,5 +1,5 @@
-//! The loopback backend of `examples/http_gateway` (also used by `tests/tower_loopback.rs`):
-//! hyper on 127.0.0.1 with the latency models of REFERENCE.md section 4.
+//! The loopback backend of examples/http_gateway and tests/tower_loopback.rs: hyper on
+//! 127.0.0.1 with the latency of workload A or B (docs/reference.md, workloads A and B).
 //!
 //! Every attempt draws its latency independently. A handler whose client goes away is
 //! dropped by hyper and stops early; [`Backend::cancelled`] counts those.
@@ -20,21 +20,20 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 
-#[path = "../support/rng.rs"]
-mod rng;
-#[path = "timer.rs"]
 mod timer;
-use rng::Rng;
+
+use crate::workload::{a, b};
+use crate::Rng;
 
 /// How long the backend takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
-    /// Section 4A: log-normal, mean 5 ms, sd 2 ms; 5 % of attempts 10x slower. The
-    /// response (headers and body) is sent after the latency.
+    /// Workload A ([`a`]): log-normal, mean 5 ms, sd 2 ms; 5 % of attempts 10x slower.
+    /// The response (headers and body) is sent after the latency.
     Lognormal,
-    /// Section 4B, a streaming endpoint: headers at once; the first body byte after a
-    /// time to first token of log-normal mean 15 ms, sd 3 ms (cache hit), or for 20 % of
-    /// attempts mean 200 ms, sd 25 ms (cache miss).
+    /// Workload B ([`b`]), a streaming endpoint: headers at once; the first body byte
+    /// after a time to first token of log-normal mean 15 ms, sd 3 ms (cache hit), or for
+    /// 20 % of attempts mean 200 ms, sd 25 ms (cache miss).
     Ttft,
 }
 
@@ -42,24 +41,11 @@ impl Model {
     /// The latency (or time to first token) of attempt `n`.
     pub fn draw(self, seed: u64, n: u64) -> Duration {
         let mut rng = Rng::keyed(seed, [n]);
-        let ms = match self {
-            Model::Lognormal => {
-                let base = rng.lognormal_mean_sd(5.0, 2.0);
-                if rng.unit() < 0.05 {
-                    base * 10.0
-                } else {
-                    base
-                }
-            }
-            Model::Ttft => {
-                if rng.unit() < 0.2 {
-                    rng.lognormal_mean_sd(200.0, 25.0)
-                } else {
-                    rng.lognormal_mean_sd(15.0, 3.0)
-                }
-            }
+        let ns = match self {
+            Model::Lognormal => a::latency_ns(&mut rng),
+            Model::Ttft => b::ttft_ns(&mut rng),
         };
-        Duration::from_secs_f64(ms / 1e3)
+        Duration::from_nanos(ns.round() as u64)
     }
 }
 

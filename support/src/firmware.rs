@@ -1,6 +1,7 @@
-//! The known workloads and what is read back from them: one source for the firmware, which
-//! runs them on the microcontroller, and for the host test `tests/firmware_expected.rs`,
-//! which runs them on the host and keeps `expected.rs` current.
+//! The firmware's known workloads and what is read back from them: one source for
+//! firmware/, which runs them on the microcontroller, and for the host test
+//! tests/firmware_expected.rs, which runs them on the host and keeps
+//! firmware/src/expected.rs current.
 //!
 //! Everything here is integer arithmetic or exactly rounded IEEE arithmetic, so host and
 //! target must agree to the bit.
@@ -18,13 +19,19 @@ pub const QS: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0];
 /// equality is exact; `u64::MAX` for "no answer").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
+    /// [`DDSketch::count`].
     pub count: u64,
+    /// [`DDSketch::zero_count`].
     pub zero_count: u32,
+    /// [`DDSketch::clamped`].
     pub clamped: u64,
+    /// [`DDSketch::saturated`].
     pub saturated: u64,
+    /// The bits of the answer to each of [`QS`].
     pub quantile_bits: [u64; QS.len()],
 }
 
+/// What [`Summary`] says of `s`.
 pub fn summarize<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) -> Summary {
     let mut quantile_bits = [u64::MAX; QS.len()];
     for (bits, &q) in quantile_bits.iter_mut().zip(QS.iter()) {
@@ -41,11 +48,14 @@ pub fn summarize<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) -> Summary
     }
 }
 
-/// xorshift32: a known sequence with nothing but integer operations.
-#[derive(Clone)]
-pub struct Rng(pub u32);
+/// xorshift32: a known sequence with nothing but 32-bit integer operations (cheap on a
+/// Cortex-M0), the one firmware/src/expected.rs was computed from.
+#[derive(Debug, Clone)]
+pub struct Xorshift32(pub u32);
 
-impl Rng {
+impl Xorshift32 {
+    /// The next state, which is also the output.
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
         let mut x = self.0;
         x ^= x << 13;
@@ -56,7 +66,8 @@ impl Rng {
     }
 
     /// A latency in nanoseconds: 1 ms plus up to ~8.4 ms, and one time in 32 ten times
-    /// that (a straggler), like workload A of docs/reference.md in shape.
+    /// that (a straggler), like docs/reference.md, workload A, in shape.
+    #[inline]
     pub fn latency_ns(&mut self) -> u64 {
         let x = self.next_u32();
         let base = 1_000_000 + u64::from(x & 0x7f_ffff);
@@ -77,7 +88,7 @@ pub fn record_latencies<M: IndexMapping, const N: usize>(
     from: u32,
     to: u32,
 ) {
-    let mut rng = Rng(SEED);
+    let mut rng = Xorshift32(SEED);
     for i in 0..to {
         let v = rng.latency_ns();
         if i >= from {
@@ -92,7 +103,7 @@ pub fn record_latencies_f64<M: IndexMapping, const N: usize>(
     from: u32,
     to: u32,
 ) -> bool {
-    let mut rng = Rng(SEED);
+    let mut rng = Xorshift32(SEED);
     let mut ok = true;
     for i in 0..to {
         let v = rng.latency_ns();

@@ -1,0 +1,362 @@
+//! Encoding a sketch: [`encode`] and [`encoded_len`], both from one [`Layout`].
+
+use super::convention::go_layout_shift;
+use super::wire::{len_field_len, varint_field_len, zigzag, Writer};
+use super::{EncodeError, IndexConvention};
+use crate::sketch::{DDSketch, IndexMapping};
+
+// Field tags: (field number << 3) | wire type.
+const TAG_MAPPING: u8 = 0x0a; // DDSketch.mapping = 1, LEN
+const TAG_POSITIVE: u8 = 0x12; // DDSketch.positiveValues = 2, LEN
+const TAG_NEGATIVE: u8 = 0x1a; // DDSketch.negativeValues = 3, LEN
+const TAG_ZERO_COUNT: u8 = 0x21; // DDSketch.zeroCount = 4, I64
+const TAG_GAMMA: u8 = 0x09; // IndexMapping.gamma = 1, I64
+const TAG_INDEX_OFFSET: u8 = 0x11; // IndexMapping.indexOffset = 2, I64
+const TAG_INTERPOLATION: u8 = 0x18; // IndexMapping.interpolation = 3, VARINT
+const TAG_CONTIGUOUS_COUNTS: u8 = 0x12; // Store.contiguousBinCounts = 2, LEN (packed)
+const TAG_CONTIGUOUS_OFFSET: u8 = 0x18; // Store.contiguousBinIndexOffset = 3, VARINT
+
+/// What [`encode`] writes, worked out once.
+struct Layout {
+    gamma: f64,
+    index_offset: f64,
+    interpolation: i32,
+    /// The wire key of the lowest non-empty bin.
+    first_key: i32,
+    /// tailguard's index of the lowest non-empty bin.
+    first_index: i32,
+    /// Bins from the lowest to the highest non-empty one (0 if none).
+    run: usize,
+    zero_count: u32,
+}
+
+impl Layout {
+    fn of<M: IndexMapping, const N: usize>(
+        sketch: &DDSketch<M, N>,
+        convention: IndexConvention,
+    ) -> Layout {
+        let mapping = sketch.mapping();
+        let interpolation = M::INTERPOLATION;
+        let (first, last) = sketch
+            .bins()
+            .fold(None, |span, bin| match span {
+                None => Some((bin.index, bin.index)),
+                Some((first, _)) => Some((first, bin.index)),
+            })
+            .unwrap_or((0, -1));
+        // Both indices are inside the sketch, whose indices fit in an i32.
+        let run = i64::from(last)
+            .wrapping_sub(i64::from(first))
+            .wrapping_add(1);
+        let run = usize::try_from(run).unwrap_or(0);
+        let offset = mapping.index_offset();
+        // The wire key of a bin is its index plus `shift`, written with `index_offset`.
+        let (shift, index_offset) = match convention {
+            IndexConvention::GoJava => {
+                let shift = go_layout_shift(mapping);
+                (shift, offset + f64::from(shift))
+            }
+            IndexConvention::Python => (1, offset),
+        };
+        let (first_key, index_offset) = match first.checked_add(shift) {
+            Some(key) => (key, index_offset),
+            // Out of sint32: renumber through the offset instead (same bins).
+            None => (first, index_offset - f64::from(shift)),
+        };
+        Layout {
+            gamma: convention.gamma_from_go(interpolation, mapping.gamma()),
+            index_offset,
+            interpolation: interpolation as i32,
+            first_key,
+            first_index: first,
+            run,
+            zero_count: sketch.zero_count(),
+        }
+    }
+
+    fn mapping_len(&self) -> usize {
+        let mut len: usize = 9; // gamma
+        if self.index_offset != 0.0 {
+            len = len.saturating_add(9);
+        }
+        if self.interpolation != 0 {
+            len = len.saturating_add(varint_field_len(self.interpolation as u64));
+        }
+        len
+    }
+
+    fn packed_len(&self) -> usize {
+        self.run.saturating_mul(8)
+    }
+
+    fn positive_len(&self) -> usize {
+        if self.run == 0 {
+            return 0;
+        }
+        let mut len = len_field_len(self.packed_len());
+        if self.first_key != 0 {
+            len = len.saturating_add(varint_field_len(u64::from(zigzag(self.first_key))));
+        }
+        len
+    }
+
+    fn total_len(&self) -> usize {
+        let mut len = len_field_len(self.mapping_len())
+            .saturating_add(len_field_len(self.positive_len()))
+            .saturating_add(2); // empty negativeValues
+        if self.zero_count > 0 {
+            len = len.saturating_add(9);
+        }
+        len
+    }
+}
+
+/// The length of the message [`encode`] writes for `sketch`.
+///
+/// ```
+/// use tailguard::proto::{encoded_len, IndexConvention};
+/// use tailguard::sketch::presets;
+/// let mut s = presets::log_latency();
+/// let empty = encoded_len(&s, IndexConvention::GoJava);
+/// s.record(1e6).unwrap();
+/// // One bin: its count (8 bytes), the run's tag and length, the key offset (3 bytes).
+/// assert_eq!(encoded_len(&s, IndexConvention::GoJava), empty + 13);
+/// ```
+pub fn encoded_len<M: IndexMapping, const N: usize>(
+    sketch: &DDSketch<M, N>,
+    convention: IndexConvention,
+) -> usize {
+    Layout::of(sketch, convention).total_len()
+}
+
+/// Writes `sketch` into `buf` as a DDSketch protobuf message in `convention`, and returns
+/// the number of bytes written ([`encoded_len`]). See the [module docs](crate::proto#encoding).
+///
+/// ```
+/// use tailguard::proto::{encode, IndexConvention};
+/// use tailguard::sketch::{DDSketch, LogMapping};
+///
+/// let mut s = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// s.record(1.0).unwrap();
+/// let mut buf = [0u8; 64];
+/// let len = encode(&s, IndexConvention::GoJava, &mut buf).unwrap();
+/// // mapping {gamma}, positiveValues {one count at key 0}, negativeValues {}
+/// assert_eq!(buf[0], 0x0a);
+/// assert_eq!(&buf[11..len], &[0x12, 0x0a, 0x12, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1a, 0x00]);
+/// ```
+pub fn encode<M: IndexMapping, const N: usize>(
+    sketch: &DDSketch<M, N>,
+    convention: IndexConvention,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let layout = Layout::of(sketch, convention);
+    let needed = layout.total_len();
+    if buf.len() < needed {
+        return Err(EncodeError::BufferTooSmall { needed });
+    }
+    let mut w = Writer { buf, pos: 0 };
+    w.byte(TAG_MAPPING);
+    w.varint(layout.mapping_len() as u64);
+    w.byte(TAG_GAMMA);
+    w.double(layout.gamma);
+    if layout.index_offset != 0.0 {
+        w.byte(TAG_INDEX_OFFSET);
+        w.double(layout.index_offset);
+    }
+    if layout.interpolation != 0 {
+        w.byte(TAG_INTERPOLATION);
+        w.varint(layout.interpolation as u64);
+    }
+    w.byte(TAG_POSITIVE);
+    w.varint(layout.positive_len() as u64);
+    if layout.run > 0 {
+        w.byte(TAG_CONTIGUOUS_COUNTS);
+        w.varint(layout.packed_len() as u64);
+        let mut next = i64::from(layout.first_index);
+        for bin in sketch.bins() {
+            while next < i64::from(bin.index) {
+                w.double(0.0);
+                next = next.saturating_add(1);
+            }
+            w.double(f64::from(bin.count));
+            next = i64::from(bin.index).saturating_add(1);
+        }
+        if layout.first_key != 0 {
+            w.byte(TAG_CONTIGUOUS_OFFSET);
+            w.varint(u64::from(zigzag(layout.first_key)));
+        }
+    }
+    w.byte(TAG_NEGATIVE);
+    w.byte(0);
+    if layout.zero_count > 0 {
+        w.byte(TAG_ZERO_COUNT);
+        w.double(f64::from(layout.zero_count));
+    }
+    Ok(w.pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::test_msg::{encode_vec, log, Msg};
+    use crate::proto::{decode_into, read_mapping, Decoded};
+    use crate::sketch::{CubicMapping, IntMapping, Interpolation, LogMapping};
+
+    #[test]
+    fn empty_sketch_encodes_mapping_and_empty_stores() {
+        let s = log();
+        let bytes = encode_vec(&s, IndexConvention::GoJava);
+        // mapping {gamma}, positiveValues {}, negativeValues {}
+        assert_eq!(bytes.len(), 2 + 9 + 2 + 2);
+        let mut t = log();
+        assert_eq!(
+            decode_into(&bytes, IndexConvention::GoJava, &mut t),
+            Ok(Decoded::default())
+        );
+        assert!(t.is_empty());
+        assert_eq!(t.min(), None);
+    }
+
+    #[test]
+    fn int_mapping_writes_go_default_layout() {
+        let mut s = DDSketch::<IntMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.record(1.0).unwrap(); // index 0
+        let bytes = encode_vec(&s, IndexConvention::GoJava);
+        let m = read_mapping(&bytes).unwrap();
+        assert_eq!(m.gamma(), libm::exp2(1.0 / 64.0));
+        assert_eq!(m.index_offset(), 64.0);
+        assert_eq!(m.interpolation_code(), 1);
+        // The key on the wire is 64: Go's floor((e + 1 + m) * 64) for 1.0.
+        let store = Msg::default().packed(2, &[1.0]).sint(3, 64);
+        let expected = Msg::default()
+            .message(
+                1,
+                Msg::default()
+                    .double(1, m.gamma())
+                    .double(2, 64.0)
+                    .uint(3, 1),
+            )
+            .message(2, store)
+            .message(3, Msg::default());
+        assert_eq!(bytes, expected.0);
+        // Offset 0 with tailguard's own keys describes the same bins.
+        let zero_offset = Msg::default()
+            .message(1, Msg::default().double(1, m.gamma()).uint(3, 1))
+            .message(2, Msg::default().packed(2, &[1.0]));
+        let mut t = s.clone();
+        t.clear();
+        decode_into(&zero_offset.0, IndexConvention::GoJava, &mut t).unwrap();
+        assert!(t.bins().eq(s.bins()));
+    }
+
+    #[test]
+    fn python_convention_keys_are_one_higher_with_python_gamma() {
+        let mut s = log();
+        s.record(1.0).unwrap(); // bin 0 = [1, gamma) here, Python's key 1 = (1, gamma]
+        let bytes = encode_vec(&s, IndexConvention::Python);
+        let expected = Msg::default()
+            .message(1, Msg::default().double(1, s.mapping().gamma()))
+            .message(2, Msg::default().packed(2, &[1.0]).sint(3, 1))
+            .message(3, Msg::default());
+        assert_eq!(bytes, expected.0);
+
+        let mut i = DDSketch::<IntMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap();
+        i.record(1.0).unwrap();
+        let m = read_mapping(&encode_vec(&i, IndexConvention::Python)).unwrap();
+        // Python's LINEAR gamma is e^(1 / multiplier).
+        assert!((m.gamma() - libm::exp(1.0 / 64.0)).abs() < 1e-15);
+        assert_eq!(m.index_offset(), 0.0);
+        let alpha = m.relative_accuracy(IndexConvention::Python).unwrap();
+        assert!((alpha - i.relative_accuracy()).abs() < 1e-15);
+
+        let c = CubicMapping::with_relative_accuracy(0.01).unwrap();
+        let py = IndexConvention::Python.gamma_from_go(Interpolation::Cubic, c.gamma());
+        // Python's CUBIC gamma is (1 + alpha) / (1 - alpha).
+        assert!((py - 1.01 / 0.99).abs() < 1e-14);
+        let back = IndexConvention::Python.gamma_to_go(Interpolation::Cubic, py);
+        assert!((back - c.gamma()).abs() <= 1e-15 * c.gamma());
+    }
+
+    #[test]
+    fn encode_reports_the_size_needed() {
+        let mut s = log();
+        for v in [1.0, 50.0, 400.0] {
+            s.record(v).unwrap();
+        }
+        s.record(0.0).unwrap();
+        for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+            let needed = encoded_len(&s, convention);
+            let mut buf = std::vec![0u8; needed - 1];
+            assert_eq!(
+                encode(&s, convention, &mut buf),
+                Err(EncodeError::BufferTooSmall { needed })
+            );
+            let mut buf = std::vec![0u8; needed + 5];
+            assert_eq!(encode(&s, convention, &mut buf), Ok(needed));
+            // 8 per bin of the run, at most 50 more (as the module docs say).
+            let run = Layout::of(&s, convention).run;
+            assert!(needed - 8 * run <= 50, "{needed} for {run} bins");
+        }
+    }
+
+    #[test]
+    fn extreme_indices_still_encode() {
+        // A sketch whose top bin is i32::MAX - 1: Python's key shift still fits.
+        let m = LogMapping::with_relative_accuracy(0.01).unwrap();
+        let shifted =
+            LogMapping::from_gamma_offset(m.gamma(), f64::from(i32::MAX) - 600.0).unwrap();
+        let mut s = DDSketch::<LogMapping, 64>::new(shifted, 1.0).unwrap();
+        s.record(1e300).unwrap(); // clamped into the top bin
+        for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+            let bytes = encode_vec(&s, convention);
+            let mut t = s.clone();
+            t.clear();
+            decode_into(&bytes, convention, &mut t).unwrap();
+            assert!(t.bins().eq(s.bins()));
+        }
+    }
+
+    /// `IntMapping` with every index moved up to just below `i32::MAX`.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct NearTop(IntMapping);
+
+    const NEAR_TOP: i32 = i32::MAX - 70;
+
+    impl IndexMapping for NearTop {
+        const INTERPOLATION: Interpolation = Interpolation::Linear;
+        fn with_relative_accuracy(alpha: f64) -> Result<Self, crate::sketch::ConfigError> {
+            IntMapping::with_relative_accuracy(alpha).map(NearTop)
+        }
+        fn relative_accuracy(&self) -> f64 {
+            self.0.relative_accuracy()
+        }
+        fn gamma(&self) -> f64 {
+            self.0.gamma()
+        }
+        fn index_offset(&self) -> f64 {
+            f64::from(NEAR_TOP)
+        }
+        fn index(&self, value: f64) -> i32 {
+            self.0.index(value).saturating_add(NEAR_TOP)
+        }
+        fn lower_bound(&self, index: i32) -> f64 {
+            self.0.lower_bound(index - NEAR_TOP)
+        }
+    }
+
+    #[test]
+    fn keys_beyond_sint32_move_into_the_offset() {
+        let mut s = DDSketch::<NearTop, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.record(1.94).unwrap(); // bin 60 of the octave: Go's key would pass i32::MAX
+        assert!(s.bins().next().unwrap().index > i32::MAX - 64);
+        let bytes = encode_vec(&s, IndexConvention::GoJava);
+        assert_eq!(
+            read_mapping(&bytes).unwrap().index_offset(),
+            f64::from(NEAR_TOP)
+        );
+        let mut t = s.clone();
+        t.clear();
+        decode_into(&bytes, IndexConvention::GoJava, &mut t).unwrap();
+        assert!(t.bins().eq(s.bins()));
+    }
+}

@@ -1,0 +1,191 @@
+//! Protobuf's wire primitives, as the DDSketch message uses them: varints, zigzag
+//! (`sint32`), fixed 64-bit doubles, tags and length-delimited fields. [`Reader`] walks
+//! untrusted bytes and never panics; [`Writer`] writes into a buffer already checked to be
+//! long enough.
+
+use super::DecodeError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WireType {
+    Varint,
+    I64,
+    Len,
+    I32,
+}
+
+pub(super) struct Reader<'a> {
+    pub(super) bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    pub(super) fn varint(&mut self) -> Result<u64, DecodeError> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&byte, rest) = self.bytes.split_first().ok_or(DecodeError::Truncated)?;
+            self.bytes = rest;
+            let bits = u64::from(byte & 0x7f);
+            // The 10th byte may only hold the 64th bit.
+            if shift == 63 && bits > 1 {
+                return Err(DecodeError::VarintOverflow);
+            }
+            value |= bits << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow)
+    }
+
+    pub(super) fn fixed64(&mut self) -> Result<u64, DecodeError> {
+        let (bytes, rest) = self
+            .bytes
+            .split_first_chunk::<8>()
+            .ok_or(DecodeError::Truncated)?;
+        self.bytes = rest;
+        Ok(u64::from_le_bytes(*bytes))
+    }
+
+    pub(super) fn double(&mut self) -> Result<f64, DecodeError> {
+        self.fixed64().map(f64::from_bits)
+    }
+
+    pub(super) fn len_delimited(&mut self) -> Result<&'a [u8], DecodeError> {
+        let len = self.varint()?;
+        let len = usize::try_from(len).map_err(|_| DecodeError::Truncated)?;
+        let (field, rest) = self
+            .bytes
+            .split_at_checked(len)
+            .ok_or(DecodeError::Truncated)?;
+        self.bytes = rest;
+        Ok(field)
+    }
+
+    pub(super) fn tag(&mut self) -> Result<(u32, WireType), DecodeError> {
+        let tag = u32::try_from(self.varint()?).map_err(|_| DecodeError::VarintOverflow)?;
+        let field = tag >> 3;
+        if field == 0 {
+            return Err(DecodeError::InvalidFieldNumber);
+        }
+        let wire_type = match tag & 7 {
+            0 => WireType::Varint,
+            1 => WireType::I64,
+            2 => WireType::Len,
+            5 => WireType::I32,
+            other => {
+                return Err(DecodeError::WireType {
+                    field,
+                    wire_type: other as u8,
+                })
+            }
+        };
+        Ok((field, wire_type))
+    }
+
+    pub(super) fn skip(&mut self, wire_type: WireType) -> Result<(), DecodeError> {
+        match wire_type {
+            WireType::Varint => self.varint().map(drop),
+            WireType::I64 => self.fixed64().map(drop),
+            WireType::Len => self.len_delimited().map(drop),
+            WireType::I32 => {
+                let (_, rest) = self
+                    .bytes
+                    .split_first_chunk::<4>()
+                    .ok_or(DecodeError::Truncated)?;
+                self.bytes = rest;
+                Ok(())
+            }
+        }
+    }
+}
+
+pub(super) fn wrong_type(field: u32, wire_type: WireType) -> DecodeError {
+    DecodeError::WireType {
+        field,
+        wire_type: match wire_type {
+            WireType::Varint => 0,
+            WireType::I64 => 1,
+            WireType::Len => 2,
+            WireType::I32 => 5,
+        },
+    }
+}
+
+pub(super) fn varint_len(mut v: u64) -> usize {
+    let mut len: usize = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        len = len.wrapping_add(1); // at most 10
+    }
+    len
+}
+
+/// A one-byte tag and a varint.
+pub(super) fn varint_field_len(v: u64) -> usize {
+    varint_len(v).saturating_add(1)
+}
+
+/// A one-byte tag, a length and `body` bytes.
+pub(super) fn len_field_len(body: usize) -> usize {
+    varint_field_len(body as u64).saturating_add(body)
+}
+
+pub(super) fn zigzag(v: i32) -> u32 {
+    ((v << 1) ^ (v >> 31)) as u32
+}
+
+pub(super) fn unzigzag(v: u32) -> i32 {
+    ((v >> 1) as i32) ^ ((v & 1) as i32).wrapping_neg()
+}
+
+/// Writes into a slice known to be long enough; never panics if it is not.
+pub(super) struct Writer<'a> {
+    pub(super) buf: &'a mut [u8],
+    pub(super) pos: usize,
+}
+
+impl Writer<'_> {
+    pub(super) fn byte(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.pos) {
+            *slot = b;
+        }
+        self.pos = self.pos.saturating_add(1);
+    }
+
+    pub(super) fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    pub(super) fn double(&mut self, v: f64) {
+        for b in v.to_le_bytes() {
+            self.byte(b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::test_msg::Msg;
+
+    #[test]
+    fn varints_and_zigzag() {
+        for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let bytes = Msg::default().varint(v).0;
+            assert_eq!(bytes.len(), varint_len(v));
+            assert_eq!(Reader { bytes: &bytes }.varint(), Ok(v));
+        }
+        for v in [0, 1, -1, 64, -65, i32::MAX, i32::MIN] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+    }
+}

@@ -1,0 +1,32 @@
+//! What tailguard's tests, benches, examples and firmware share, in one place (not
+//! published; a path dependency of each):
+//!
+//! * [`Rng`]: splitmix64, the one seeded generator every test, bench and example draws
+//!   from.
+//! * `workload` (feature `std`): the reference workloads A, B, C and D of
+//!   docs/reference.md, as latency draws.
+//! * `dist` (feature `std`): the distributions the accuracy tests run over.
+//! * [`firmware`]: the firmware's known workload and what is read back from it, shared by
+//!   firmware/ (which runs it on a microcontroller) and tests/firmware_expected.rs (which
+//!   runs it on the host).
+//! * `loopback` (feature `loopback`): the hyper backend on 127.0.0.1 that
+//!   examples/http_gateway and tests/tower_loopback hedge against.
+//!
+//! Without the default `std` feature the crate is `no_std` (for firmware/).
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "std")]
+pub mod dist;
+pub mod firmware;
+#[cfg(feature = "loopback")]
+pub mod loopback;
+pub mod rng;
+#[cfg(feature = "std")]
+pub mod workload;
+
+pub use rng::Rng;
