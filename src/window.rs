@@ -38,16 +38,16 @@
 //! # The cached quantile
 //!
 //! Computing a quantile scans every bin; [`cached_quantile`](Window::cached_quantile)
-//! instead returns one configured quantile (p90 by default) cached in one atomic: one load,
-//! cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads its
-//! delay there). It is refreshed by the recording path, with no shared counter on the hot
-//! path (each record knows only its own bin's count):
+//! instead returns one configured quantile (p90 by default) cached in one atomic: one
+//! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
+//! its delay there). It is refreshed by the recording path, with no shared counter on the
+//! hot path (each record knows only its own bin's count):
 //!
 //! * at every rotation;
 //! * on every record while the window holds fewer than `warmup_records` values;
 //! * when a record brings its bin's count to a power of two from 16 up: while the window
-//!   fills (the first seconds, or after a shift) that is often, so the cached value tracks a
-//!   growing sample instead of staying with the first few values; once bins are large it
+//!   fills (the first seconds, or after a shift) that is often, so the cached value tracks
+//!   a growing sample instead of staying with the first few values; once bins are large it
 //!   is rare;
 //! * when a record brings its bin's count to a multiple of `refresh_records` (a bin that
 //!   holds a share `s` of the values reaches it every `refresh_records / s` records);
@@ -64,14 +64,14 @@
 //! it clears slots; a scan that overlapped a clear is thrown away and redone. A rotation
 //! withdraws the cached quantile (it reads `None`) before it clears anything, and a refresh
 //! publishes with a compare-and-swap that fails if a rotation came since its scan began.
-//! So at every moment the cached quantile is either `None` or the configured quantile, within
-//! the sketch's relative accuracy, of values the window held during one scan with no
+//! So at every moment the cached quantile is either `None` or the configured quantile,
+//! within the sketch's relative accuracy, of values the window held during one scan with no
 //! rotation in it, none of which has been cleared since: records racing the scan may or
 //! may not be in it, expired values never are. (After a rotation, `None` lasts until the
 //! rotation's own refresh, one scan.) The count of that same scan is
 //! [`cached_count`](Window::cached_count), and below `min_count` values the cached quantile
-//! is `None`. It is the representative value of the rank's bin (not clamped to
-//! the window's min and max).
+//! is `None`. It is the representative value of the rank's bin (not clamped to the
+//! window's min and max).
 //!
 //! # Interrupt safety
 //!

@@ -99,7 +99,7 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// through a shared reference.
 ///
 /// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
-/// what is exact and why. `size_of` is about `4 * N + 40` bytes.
+/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 40` bytes.
 ///
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};

@@ -15,8 +15,15 @@ use super::{ConfigError, IndexMapping, MergeError};
 /// * above it (values from [`max_trackable`](Self::max_trackable) up) in the top bin, as
 ///   clamped.
 ///
+/// `N` is in `1..i32::MAX`; a sketch of any other `N` does not compile:
+///
+/// ```compile_fail
+/// use tailguard::sketch::{DDSketch, LogMapping};
+/// let none = DDSketch::<LogMapping, 0>::with_relative_accuracy(0.01, 1.0);
 /// ```
-/// use tailguard::sketch::presets;
+///
+/// ```
+/// use tailguard::sketch::{presets, IndexMapping};
 /// let layout = presets::log_latency().layout();
 /// assert_eq!(layout.bin_count(), 922);
 /// assert!(layout.min_trackable() <= 1e3 && layout.max_trackable() > 1e11);

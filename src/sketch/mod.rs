@@ -9,8 +9,8 @@
 //! # Range
 //!
 //! The trackable range follows from the mapping's `alpha`, `N` and the smallest value to
-//! track: bins cover `[min_trackable, max_trackable)`, and `max_trackable` is about
-//! `min_trackable * gamma^N`. Values outside it are never lost:
+//! track (a sketch's [`BinLayout`]): bins cover `[min_trackable, max_trackable)`, and
+//! `max_trackable` is about `min_trackable * gamma^N`. Values outside it are never lost:
 //!
 //! * zero (`-0.0` is recorded as `+0.0`) and positive values below the range count in
 //!   the *zero bin* (reported as 0, or as the exact minimum when that is larger), as
