@@ -553,8 +553,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             _ => Some((0, SLOTS as u64)),     // behind the window, or beyond the horizon
         };
         if let Some((first, leaving)) = clear {
-            // A seqlock's writer side: odd while slots are being cleared. The cached quantile is
-            // withdrawn before any of its values is cleared (release: a refresh that reads
+            // A seqlock's writer side: odd while slots are being cleared. The cached quantile
+            // is withdrawn before any of its values is cleared (release: a refresh that reads
             // the marker sees the odd generation).
             let odd = self
                 .generation

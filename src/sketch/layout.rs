@@ -112,7 +112,9 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     #[inline]
     pub(crate) fn slot(&self, index: i32) -> Slot {
         // 32-bit arithmetic (two words on a Cortex-M would double the cost): with
-        // index >= min_index, their difference fits in a u32.
+        // index >= min_index, their difference fits in a u32. (Testing `pos < N` first,
+        // one comparison for an index in range, measured 2 instructions fewer per record
+        // on the Cortex-M but 5 more on x86-64: kept as it was.)
         if index < self.min_index {
             Slot::Zero
         } else {
@@ -243,5 +245,16 @@ mod tests {
         assert_eq!(layout.slot(13), Slot::Bin(3));
         assert_eq!(layout.slot(14), Slot::Top);
         assert_eq!(layout.slot(i32::MAX), Slot::Top);
+        // At the ends of the i32 range: no index below the range wraps into a position.
+        let top = BinLayout::<IntMapping, 4>::with_min_index(IntMapping::K6, i32::MAX - 4);
+        assert_eq!(top.slot(i32::MIN), Slot::Zero);
+        assert_eq!(top.slot(-1), Slot::Zero);
+        assert_eq!(top.slot(i32::MAX - 5), Slot::Zero);
+        assert_eq!(top.slot(i32::MAX - 4), Slot::Bin(0));
+        assert_eq!(top.slot(i32::MAX), Slot::Top);
+        let bottom = BinLayout::<IntMapping, 4>::with_min_index(IntMapping::K6, i32::MIN + 1);
+        assert_eq!(bottom.slot(i32::MIN), Slot::Zero);
+        assert_eq!(bottom.slot(i32::MIN + 1), Slot::Bin(0));
+        assert_eq!(bottom.slot(i32::MAX), Slot::Top);
     }
 }
