@@ -98,7 +98,7 @@ fn main() {
             let mut ticket = hedger.start();
             if op == "hedge/threshold" {
                 (0..k).for_each(|_| {
-                    black_box(hedger.window().threshold());
+                    black_box(hedger.window().cached_quantile());
                 });
             } else {
                 (0..k).for_each(|_| {

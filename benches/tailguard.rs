@@ -345,7 +345,7 @@ fn hedge(c: &mut Benches, data: &Data) {
     }
     hedger.window().refresh();
     g.bench_function("threshold", |b| {
-        b.iter(|| black_box(hedger.window().threshold()))
+        b.iter(|| black_box(hedger.window().cached_quantile()))
     });
     g.bench_function("should_hedge", |b| {
         let mut ticket = hedger.start();

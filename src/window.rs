@@ -35,18 +35,19 @@
 //!   window (a reset, a timer that wrapped), the window empties and restarts at the new
 //!   time, so it keeps forgetting at the pace of the clock it now follows.
 //!
-//! # The cached threshold
+//! # The cached quantile
 //!
-//! Hedging asks one question per request: the current p90 (say). Computing a quantile
-//! scans every bin, far too slow per request; [`threshold`](Window::threshold) instead
-//! returns a value cached in one atomic (one load). It is refreshed by the recording path,
-//! with no shared counter on the hot path (each record knows only its own bin's count):
+//! Computing a quantile scans every bin; [`cached_quantile`](Window::cached_quantile)
+//! instead returns one configured quantile (p90 by default) cached in one atomic: one
+//! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
+//! its delay there). It is refreshed by the recording path, with no shared counter on the
+//! hot path (each record knows only its own bin's count):
 //!
 //! * at every rotation;
 //! * on every record while the window holds fewer than `warmup_records` values;
 //! * when a record brings its bin's count to a power of two from 16 up: while the window
-//!   fills (the first seconds, or after a shift) that is often, so the threshold tracks a
-//!   growing sample instead of staying with the first few values; once bins are large it
+//!   fills (the first seconds, or after a shift) that is often, so the cached value tracks
+//!   a growing sample instead of staying with the first few values; once bins are large it
 //!   is rare;
 //! * when a record brings its bin's count to a multiple of `refresh_records` (a bin that
 //!   holds a share `s` of the values reaches it every `refresh_records / s` records);
@@ -58,19 +59,19 @@
 //! that finds a refresh under way leaves a request that the refresher honours with another
 //! scan before it returns, so no refresh is lost.
 //!
-//! **What a published threshold is.** A refresh reads every bin twice (the total, then the
+//! **What a published quantile is.** A refresh reads every bin twice (the total, then the
 //! rank), between two reads of a rotation counter that each rotation bumps before and after
 //! it clears slots; a scan that overlapped a clear is thrown away and redone. A rotation
-//! withdraws the threshold (it reads `None`) before it clears anything, and a refresh
+//! withdraws the cached quantile (it reads `None`) before it clears anything, and a refresh
 //! publishes with a compare-and-swap that fails if a rotation came since its scan began.
-//! So at every moment the threshold is either `None` or the configured quantile, within
-//! the sketch's relative accuracy, of values the window held during one scan with no
+//! So at every moment the cached quantile is either `None` or the configured quantile,
+//! within the sketch's relative accuracy, of values the window held during one scan with no
 //! rotation in it, none of which has been cleared since: records racing the scan may or
 //! may not be in it, expired values never are. (After a rotation, `None` lasts until the
 //! rotation's own refresh, one scan.) The count of that same scan is
-//! [`cached_count`](Window::cached_count), and below `min_count` values the threshold is
-//! `None`. The threshold is the representative value of the rank's bin (not clamped to
-//! the window's min and max).
+//! [`cached_count`](Window::cached_count), and below `min_count` values the cached quantile
+//! is `None`. It is the representative value of the rank's bin (not clamped to the
+//! window's min and max).
 //!
 //! # Interrupt safety
 //!
@@ -85,28 +86,28 @@ use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{duration_to_nanos, Clock, Instant};
-use crate::sketch::atomic::rank_value_of;
+use crate::sketch::rank::{rank_value, Quantile};
 use crate::sketch::{
-    AtomicSketch, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
+    AtomicSketch, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };
 use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
 
 /// The refresh clock's tick: 2^20 ns (about 1 ms).
 const REFRESH_UNIT_NS: u64 = 1 << 20;
 
-/// The cached threshold when there is none (a NaN pattern no quantile produces).
-const NO_THRESHOLD: u32 = u32::MAX;
+/// The cached quantile when there is none (a NaN pattern no quantile produces).
+const NO_QUANTILE: u32 = u32::MAX;
 
-/// The cached threshold while a rotation clears slots and until the next refresh: a quiet
+/// The cached quantile while a rotation clears slots and until the next refresh: a quiet
 /// NaN whose payload is the rotation's number (modulo 2^22), so that a refresh whose scan
 /// began before it cannot publish over it (its compare-and-swap expects the older word).
 fn cleared_marker(generation: u32) -> u32 {
     0x7fc0_0000 | ((generation >> 1) & 0x003f_ffff)
 }
 
-/// The threshold a cached word stands for: `None` for every NaN pattern.
+/// The quantile a cached word stands for: `None` for every NaN pattern.
 #[inline]
-fn threshold_of(bits: u32) -> Option<f64> {
+fn quantile_of_word(bits: u32) -> Option<f64> {
     let value = f32::from_bits(bits);
     (!value.is_nan()).then_some(f64::from(value))
 }
@@ -120,7 +121,7 @@ const REFRESH_ROUNDS: u32 = 4;
 
 /// How a refresh ended.
 enum Published {
-    /// A fresh threshold was published.
+    /// A fresh quantile was published.
     Yes,
     /// A rotation was clearing slots; it asks for a refresh when it is done.
     RotationUnderWay,
@@ -141,22 +142,26 @@ const REFRESH_LOCKED: u32 = 1;
 /// `refresh_state`: a refresh was asked for and no scan has started since.
 const REFRESH_WANTED: u32 = 2;
 
-/// How a [`Window`] rotates and refreshes its cached threshold.
+/// How a [`Window`] rotates and refreshes its cached quantile.
+///
+/// Built with `with_<field>(value)` setters (`const`, so a configuration can be a
+/// constant), read with `<field>()` getters.
 ///
 /// ```
 /// use core::time::Duration;
 /// use tailguard::window::WindowConfig;
 ///
 /// const CONFIG: WindowConfig = WindowConfig::new()
-///     .interval(Duration::from_secs(10))
-///     .threshold_quantile(0.95);
-/// assert_eq!(CONFIG.get_interval(), Duration::from_secs(10));
+///     .with_interval(Duration::from_secs(10))
+///     .with_quantile(0.95);
+/// assert_eq!(CONFIG.interval(), Duration::from_secs(10));
+/// assert_eq!(CONFIG.quantile(), 0.95);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct WindowConfig {
     interval: Duration,
-    threshold_quantile: f64,
+    quantile: f64,
     refresh_records: u32,
     refresh_interval: Duration,
     warmup_records: u32,
@@ -164,13 +169,13 @@ pub struct WindowConfig {
 }
 
 impl WindowConfig {
-    /// The defaults: 30 s intervals, threshold at p90, refreshed when a bin's count reaches
-    /// a power of two or a multiple of 1,024, every second, and on every record until the
-    /// window holds 32 values; a threshold from one value up.
+    /// The defaults: 30 s intervals, p90 cached, refreshed when a bin's count reaches a
+    /// power of two or a multiple of 1,024, every second, and on every record until the
+    /// window holds 32 values; cached from one value up.
     pub const fn new() -> Self {
         WindowConfig {
             interval: Duration::from_secs(30),
-            threshold_quantile: 0.9,
+            quantile: 0.9,
             refresh_records: 1024,
             refresh_interval: Duration::from_secs(1),
             warmup_records: 32,
@@ -179,61 +184,71 @@ impl WindowConfig {
     }
 
     /// The length of one interval (at least 8 ns).
-    pub const fn interval(mut self, interval: Duration) -> Self {
+    pub const fn with_interval(mut self, interval: Duration) -> Self {
         self.interval = interval;
         self
     }
 
-    /// The quantile [`Window::threshold`] caches, in (0, 1).
-    pub const fn threshold_quantile(mut self, q: f64) -> Self {
-        self.threshold_quantile = q;
+    /// The quantile [`Window::cached_quantile`] caches, in (0, 1).
+    pub const fn with_quantile(mut self, q: f64) -> Self {
+        self.quantile = q;
         self
     }
 
-    /// Refresh the threshold when a record brings its bin's count to a power of two or to a
-    /// multiple of `records` (rounded up to a power of two); 0 disables both.
-    pub const fn refresh_records(mut self, records: u32) -> Self {
+    /// Refresh the cached quantile when a record brings its bin's count to a power of two
+    /// or to a multiple of `records` (rounded up to a power of two); 0 disables both.
+    pub const fn with_refresh_records(mut self, records: u32) -> Self {
         self.refresh_records = records;
         self
     }
 
-    /// Refresh the threshold when this much time has passed since the last refresh
+    /// Refresh the cached quantile when this much time has passed since the last refresh
     /// (resolution about 1 ms); zero disables it.
-    pub const fn refresh_interval(mut self, interval: Duration) -> Self {
+    pub const fn with_refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
         self
     }
 
     /// Refresh on every record while the window holds fewer values than this.
-    pub const fn warmup_records(mut self, records: u32) -> Self {
+    pub const fn with_warmup_records(mut self, records: u32) -> Self {
         self.warmup_records = records;
         self
     }
 
-    /// Publish a threshold only from a refresh that counted at least this many values
-    /// (0 counts as 1); below, [`Window::threshold`] is `None`.
-    pub const fn min_count(mut self, values: u32) -> Self {
+    /// Publish a cached quantile only from a refresh that counted at least this many values
+    /// (0 counts as 1); below, [`Window::cached_quantile`] is `None`.
+    pub const fn with_min_count(mut self, values: u32) -> Self {
         self.min_count = values;
         self
     }
 
     /// The interval length.
-    pub const fn get_interval(&self) -> Duration {
+    pub const fn interval(&self) -> Duration {
         self.interval
     }
 
-    /// The cached quantile.
-    pub const fn get_threshold_quantile(&self) -> f64 {
-        self.threshold_quantile
+    /// The cached quantile (0.9 is p90).
+    pub const fn quantile(&self) -> f64 {
+        self.quantile
+    }
+
+    /// The bin count multiple that triggers a refresh (0: none by count).
+    pub const fn refresh_records(&self) -> u32 {
+        self.refresh_records
+    }
+
+    /// The time after which a record triggers a refresh (zero: none by time).
+    pub const fn refresh_interval(&self) -> Duration {
+        self.refresh_interval
     }
 
     /// The warm-up length in records.
-    pub const fn get_warmup_records(&self) -> u32 {
+    pub const fn warmup_records(&self) -> u32 {
         self.warmup_records
     }
 
-    /// The fewest values a published threshold is computed from.
-    pub const fn get_min_count(&self) -> u32 {
+    /// The fewest values a published quantile is computed from.
+    pub const fn min_count(&self) -> u32 {
         self.min_count
     }
 }
@@ -251,7 +266,7 @@ impl Default for WindowConfig {
 pub enum WindowError {
     /// The interval is shorter than 8 ns.
     InvalidInterval,
-    /// The threshold quantile is not in (0, 1).
+    /// The quantile to cache is not in (0, 1).
     InvalidQuantile,
     /// The sketch configuration was refused.
     Sketch(ConfigError),
@@ -261,7 +276,7 @@ impl fmt::Display for WindowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WindowError::InvalidInterval => f.write_str("window interval must be at least 8 ns"),
-            WindowError::InvalidQuantile => f.write_str("threshold quantile must be in (0, 1)"),
+            WindowError::InvalidQuantile => f.write_str("cached quantile must be in (0, 1)"),
             WindowError::Sketch(e) => write!(f, "sketch configuration: {e}"),
         }
     }
@@ -277,7 +292,7 @@ impl From<ConfigError> for WindowError {
 
 /// A rotating window of `SLOTS` atomic sketches of `N` bins, driven by clock `C`.
 ///
-/// See the [module docs](self) for rotation, clocks that jump, the cached threshold and
+/// See the [module docs](self) for rotation, clocks that jump, the cached quantile and
 /// their guarantees.
 ///
 /// ```
@@ -287,7 +302,7 @@ impl From<ConfigError> for WindowError {
 /// use tailguard::window::{Window, WindowConfig};
 ///
 /// let clock = ManualClock::new();
-/// let config = WindowConfig::new().interval(Duration::from_secs(30));
+/// let config = WindowConfig::new().with_interval(Duration::from_secs(30));
 /// let window: Window<_, _, 931> = Window::like(&clock, &presets::cubic_latency(), config).unwrap();
 ///
 /// for ms in 1..=100 {
@@ -296,7 +311,7 @@ impl From<ConfigError> for WindowError {
 /// // The cached p90 is refreshed on every record during warm-up (32 records), then
 /// // every 1,024 records or every second: force a refresh to see all 100 now.
 /// window.refresh();
-/// let p90 = window.threshold().unwrap(); // one atomic load, in nanoseconds
+/// let p90 = window.cached_quantile().unwrap(); // one atomic load, in nanoseconds
 /// assert!((p90 - 90e6).abs() <= 0.01 * 90e6);
 /// assert!((window.quantile(0.99).unwrap().unwrap() - 99e6).abs() <= 0.01 * 99e6);
 ///
@@ -324,11 +339,13 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     /// [`REFRESH_LOCKED`] while a caller refreshes, [`REFRESH_WANTED`] while a refresh was
     /// asked for and no scan has started since.
     refresh_state: AtomicU32,
-    /// When the last threshold was published, in refresh ticks.
+    /// When the last quantile was published, in refresh ticks.
     refreshed_at: AtomicCoarseInstant,
-    /// `f32` bits of the cached quantile, or [`NO_THRESHOLD`].
-    threshold: AtomicU32,
-    /// Values counted by the scan of the last published threshold (saturating).
+    /// The configured quantile, checked.
+    quantile: Quantile,
+    /// `f32` bits of the cached quantile, or [`NO_QUANTILE`] (or a cleared marker).
+    cached_quantile: AtomicU32,
+    /// Values counted by the scan of the last published quantile (saturating).
     cached_count: AtomicU32,
     expired: AtomicU32,
     rotations: AtomicU32,
@@ -344,8 +361,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         min_value: f64,
         config: WindowConfig,
     ) -> Result<Self, WindowError> {
-        let min_index = crate::sketch::min_index_for(&mapping, min_value, N)?;
-        Self::with_min_index(clock, mapping, min_index, config)
+        Self::with_layout(clock, BinLayout::new(mapping, min_value)?, config)
     }
 
     /// An empty window whose sketches have the configuration of `sketch` (a preset, say).
@@ -354,23 +370,23 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         sketch: &DDSketch<M, N>,
         config: WindowConfig,
     ) -> Result<Self, WindowError> {
-        Self::with_min_index(clock, *sketch.mapping(), sketch.min_index(), config)
+        Self::with_layout(clock, sketch.layout(), config)
     }
 
-    fn with_min_index(
+    fn with_layout(
         clock: C,
-        mapping: M,
-        min_index: i32,
+        layout: BinLayout<M, N>,
         config: WindowConfig,
     ) -> Result<Self, WindowError> {
         const { assert!(SLOTS >= 2 && SLOTS < 1 << 16, "SLOTS must be at least 2") };
         let origin_ns = clock.now().as_nanos();
         let intervals = CoarseClock::from_nanos(origin_ns, duration_to_nanos(config.interval))
             .map_err(|_| WindowError::InvalidInterval)?;
-        let q = config.threshold_quantile;
-        if !(q > 0.0 && q < 1.0) {
-            return Err(WindowError::InvalidQuantile);
-        }
+        // Not 0 or 1: the cached value is a bin's representative, never the exact extreme.
+        let quantile = match Quantile::new(config.quantile) {
+            Ok(q) if !q.is_min() && !q.is_max() => q,
+            _ => return Err(WindowError::InvalidQuantile),
+        };
         let refresh_mask = match config.refresh_records {
             0 => u32::MAX, // no refresh by count
             k => k
@@ -401,11 +417,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             rotating: AtomicBool::new(false),
             refresh_state: AtomicU32::new(0),
             refreshed_at: AtomicCoarseInstant::never(),
-            threshold: AtomicU32::new(NO_THRESHOLD),
+            quantile,
+            cached_quantile: AtomicU32::new(NO_QUANTILE),
             cached_count: AtomicU32::new(0),
             expired: AtomicU32::new(0),
             rotations: AtomicU32::new(0),
-            slots: core::array::from_fn(|_| AtomicSketch::with_min_index(mapping, min_index)),
+            slots: core::array::from_fn(|_| AtomicSketch::with_layout(layout)),
         })
     }
 
@@ -536,14 +553,15 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             _ => Some((0, SLOTS as u64)),     // behind the window, or beyond the horizon
         };
         if let Some((first, leaving)) = clear {
-            // A seqlock's writer side: odd while slots are being cleared. The threshold is
-            // withdrawn before any of its values is cleared (release: a refresh that reads
+            // A seqlock's writer side: odd while slots are being cleared. The cached quantile
+            // is withdrawn before any of its values is cleared (release: a refresh that reads
             // the marker sees the odd generation).
             let odd = self
                 .generation
                 .fetch_add(1, Ordering::Relaxed)
                 .wrapping_add(1);
-            self.threshold.store(cleared_marker(odd), Ordering::Release);
+            self.cached_quantile
+                .store(cleared_marker(odd), Ordering::Release);
             fence(Ordering::Release);
             let mut removed = 0u32;
             for k in 0..leaving {
@@ -584,7 +602,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         let _ = self.slot_at(now);
     }
 
-    /// Recomputes the cached threshold now (or, if another caller is refreshing, makes
+    /// Recomputes the cached quantile now (or, if another caller is refreshing, makes
     /// sure that one scans again before it returns).
     pub fn refresh(&self) {
         self.refresh_at(self.clock.now());
@@ -613,7 +631,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 state = actual;
                 continue;
             }
-            match self.publish_fresh_threshold(now) {
+            match self.publish_fresh_quantile(now) {
                 Published::Yes => {}
                 // It asks for a refresh when it is done: served below if that comes while
                 // the lock is still held, else by the rotating caller itself. Waiting here
@@ -635,24 +653,23 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Scans and publishes the threshold, again if a rotation overlapped the scan or came
-    /// before the publication.
-    fn publish_fresh_threshold(&self, now: Instant) -> Published {
-        let q = self.config.threshold_quantile;
+    /// Scans and publishes the cached quantile, again if a rotation overlapped the scan or
+    /// came before the publication.
+    fn publish_fresh_quantile(&self, now: Instant) -> Published {
         for _ in 0..SCAN_ATTEMPTS {
-            let (seen, value, count) = match self.consistent_scan(q) {
+            let (seen, value, count) = match self.consistent_scan(self.quantile) {
                 Ok(scan) => scan,
                 Err(Spoiled::RotationUnderWay) => return Published::RotationUnderWay,
                 Err(Spoiled::RotationDuringScan) => continue,
             };
             let bits = match value {
                 Some(v) if count >= u64::from(self.config.min_count.max(1)) => (v as f32).to_bits(),
-                _ => NO_THRESHOLD,
+                _ => NO_QUANTILE,
             };
             // Only refreshers (one at a time) and rotations write the word, and a rotation
             // always changes it: the swap fails exactly when one came since the scan began.
             if self
-                .threshold
+                .cached_quantile
                 .compare_exchange(seen, bits, Ordering::Release, Ordering::Relaxed)
                 .is_ok()
             {
@@ -666,15 +683,15 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// The value at quantile `q` and the count of one scan of the slots that no rotation
-    /// overlapped (the seqlock's reader side), with the threshold word as it was when the
-    /// scan began.
-    fn consistent_scan(&self, q: f64) -> Result<(u32, Option<f64>, u64), Spoiled> {
+    /// overlapped (the seqlock's reader side), with the cached word as it was when the scan
+    /// began.
+    fn consistent_scan(&self, q: Quantile) -> Result<(u32, Option<f64>, u64), Spoiled> {
         let before = self.generation.load(Ordering::Acquire);
         if before & 1 == 1 {
             return Err(Spoiled::RotationUnderWay);
         }
-        let seen = self.threshold.load(Ordering::Acquire);
-        let (value, count) = rank_value_of(&self.slots, q);
+        let seen = self.cached_quantile.load(Ordering::Acquire);
+        let (value, count) = self.rank_value(q);
         fence(Ordering::Acquire);
         if self.generation.load(Ordering::Relaxed) == before {
             Ok((seen, value, count))
@@ -683,17 +700,17 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// The cached value of the configured threshold quantile (p90 by default), or `None`
-    /// while the window holds fewer than `min_count` values (as of the last refresh). One
-    /// atomic load; see the [module docs](self) for when it is refreshed and what it is.
-    /// Stored as an `f32`: relative precision 6e-8.
+    /// The configured quantile (p90 by default) as last cached, or `None` while the window
+    /// holds fewer than `min_count` values (as of the last refresh). One atomic load; see
+    /// the [module docs](self) for when it is refreshed and what it is. Stored as an `f32`:
+    /// relative precision 6e-8.
     #[inline]
-    pub fn threshold(&self) -> Option<f64> {
-        threshold_of(self.threshold.load(Ordering::Relaxed))
+    pub fn cached_quantile(&self) -> Option<f64> {
+        quantile_of_word(self.cached_quantile.load(Ordering::Relaxed))
     }
 
-    /// How many values the window held at the last threshold refresh (saturating at
-    /// `u32::MAX`), counted by the same scan as the threshold. One atomic load.
+    /// How many values the window held at the last refresh of the cached quantile
+    /// (saturating at `u32::MAX`), counted by the same scan. One atomic load.
     #[inline]
     pub fn cached_count(&self) -> u32 {
         self.cached_count.load(Ordering::Relaxed)
@@ -708,23 +725,21 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// sample quantile, from a scan that no rotation overlapped (retried a few times if
     /// rotations keep coming). Records racing the scan may or may not be seen.
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
-        if !(0.0..=1.0).contains(&q) {
-            return Err(InvalidQuantile);
-        }
+        let q = Quantile::new(q)?;
         self.rotate_if_due();
         // A scan no rotation overlapped; if rotations keep coming, the last scan as it is.
         let (value, count) = (0..SCAN_ATTEMPTS)
             .find_map(|_| self.consistent_scan(q).ok())
-            .map_or_else(|| rank_value_of(&self.slots, q), |(_, v, c)| (v, c));
+            .map_or_else(|| self.rank_value(q), |(_, v, c)| (v, c));
         if count == 0 {
             return Ok(None);
         }
-        let extreme = if q == 0.0 {
+        let extreme = if q.is_min() {
             self.slots
                 .iter()
                 .filter_map(AtomicSketch::min)
                 .reduce(f64::min)
-        } else if q == 1.0 {
+        } else if q.is_max() {
             self.slots
                 .iter()
                 .filter_map(AtomicSketch::max)
@@ -733,6 +748,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             None
         };
         Ok(extreme.or(value))
+    }
+
+    /// The value of the bin holding quantile `q` of all slots, by the rank rule, and the
+    /// count whose rank it is.
+    fn rank_value(&self, q: Quantile) -> (Option<f64>, u64) {
+        rank_value(self.slots.as_slice(), &self.slot(0).layout(), q)
     }
 
     /// How many values the window holds now (scans every bin).
@@ -786,8 +807,8 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
             .field("bins", &N)
             .field("epoch", &self.epoch)
             .field(
-                "threshold",
-                &threshold_of(self.threshold.load(Ordering::Relaxed)),
+                "cached_quantile",
+                &quantile_of_word(self.cached_quantile.load(Ordering::Relaxed)),
             )
             .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
             .field("expired", &self.expired.load(Ordering::Relaxed))
@@ -812,7 +833,7 @@ mod tests {
     #[test]
     fn quantiles_see_the_current_and_previous_interval() {
         let clock = ManualClock::new();
-        let w = window(&clock, WindowConfig::new().interval(10 * SEC));
+        let w = window(&clock, WindowConfig::new().with_interval(10 * SEC));
         w.record_duration(Duration::from_millis(1)); // interval 0
         clock.advance(10 * SEC);
         w.record_duration(Duration::from_millis(2)); // interval 1
@@ -833,17 +854,17 @@ mod tests {
     }
 
     #[test]
-    fn a_long_jump_empties_the_window_and_the_threshold() {
+    fn a_long_jump_empties_the_window_and_the_cached_quantile() {
         let clock = ManualClock::new();
         let w = window(&clock, WindowConfig::new());
         for ms in 1..=50 {
             w.record_duration(Duration::from_millis(ms));
         }
-        assert!(w.threshold().is_some());
+        assert!(w.cached_quantile().is_some());
         clock.advance(Duration::from_secs(3600 * 24 * 365));
         w.rotate_if_due();
         assert_eq!(w.count(), 0);
-        assert_eq!(w.threshold(), None);
+        assert_eq!(w.cached_quantile(), None);
         assert_eq!(w.cached_count(), 0);
         assert_eq!(w.expired(), 50);
     }
@@ -898,31 +919,31 @@ mod tests {
     }
 
     #[test]
-    fn threshold_is_cached_and_refreshed_by_count_time_and_rotation() {
+    fn quantile_is_cached_and_refreshed_by_count_time_and_rotation() {
         let clock = ManualClock::new();
         let config = WindowConfig::new()
-            .refresh_records(0)
-            .refresh_interval(Duration::ZERO)
-            .warmup_records(10);
+            .with_refresh_records(0)
+            .with_refresh_interval(Duration::ZERO)
+            .with_warmup_records(10);
         let w = window(&clock, config);
         for _ in 0..10 {
             w.record_duration(Duration::from_millis(5));
         }
-        let warm = w.threshold().unwrap();
+        let warm = w.cached_quantile().unwrap();
         assert!((warm - 5e6).abs() <= 0.01 * 5e6);
         for _ in 0..1000 {
             w.record_duration(Duration::from_millis(50));
         }
         assert_eq!(
-            w.threshold(),
+            w.cached_quantile(),
             Some(warm),
             "no refresh configured: still cached"
         );
         assert_eq!(w.cached_count(), 10);
         w.refresh();
-        assert!((w.threshold().unwrap() - 50e6).abs() <= 0.01 * 50e6);
+        assert!((w.cached_quantile().unwrap() - 50e6).abs() <= 0.01 * 50e6);
 
-        let by_count = window(&clock, config.refresh_records(100));
+        let by_count = window(&clock, config.with_refresh_records(100));
         for _ in 0..200 {
             by_count.record_duration(Duration::from_millis(7));
         }
@@ -932,7 +953,7 @@ mod tests {
             "refreshed when the bin reached 128"
         );
 
-        let by_time = window(&clock, config.refresh_interval(SEC));
+        let by_time = window(&clock, config.with_refresh_interval(SEC));
         for _ in 0..20 {
             by_time.record_duration(Duration::from_millis(7));
         }
@@ -958,12 +979,12 @@ mod tests {
             .err()
         };
         assert_eq!(
-            bad(WindowConfig::new().interval(Duration::ZERO)),
+            bad(WindowConfig::new().with_interval(Duration::ZERO)),
             Some(WindowError::InvalidInterval)
         );
         for q in [0.0, 1.0, f64::NAN, -1.0] {
             assert_eq!(
-                bad(WindowConfig::new().threshold_quantile(q)),
+                bad(WindowConfig::new().with_quantile(q)),
                 Some(WindowError::InvalidQuantile)
             );
         }

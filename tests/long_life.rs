@@ -134,7 +134,7 @@ fn any_idle_gap_empties_a_window_with_short_intervals() {
     ];
     for gap in intervals {
         let clock = ManualClock::starting_at(Instant::from_nanos(3 * DAY));
-        let config = WindowConfig::new().interval(Duration::from_millis(1));
+        let config = WindowConfig::new().with_interval(Duration::from_millis(1));
         let window: Window<_, _, 931> =
             Window::like(&clock, &presets::cubic_latency(), config).unwrap();
         for _ in 0..10 {
@@ -146,7 +146,7 @@ fn any_idle_gap_empties_a_window_with_short_intervals() {
         assert_eq!(window.expired(), 10, "gap of {gap} intervals");
         assert_eq!(window.quantile(1.0).unwrap(), Some(2e6));
         window.refresh();
-        let t = window.threshold().unwrap();
+        let t = window.cached_quantile().unwrap();
         assert!(
             (t - 2e6).abs() <= 0.01 * 2e6,
             "threshold {t} after a gap of {gap}"
@@ -371,7 +371,7 @@ proptest! {
     ) {
         let clock = ManualClock::starting_at(Instant::from_nanos(start));
         let interval = interval_ms * MS;
-        let config = WindowConfig::new().interval(Duration::from_nanos(interval));
+        let config = WindowConfig::new().with_interval(Duration::from_nanos(interval));
         let window: Window<_, IntMapping, 849> =
             Window::like(&clock, &presets::int_latency_coarse(), config).unwrap();
         let mut model = WindowModel { slots: 3, published: 0, records: Vec::new(), expired: 0 };
@@ -389,7 +389,7 @@ proptest! {
                 let got = window.quantile(1.0).unwrap().unwrap();
                 prop_assert!(got <= max && got >= max * (1.0 - 1e-6), "max {} vs {}", got, max);
                 window.refresh();
-                let threshold = window.threshold().unwrap();
+                let threshold = window.cached_quantile().unwrap();
                 prop_assert!(threshold <= max * 1.02, "threshold {} above every value", threshold);
             }
         }

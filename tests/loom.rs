@@ -44,9 +44,9 @@ fn tiny_window(clock: &LoomClock, refresh: bool) -> TinyWindow {
     let mapping = IntMapping::with_mantissa_bits(0).unwrap();
     let config = WindowConfig::new()
         .with_interval(Duration::from_nanos(INTERVAL_NS))
-        .refresh_records(if refresh { 1 } else { 0 })
-        .refresh_interval(Duration::ZERO)
-        .warmup_records(0);
+        .with_refresh_records(if refresh { 1 } else { 0 })
+        .with_refresh_interval(Duration::ZERO)
+        .with_warmup_records(0);
     Window::new(clock.clone(), mapping, 1.0, config).unwrap()
 }
 
@@ -99,7 +99,7 @@ fn records_are_conserved_across_rotations() {
                 window.rotate_if_due();
             })
         };
-        let _ = window.threshold();
+        let _ = window.cached_quantile();
         recorder.join().unwrap();
         rotator.join().unwrap();
         assert_eq!(window.count() + u64::from(window.expired()), 1);
@@ -112,9 +112,9 @@ fn refreshing_window(clock: &LoomClock) -> Window<LoomClock, IntMapping, 2, 2> {
     let mapping = IntMapping::with_mantissa_bits(0).unwrap();
     let config = WindowConfig::new()
         .with_interval(Duration::from_nanos(INTERVAL_NS))
-        .refresh_records(0)
-        .refresh_interval(Duration::ZERO)
-        .warmup_records(u32::MAX); // every record refreshes
+        .with_refresh_records(0)
+        .with_refresh_interval(Duration::ZERO)
+        .with_warmup_records(u32::MAX); // every record refreshes
     Window::new(clock.clone(), mapping, 1.0, config).unwrap()
 }
 
@@ -140,7 +140,7 @@ fn a_published_threshold_is_of_data_the_window_holds() {
                 window.record_u64(3); // rotates: interval 0 leaves
             })
         };
-        let seen = window.threshold();
+        let seen = window.cached_quantile();
         assert!(
             seen.is_none() || seen == Some(rep(1.0)) || seen == Some(rep(3.0)),
             "{seen:?}"
@@ -149,9 +149,9 @@ fn a_published_threshold_is_of_data_the_window_holds() {
         rotator.join().unwrap();
         // Settled: what a fresh refresh of the window's contents gives (no stale threshold,
         // no lost refresh), and something (the window holds 3, perhaps 1 too).
-        let settled = window.threshold();
+        let settled = window.cached_quantile();
         window.refresh();
-        assert_eq!(settled, window.threshold(), "{window:?}");
+        assert_eq!(settled, window.cached_quantile(), "{window:?}");
         let holds_one = window.count() == 2;
         // p90 of {1, 3} is rank 0: the 1; of {3}: the 3.
         let want = if holds_one { rep(1.0) } else { rep(3.0) };

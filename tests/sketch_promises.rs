@@ -195,8 +195,8 @@ fn assert_exact_range<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
         assert_eq!(t.clamped(), 1);
     }
     let a = AtomicSketch::like(s);
-    assert_eq!(a.min_trackable().to_bits(), lo.to_bits());
-    assert_eq!(a.max_trackable().to_bits(), hi.to_bits());
+    assert_eq!(a.layout().min_trackable().to_bits(), lo.to_bits());
+    assert_eq!(a.layout().max_trackable().to_bits(), hi.to_bits());
 }
 
 #[test]

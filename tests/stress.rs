@@ -52,7 +52,7 @@ fn atomic_sketch_bins_are_exact_under_contention() {
         "every bin must match the per-thread tallies"
     );
     assert_eq!(got.zero_count(), expected.zero_count());
-    assert_eq!(u64::from(shared.clamped()), expected.clamped());
+    assert_eq!(shared.clamped(), expected.clamped());
     let (min, max) = (expected.min().unwrap(), expected.max().unwrap());
     assert!(shared.min().unwrap() <= min && shared.min().unwrap() >= min * (1.0 - 1e-6));
     assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
@@ -62,8 +62,8 @@ fn atomic_sketch_bins_are_exact_under_contention() {
 fn window_conserves_every_record_while_rotating_and_querying() {
     let clock = ManualClock::new();
     let config = WindowConfig::new()
-        .interval(Duration::from_millis(1))
-        .refresh_records(64);
+        .with_interval(Duration::from_millis(1))
+        .with_refresh_records(64);
     // 64 bins from 1 ms (16 per octave; values outside count in the edge bins): the
     // conservation is the same for any layout, and the refreshes stay quick under miri.
     let mapping = IntMapping::with_mantissa_bits(4).unwrap();
@@ -99,7 +99,7 @@ fn window_conserves_every_record_while_rotating_and_querying() {
                 };
                 clock.advance(Duration::from_nanos(step));
                 let _ = window.quantile(0.99).unwrap();
-                let _ = window.threshold();
+                let _ = window.cached_quantile();
                 let _ = window.count();
             }
         });
@@ -122,9 +122,9 @@ fn published_thresholds_are_always_of_data_the_window_holds() {
     const FIVE_MS: f64 = 5e6;
     let clock = ManualClock::new();
     let config = WindowConfig::new()
-        .interval(Duration::from_millis(1))
-        .refresh_records(16)
-        .warmup_records(64);
+        .with_interval(Duration::from_millis(1))
+        .with_refresh_records(16)
+        .with_warmup_records(64);
     // 64 bins from 1 ms (16 per octave): small enough that the refreshes (one per record
     // while warming) stay quick under miri.
     let mapping = IntMapping::with_mantissa_bits(4).unwrap();
@@ -151,7 +151,7 @@ fn published_thresholds_are_always_of_data_the_window_holds() {
             s.spawn(move || {
                 let (mut seen, mut nones, mut rng) = (0u64, 0u64, Rng::new(11));
                 while !done.load(Ordering::Relaxed) {
-                    let t = window.threshold();
+                    let t = window.cached_quantile();
                     assert!(ok(t), "threshold {t:?} of no data the window held");
                     seen += 1;
                     nones += u64::from(t.is_none());
@@ -176,10 +176,10 @@ fn published_thresholds_are_always_of_data_the_window_holds() {
         "{nones} of {seen} reads were None"
     );
     window.record_u64(5_000_000);
-    let settled = window.threshold();
+    let settled = window.cached_quantile();
     assert!(ok(settled) && settled.is_some());
     window.refresh();
-    assert_eq!(settled, window.threshold());
+    assert_eq!(settled, window.cached_quantile());
 }
 
 #[test]

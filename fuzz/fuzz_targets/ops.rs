@@ -26,9 +26,9 @@ fuzz_target!(|data: &[u8]| {
     let start = u64::from(setup).wrapping_mul(0x0101_0101_0101_0101);
     let clock = ManualClock::starting_at(Instant::from_nanos(start));
     let config = WindowConfig::new()
-        .interval(Duration::from_nanos(INTERVAL_NS))
-        .refresh_records(u32::from(setup % 4) * 8)
-        .warmup_records(u32::from(setup >> 4));
+        .with_interval(Duration::from_nanos(INTERVAL_NS))
+        .with_refresh_records(u32::from(setup % 4) * 8)
+        .with_warmup_records(u32::from(setup >> 4));
     let mapping = IntMapping::with_mantissa_bits(u32::from(setup % 5)).unwrap();
     let window: Window<_, _, 64> = Window::new(&clock, mapping, 1.0, config).unwrap();
 
@@ -116,7 +116,7 @@ fuzz_target!(|data: &[u8]| {
                 let q = f64::from(arg) / f64::from(u16::MAX);
                 let value = window.quantile(q).unwrap();
                 assert_eq!(value.is_some(), window.count() > 0);
-                if let Some(t) = window.threshold() {
+                if let Some(t) = window.cached_quantile() {
                     assert!(t >= 0.0 && t.is_finite());
                 }
                 let _ = mapping.relative_accuracy();

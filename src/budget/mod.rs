@@ -18,6 +18,8 @@ mod token_bucket;
 
 use core::fmt;
 
+use crate::sync::{AtomicU32, Ordering::Relaxed};
+
 pub use ratio::RatioBudget;
 pub use token_bucket::TokenBucket;
 
@@ -84,6 +86,40 @@ macro_rules! forward_budget {
 forward_budget!(&B);
 #[cfg(feature = "std")]
 forward_budget!(std::sync::Arc<B>);
+
+/// The hedges a budget granted and denied: what [`Budget::granted`] and
+/// [`Budget::denied`] report. Each counter wraps at 2^32 (a native 32-bit atomic, so that
+/// `try_acquire` stays interrupt-safe everywhere).
+#[derive(Debug)]
+struct Tally {
+    granted: AtomicU32,
+    denied: AtomicU32,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Tally {
+            granted: AtomicU32::new(0),
+            denied: AtomicU32::new(0),
+        }
+    }
+
+    /// Counts one decision and returns it.
+    #[inline]
+    fn count(&self, granted: bool) -> bool {
+        let counter = if granted { &self.granted } else { &self.denied };
+        counter.fetch_add(1, Relaxed);
+        granted
+    }
+
+    fn granted(&self) -> u32 {
+        self.granted.load(Relaxed)
+    }
+
+    fn denied(&self) -> u32 {
+        self.denied.load(Relaxed)
+    }
+}
 
 /// Why a budget configuration was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! [`RatioBudget`]: each request deposits a share of a token, each hedge spends one.
 
-use super::{Budget, BudgetError, TokenBucket};
+use super::{Budget, BudgetError, Tally, TokenBucket};
 use crate::clock::{Clock, NoClock};
 use crate::sync::{AtomicU32, Ordering::Relaxed};
 
@@ -40,8 +40,7 @@ pub struct RatioBudget<C: Clock = NoClock> {
     deposit: u32,
     cap: u32,
     allowance: Option<TokenBucket<C>>,
-    granted: AtomicU32,
-    denied: AtomicU32,
+    tally: Tally,
 }
 
 impl RatioBudget {
@@ -75,8 +74,7 @@ impl RatioBudget {
             deposit: ppm,
             cap,
             allowance: None,
-            granted: AtomicU32::new(0),
-            denied: AtomicU32::new(0),
+            tally: Tally::new(),
         })
     }
 
@@ -100,8 +98,7 @@ impl RatioBudget {
             deposit: self.deposit,
             cap: self.cap,
             allowance: Some(TokenBucket::new(clock, per_second, burst)?),
-            granted: self.granted,
-            denied: self.denied,
+            tally: self.tally,
         })
     }
 }
@@ -114,8 +111,7 @@ impl Default for RatioBudget {
             deposit: UNITS_PER_TOKEN / 10,
             cap: 10 * UNITS_PER_TOKEN,
             allowance: None,
-            granted: AtomicU32::new(0),
-            denied: AtomicU32::new(0),
+            tally: Tally::new(),
         }
     }
 }
@@ -143,10 +139,8 @@ impl<C: Clock> Budget for RatioBudget<C> {
             .balance
             .fetch_update(Relaxed, Relaxed, |b| b.checked_sub(UNITS_PER_TOKEN))
             .is_ok();
-        let ok = from_ratio || self.allowance.as_ref().is_some_and(|a| a.try_acquire());
-        let counter = if ok { &self.granted } else { &self.denied };
-        counter.fetch_add(1, Relaxed);
-        ok
+        let granted = from_ratio || self.allowance.as_ref().is_some_and(|a| a.try_acquire());
+        self.tally.count(granted)
     }
 
     fn on_request(&self) {
@@ -180,11 +174,11 @@ impl<C: Clock> Budget for RatioBudget<C> {
     }
 
     fn granted(&self) -> u32 {
-        self.granted.load(Relaxed)
+        self.tally.granted()
     }
 
     fn denied(&self) -> u32 {
-        self.denied.load(Relaxed)
+        self.tally.denied()
     }
 }
 

@@ -1,10 +1,9 @@
 //! [`TokenBucket`]: a rate and a burst, refilled from a clock, in one coarse time stamp
 //! (GCRA).
 
-use super::{Budget, BudgetError};
+use super::{Budget, BudgetError, Tally};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::Clock;
-use crate::sync::{AtomicU32, Ordering::Relaxed};
 
 /// The span the state must represent (`burst` emission intervals) is kept at or below
 /// this many time units, which sets the unit (a power of two of nanoseconds, at least 8).
@@ -64,8 +63,7 @@ pub struct TokenBucket<C> {
     span: u32,
     /// Theoretical arrival time (never written: a full bucket).
     tat: AtomicCoarseInstant,
-    granted: AtomicU32,
-    denied: AtomicU32,
+    tally: Tally,
 }
 
 impl<C> TokenBucket<C> {
@@ -115,8 +113,7 @@ impl<C: Clock> TokenBucket<C> {
             emission,
             span,
             tat: AtomicCoarseInstant::never(),
-            granted: AtomicU32::new(0),
-            denied: AtomicU32::new(0),
+            tally: Tally::new(),
         })
     }
 
@@ -185,12 +182,10 @@ impl<C: Clock> Budget for TokenBucket<C> {
         let limit = self.span.saturating_sub(self.emission);
         // ahead <= span - emission leaves a token; the arrival time then moves one
         // emission interval further (at most span ahead of now).
-        let ok = self
+        let granted = self
             .update(|ahead| (ahead <= limit).then(|| ahead.wrapping_add(self.emission)))
             .is_some();
-        let counter = if ok { &self.granted } else { &self.denied };
-        counter.fetch_add(1, Relaxed);
-        ok
+        self.tally.count(granted)
     }
 
     fn penalize(&self, tokens: u32) {
@@ -210,11 +205,11 @@ impl<C: Clock> Budget for TokenBucket<C> {
     }
 
     fn granted(&self) -> u32 {
-        self.granted.load(Relaxed)
+        self.tally.granted()
     }
 
     fn denied(&self) -> u32 {
-        self.denied.load(Relaxed)
+        self.tally.denied()
     }
 }
 

@@ -300,13 +300,13 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         config.validate()?;
         let defaults = WindowConfig::new();
         let window_config = defaults
-            .interval(config.interval)
-            .threshold_quantile(config.percentile)
+            .with_interval(config.interval)
+            .with_quantile(config.percentile)
             // No threshold below `min_samples`: the cold-start test is the threshold's one
             // atomic load. The warm-up refreshes on every record at least as long as the
             // window's default does, so a small `min_samples` never learns later.
-            .min_count(config.min_samples)
-            .warmup_records(config.min_samples.max(defaults.get_warmup_records()));
+            .with_min_count(config.min_samples)
+            .with_warmup_records(config.min_samples.max(defaults.warmup_records()));
         let upper_edge = 1.0 / (1.0 - sketch.mapping().relative_accuracy());
         let cooldown_clock = cooldown_clock(config.cooldown);
         Ok(Hedger {
@@ -390,7 +390,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         // lower_bound * gamma = representative / (1 - alpha)): the delay then never sits
         // below the true percentile, so a point mass there (a cache, a timeout cap) is not
         // hedged for nothing. Nanoseconds; the cast saturates.
-        let learned = match self.window.threshold() {
+        let learned = match self.window.cached_quantile() {
             Some(ns) => (ns * self.upper_edge) as u64,
             None => self.cold_start_ns.ok_or(SkipReason::ColdStart)?,
         };

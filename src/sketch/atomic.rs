@@ -27,9 +27,10 @@
 
 use core::time::Duration;
 
+use super::layout::Slot;
+use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
-    first_value_of_index, min_index_for, ConfigError, DDSketch, IndexMapping, InvalidQuantile,
-    MergeError, RecordError,
+    BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
 };
 use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
 
@@ -98,7 +99,7 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// through a shared reference.
 ///
 /// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
-/// what is exact and why. `size_of` is about `4 * N + 40` bytes.
+/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 40` bytes.
 ///
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};
@@ -118,6 +119,7 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// assert!((p50 - 500.0).abs() <= 0.01 * 500.0);
 /// ```
 pub struct AtomicSketch<M, const N: usize> {
+    // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with `zero`.
     mapping: M,
     /// Mapping index of `bins[0]`.
     min_index: i32,
@@ -137,10 +139,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Errors if `min_value` is not a positive normal finite number
     /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
-        Ok(Self::with_min_index(
-            mapping,
-            min_index_for(&mapping, min_value, N)?,
-        ))
+        Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
     }
 
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
@@ -157,15 +156,14 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// assert_eq!(shared.count(), 1);
     /// ```
     pub fn like(sketch: &DDSketch<M, N>) -> Self {
-        Self::with_min_index(*sketch.mapping(), sketch.min_index())
+        Self::with_layout(sketch.layout())
     }
 
-    /// The caller checks that `min_index + N` fits in an `i32`.
-    pub(crate) fn with_min_index(mapping: M, min_index: i32) -> Self {
-        const { assert!(N > 0 && N < i32::MAX as usize, "N must be in 1..i32::MAX") };
+    /// An empty sketch of `layout`.
+    pub(crate) fn with_layout(layout: BinLayout<M, N>) -> Self {
         AtomicSketch {
-            mapping,
-            min_index,
+            mapping: *layout.mapping(),
+            min_index: layout.min_index(),
             zero: AtomicU32::new(0),
             bins: zeroed(),
             clamped: AtomicU32::new(0),
@@ -196,8 +194,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// [`record`](Self::record), returning the count its bin had before (`None` if the
-    /// bin was full): the window uses it to pace threshold refreshes without a shared
-    /// counter.
+    /// bin was full): the window uses it to pace the refreshes of its cached quantile
+    /// without a shared counter.
     #[inline]
     pub(crate) fn record_returning_bin_count(
         &self,
@@ -216,7 +214,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         if previous.is_some() {
             // +inf enters the extremes as the top of the range, as in DDSketch.
             let key = if clamped && value == f64::INFINITY {
-                key_of_f64(self.max_trackable())
+                key_of_f64(self.layout().max_trackable())
             } else {
                 key_of_f64(value)
             };
@@ -245,14 +243,10 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// saturated) and whether the value was above the range.
     #[inline]
     fn add_one(&self, index: i32) -> (Option<u32>, bool) {
-        // Two i32s: the difference cannot overflow an i64.
-        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index));
-        let (bin, clamped) = if pos < 0 {
-            (Some(&self.zero), false)
-        } else if pos >= N as i64 {
-            (self.bins.last(), true)
-        } else {
-            (self.bins.get(pos as usize), false)
+        let (bin, clamped) = match self.layout().slot(index) {
+            Slot::Zero => (Some(&self.zero), false),
+            Slot::Bin(pos) => (self.bins.get(pos), false),
+            Slot::Top => (self.bins.last(), true),
         };
         let previous = bin.and_then(increment);
         match previous {
@@ -300,23 +294,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// The value at quantile `q`, with [`DDSketch::quantile`]'s convention, or `None` if
     /// empty. Scans the bins twice; concurrent records may or may not be seen.
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
-        if !(0.0..=1.0).contains(&q) {
-            return Err(InvalidQuantile);
-        }
-        let (Some(min), Some(max)) = (self.min(), self.max()) else {
-            return Ok(None);
-        };
-        if q == 0.0 {
-            return Ok(Some(min));
-        }
-        if q == 1.0 {
-            return Ok(Some(max));
-        }
-        Ok(match rank_value_of(core::slice::from_ref(self), q) {
-            (Some(v), _) => Some(v.max(min).min(max)),
-            (None, 0) => None,
-            // A concurrent clear emptied bins between the two passes.
-            (None, _) => Some(max),
+        let extremes = self.min().zip(self.max());
+        sketch_quantile(q, extremes, |q| {
+            rank_value(core::slice::from_ref(self), &self.layout(), q)
         })
     }
 
@@ -332,19 +312,25 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         Some(value_of_key(self.max_key.load(Relaxed)))
     }
 
-    /// Values above the range put in the top bin.
-    pub fn clamped(&self) -> u32 {
-        self.clamped.load(Relaxed)
+    /// Values above the range put in the top bin (and `+inf`). Kept in a 32-bit atomic
+    /// (recording uses no 64-bit atomic), it stops at 2^31, a full bin's count: it never
+    /// wraps.
+    pub fn clamped(&self) -> u64 {
+        u64::from(self.clamped.load(Relaxed))
     }
 
     /// Records dropped because their bin was full (2^31). Not part of [`count`](Self::count).
-    pub fn saturated(&self) -> u32 {
-        self.saturated.load(Relaxed)
+    /// Kept in a 32-bit atomic, it stops at 2^31 too: it never wraps, but past that it
+    /// undercounts.
+    pub fn saturated(&self) -> u64 {
+        u64::from(self.saturated.load(Relaxed))
     }
 
-    /// The index mapping.
-    pub fn mapping(&self) -> &M {
-        &self.mapping
+    /// Where the bins lie: the mapping, the lowest bin's index, `N`, and the trackable
+    /// range (as [`DDSketch::layout`]).
+    #[inline]
+    pub fn layout(&self) -> BinLayout<M, N> {
+        BinLayout::with_min_index(self.mapping, self.min_index)
     }
 
     /// The guaranteed relative accuracy (alpha).
@@ -352,28 +338,10 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.mapping.relative_accuracy()
     }
 
-    /// The mapping index of the lowest bin.
-    pub fn min_index(&self) -> i32 {
-        self.min_index
-    }
-
-    /// The smallest value with a bin of its own, exactly (as [`DDSketch::min_trackable`]);
-    /// smaller values count in the zero bin.
-    pub fn min_trackable(&self) -> f64 {
-        first_value_of_index(&self.mapping, self.min_index)
-    }
-
-    /// The end of the trackable range, exactly: the first value clamped into the top bin
-    /// (as [`DDSketch::max_trackable`]).
-    pub fn max_trackable(&self) -> f64 {
-        // with_min_index's caller guarantees min_index + N fits in an i32.
-        first_value_of_index(&self.mapping, self.min_index.saturating_add(N as i32))
-    }
-
     /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum
     /// is derived from the bins; min and max are this sketch's.
     pub fn snapshot(&self) -> DDSketch<M, N> {
-        let mut sketch = DDSketch::with_min_index(self.mapping, self.min_index);
+        let mut sketch = DDSketch::with_layout(self.layout());
         self.add_into(&mut sketch);
         sketch
     }
@@ -381,7 +349,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Adds this sketch's contents into `target` (see [`snapshot`](Self::snapshot)).
     /// Errors, changing nothing, if the configurations differ.
     pub fn merge_into(&self, target: &mut DDSketch<M, N>) -> Result<(), MergeError> {
-        target.check_layout(&self.mapping, self.min_index)?;
+        target.layout().check_compatible(&self.layout())?;
         self.add_into(target);
         Ok(())
     }
@@ -400,8 +368,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         target.add_counts(
             self.zero.load(Relaxed),
             bins,
-            u64::from(self.clamped()),
-            u64::from(self.saturated()),
+            self.clamped(),
+            self.saturated(),
         );
         if let (Some(min), Some(max)) = (self.min(), self.max()) {
             target.add_float_stats(min, max, sum);
@@ -429,44 +397,45 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 }
 
-/// The representative value of the bin holding rank `floor(q * (count - 1))` of the union
-/// of `sketches` (which share one layout: a window's slots), 0 for the zero bin, and that
-/// count: one pass over the bins for the count, one for the rank. Records racing the passes
+/// The union of sketches of one layout (a window's slots, or one sketch), searched in two
+/// passes: one over the bins for the count, one for the rank. Records racing the passes
 /// only add to bins, so the rank is found; only a clear between them (which a caller that
-/// cares detects) leaves it unfound: `None`.
-pub(crate) fn rank_value_of<M: IndexMapping, const N: usize>(
+/// cares detects) leaves it unfound.
+impl<M: IndexMapping, const N: usize> RankedBins for [AtomicSketch<M, N>] {
+    fn count(&self) -> u64 {
+        (0..N)
+            .flat_map(|pos| in_bin(self, pos))
+            .chain(zeros(self))
+            .fold(0, u64::saturating_add)
+    }
+
+    fn zero_count(&self) -> u64 {
+        zeros(self).fold(0, u64::saturating_add)
+    }
+
+    fn position_of_rank(&self, rank: u64, zero: u64, _count: u64) -> Option<usize> {
+        let mut cumulative = zero;
+        (0..N).find(|&pos| {
+            cumulative = in_bin(self, pos).fold(cumulative, u64::saturating_add);
+            cumulative > rank
+        })
+    }
+}
+
+/// The zero bins of `sketches`, as relaxed loads.
+fn zeros<M, const N: usize>(sketches: &[AtomicSketch<M, N>]) -> impl Iterator<Item = u64> + '_ {
+    sketches.iter().map(|s| u64::from(s.zero.load(Relaxed)))
+}
+
+/// The bins at position `pos` of `sketches`, as relaxed loads.
+fn in_bin<M, const N: usize>(
     sketches: &[AtomicSketch<M, N>],
-    q: f64,
-) -> (Option<f64>, u64) {
-    let zeros = || sketches.iter().map(|s| u64::from(s.zero.load(Relaxed)));
-    let in_bin = |pos: usize| {
-        sketches
-            .iter()
-            .filter_map(move |s| s.bins.get(pos))
-            .map(|b| u64::from(b.load(Relaxed)))
-    };
-    let count = (0..N)
-        .flat_map(in_bin)
-        .chain(zeros())
-        .fold(0, u64::saturating_add);
-    let Some(first) = sketches.first() else {
-        return (None, count);
-    };
-    if count == 0 {
-        return (None, 0);
-    }
-    let rank = (q * count.saturating_sub(1) as f64) as u64;
-    let mut cumulative = zeros().fold(0, u64::saturating_add);
-    if cumulative > rank {
-        return (Some(0.0), count);
-    }
-    for (pos, index) in (0..N).zip(first.min_index..) {
-        cumulative = in_bin(pos).fold(cumulative, u64::saturating_add);
-        if cumulative > rank {
-            return (Some(first.mapping.value(index)), count);
-        }
-    }
-    (None, count)
+    pos: usize,
+) -> impl Iterator<Item = u64> + '_ {
+    sketches
+        .iter()
+        .filter_map(move |s| s.bins.get(pos))
+        .map(|b| u64::from(b.load(Relaxed)))
 }
 
 impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {

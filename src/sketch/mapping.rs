@@ -123,6 +123,51 @@ fn accuracy_of_width(ln_width: f64) -> f64 {
     libm::tanh(ln_width / 2.0)
 }
 
+/// What [`LogMapping`] and [`CubicMapping`] share: `index = floor(approx_log(v) *
+/// multiplier + offset)`, with DataDog's parameters and the accuracy they guarantee.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Scale {
+    alpha: f64,
+    gamma: f64,
+    multiplier: f64,
+    offset: f64,
+}
+
+impl Scale {
+    /// The scale of DataDog's protobuf parameters, for an `approx_log` of base `e^ln_base`
+    /// whose widest bin spans `widest * ln(gamma)` in natural-log space (`widest` is 1 for
+    /// the exact logarithm). Errors unless `gamma > 1` and both are finite.
+    fn from_gamma_offset(
+        gamma: f64,
+        offset: f64,
+        ln_base: f64,
+        widest: f64,
+    ) -> Result<Self, ConfigError> {
+        if !(gamma > 1.0 && gamma.is_finite() && offset.is_finite()) {
+            return Err(ConfigError::InvalidAccuracy);
+        }
+        let ln_gamma = libm::log(gamma);
+        Ok(Scale {
+            alpha: accuracy_of_width(widest * ln_gamma),
+            gamma,
+            multiplier: ln_base / ln_gamma,
+            offset,
+        })
+    }
+
+    /// The index of the bin whose value has logarithm `approx_log`.
+    #[inline]
+    fn index(&self, approx_log: f64) -> i32 {
+        floor_i32(approx_log * self.multiplier + self.offset)
+    }
+
+    /// The logarithm at which bin `index` starts (the inverse of [`index`](Self::index)).
+    fn lower_bound_log(&self, index: i32) -> f64 {
+        (index as f64 - self.offset) / self.multiplier
+    }
+}
+
 /// The memory-optimal mapping: `index = floor(ln(v) / ln(gamma))`.
 ///
 /// Fewest bins for a given accuracy; costs one `libm::ln` per record.
@@ -136,10 +181,7 @@ fn accuracy_of_width(ln_width: f64) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LogMapping {
-    alpha: f64,
-    gamma: f64,
-    multiplier: f64,
-    offset: f64,
+    scale: Scale,
 }
 
 impl LogMapping {
@@ -147,26 +189,20 @@ impl LogMapping {
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         let gamma = accuracy_base(alpha);
         LogMapping {
-            alpha,
-            gamma,
-            multiplier: 1.0 / libm::log(gamma),
-            offset: 0.0,
+            scale: Scale {
+                alpha,
+                gamma,
+                multiplier: 1.0 / libm::log(gamma),
+                offset: 0.0,
+            },
         }
     }
 
     /// The mapping of DataDog's protobuf parameters, as DataDog's `NONE` interpolation
     /// defines them. Errors unless `gamma > 1` and both are finite.
     pub fn from_gamma_offset(gamma: f64, offset: f64) -> Result<Self, ConfigError> {
-        if !(gamma > 1.0 && gamma.is_finite() && offset.is_finite()) {
-            return Err(ConfigError::InvalidAccuracy);
-        }
-        let ln_gamma = libm::log(gamma);
-        Ok(LogMapping {
-            alpha: accuracy_of_width(ln_gamma),
-            gamma,
-            multiplier: 1.0 / ln_gamma,
-            offset,
-        })
+        let scale = Scale::from_gamma_offset(gamma, offset, 1.0, 1.0)?;
+        Ok(LogMapping { scale })
     }
 }
 
@@ -179,24 +215,24 @@ impl IndexMapping for LogMapping {
     }
 
     fn relative_accuracy(&self) -> f64 {
-        self.alpha
+        self.scale.alpha
     }
 
     fn gamma(&self) -> f64 {
-        self.gamma
+        self.scale.gamma
     }
 
     fn index_offset(&self) -> f64 {
-        self.offset
+        self.scale.offset
     }
 
     #[inline]
     fn index(&self, value: f64) -> i32 {
-        floor_i32(libm::log(value) * self.multiplier + self.offset)
+        self.scale.index(libm::log(value))
     }
 
     fn lower_bound(&self, index: i32) -> f64 {
-        libm::exp((index as f64 - self.offset) / self.multiplier)
+        libm::exp(self.scale.lower_bound_log(index))
     }
 }
 
@@ -221,10 +257,7 @@ const CUBIC_CORRECTION: f64 = 7.0 / (10.0 * core::f64::consts::LN_2);
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CubicMapping {
-    alpha: f64,
-    gamma: f64,
-    multiplier: f64,
-    offset: f64,
+    scale: Scale,
 }
 
 impl CubicMapping {
@@ -232,26 +265,22 @@ impl CubicMapping {
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         let ln_base = libm::log(accuracy_base(alpha));
         CubicMapping {
-            alpha,
-            gamma: libm::exp(ln_base / CUBIC_CORRECTION),
-            multiplier: CUBIC_CORRECTION * core::f64::consts::LN_2 / ln_base,
-            offset: 0.0,
+            scale: Scale {
+                alpha,
+                gamma: libm::exp(ln_base / CUBIC_CORRECTION),
+                multiplier: CUBIC_CORRECTION * core::f64::consts::LN_2 / ln_base,
+                offset: 0.0,
+            },
         }
     }
 
     /// The mapping of DataDog's protobuf parameters for `CUBIC` interpolation.
     /// Errors unless `gamma > 1` and both are finite.
     pub fn from_gamma_offset(gamma: f64, offset: f64) -> Result<Self, ConfigError> {
-        if !(gamma > 1.0 && gamma.is_finite() && offset.is_finite()) {
-            return Err(ConfigError::InvalidAccuracy);
-        }
-        let ln_gamma = libm::log(gamma);
-        Ok(CubicMapping {
-            alpha: accuracy_of_width(CUBIC_CORRECTION * ln_gamma),
-            gamma,
-            multiplier: core::f64::consts::LN_2 / ln_gamma,
-            offset,
-        })
+        // log2 (base 2); its widest bins span CUBIC_CORRECTION times ln(gamma).
+        let ln_base = core::f64::consts::LN_2;
+        let scale = Scale::from_gamma_offset(gamma, offset, ln_base, CUBIC_CORRECTION)?;
+        Ok(CubicMapping { scale })
     }
 
     /// `s` in [0, 1) such that the cubic `((A s + B) s + C) s` equals `y` in [0, 1), by
@@ -274,27 +303,27 @@ impl IndexMapping for CubicMapping {
     }
 
     fn relative_accuracy(&self) -> f64 {
-        self.alpha
+        self.scale.alpha
     }
 
     fn gamma(&self) -> f64 {
-        self.gamma
+        self.scale.gamma
     }
 
     fn index_offset(&self) -> f64 {
-        self.offset
+        self.scale.offset
     }
 
     #[inline]
     fn index(&self, value: f64) -> i32 {
         let bits = value.to_bits();
         let s = significand_minus_one(bits);
-        let approx_log2 = exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s;
-        floor_i32(approx_log2 * self.multiplier + self.offset)
+        self.scale
+            .index(exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s)
     }
 
     fn lower_bound(&self, index: i32) -> f64 {
-        let x = (index as f64 - self.offset) / self.multiplier;
+        let x = self.scale.lower_bound_log(index);
         let e = libm::floor(x);
         let s = Self::cubic_inverse(x - e);
         libm::ldexp(1.0 + s, e as i32)
@@ -509,7 +538,7 @@ mod tests {
         let c = CubicMapping::with_relative_accuracy(0.01).unwrap();
         let c2 = CubicMapping::from_gamma_offset(c.gamma(), 0.0).unwrap();
         assert!((c2.relative_accuracy() - 0.01).abs() < 1e-12);
-        assert!((c2.multiplier - c.multiplier).abs() < 1e-9);
+        assert!((c2.scale.multiplier - c.scale.multiplier).abs() < 1e-9);
     }
 
     #[test]

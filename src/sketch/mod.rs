@@ -9,8 +9,8 @@
 //! # Range
 //!
 //! The trackable range follows from the mapping's `alpha`, `N` and the smallest value to
-//! track: bins cover `[min_trackable, max_trackable)`, and `max_trackable` is about
-//! `min_trackable * gamma^N`. Values outside it are never lost:
+//! track (a sketch's [`BinLayout`]): bins cover `[min_trackable, max_trackable)`, and
+//! `max_trackable` is about `min_trackable * gamma^N`. Values outside it are never lost:
 //!
 //! * zero (`-0.0` is recorded as `+0.0`) and positive values below the range count in
 //!   the *zero bin* (reported as 0, or as the exact minimum when that is larger), as
@@ -33,14 +33,20 @@
 //! 100 s, with their sizes.
 
 pub mod atomic;
+mod layout;
 mod mapping;
 pub mod presets;
+pub(crate) mod rank;
 
 use core::fmt;
 use core::time::Duration;
 
 pub use atomic::AtomicSketch;
+pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping};
+
+use layout::Slot;
+use rank::{rank_value, sketch_quantile, RankedBins};
 
 /// Why a sketch configuration was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,86 +274,6 @@ fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
     })
 }
 
-/// The smallest non-negative `f64` whose mapping index is at least `index` (`+inf` if no
-/// finite value's is).
-///
-/// `lower_bound` is computed in floating point (an `exp` or a cube root of a rounded
-/// argument), so it can be hundreds of ulps off the boundary `index` actually draws,
-/// either way. This starts from it and searches the bit patterns, which order
-/// non-negative floats as their values: doubling steps until the boundary is bracketed,
-/// then bisection. At most 64 + 64 evaluations of `index`; a handful when `lower_bound`
-/// is a few ulps off. Relies on `index` being non-decreasing, as a mapping's is.
-pub(crate) fn first_value_of_index<M: IndexMapping>(mapping: &M, index: i32) -> f64 {
-    const INF_BITS: u64 = 0x7ff0_0000_0000_0000; // f64::INFINITY.to_bits()
-    let reaches = |bits: u64| mapping.index(f64::from_bits(bits)) >= index;
-    let guess = mapping.lower_bound(index);
-    // A NaN or negative guess (not expected) starts the search from zero.
-    let guess = if guess > 0.0 {
-        guess.to_bits().min(INF_BITS)
-    } else {
-        0
-    };
-    // Bracket the boundary: `lo` below it (index too low), `hi` at or above it.
-    let (mut lo, mut hi) = (guess, guess);
-    let mut step = 1u64;
-    if reaches(guess) {
-        loop {
-            if lo == 0 {
-                return 0.0; // every value reaches `index`
-            }
-            lo = lo.saturating_sub(step);
-            if !reaches(lo) {
-                break;
-            }
-            hi = lo;
-            step = step.saturating_mul(2); // at most 64 doublings reach 0
-        }
-    } else {
-        loop {
-            if hi == INF_BITS {
-                return f64::INFINITY; // not even f64::MAX reaches `index`
-            }
-            hi = hi.saturating_add(step).min(INF_BITS);
-            if reaches(hi) {
-                break;
-            }
-            lo = hi;
-            step = step.saturating_mul(2); // at most 64 doublings reach INF_BITS
-        }
-    }
-    // Bisect: !reaches(lo), reaches(hi), lo < hi. At most 64 halvings.
-    while hi.wrapping_sub(lo) > 1 {
-        let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
-        if reaches(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    f64::from_bits(hi)
-}
-
-/// The mapping index of the lowest of `bins` bins whose lowest bin holds `min_value`, if
-/// `min_value` is a positive normal finite number and every bin index fits in an `i32`.
-pub(crate) fn min_index_for<M: IndexMapping>(
-    mapping: &M,
-    min_value: f64,
-    bins: usize,
-) -> Result<i32, ConfigError> {
-    // Not subnormal: the cubic and integer mappings read the exponent field, which
-    // subnormals lack, so their bins there are not within alpha. (Subnormal values below
-    // a normal range still fall in the zero bin: their indices are lower.)
-    if !(min_value >= f64::MIN_POSITIVE && min_value.is_finite()) {
-        return Err(ConfigError::InvalidMinValue);
-    }
-    let min_index = mapping.index(min_value);
-    let top = i64::from(min_index).saturating_add(i64::try_from(bins).unwrap_or(i64::MAX));
-    if min_index == i32::MIN || top > i64::from(i32::MAX) {
-        return Err(ConfigError::RangeOverflow);
-    }
-    Ok(min_index)
-}
-
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
 /// No heap; `size_of` is `4 * N` plus 92 to 124 bytes on x86-64, depending on the mapping
@@ -368,6 +294,8 @@ pub(crate) fn min_index_for<M: IndexMapping>(
 /// ```
 #[derive(Clone)]
 pub struct DDSketch<M, const N: usize> {
+    // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with
+    // `zero_count` (a `BinLayout` of a 32-byte mapping would pad to 40 bytes).
     mapping: M,
     /// Mapping index of `bins[0]`.
     min_index: i32,
@@ -387,10 +315,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// Errors if `min_value` is not a positive normal finite number
     /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
-        Ok(Self::with_min_index(
-            mapping,
-            min_index_for(&mapping, min_value, N)?,
-        ))
+        Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
     }
 
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
@@ -428,13 +353,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         Ok(sketch)
     }
 
-    /// The sketch whose lowest bin has mapping index `min_index`. The caller checks that
-    /// `min_index + N` fits in an `i32`.
-    pub(crate) const fn with_min_index(mapping: M, min_index: i32) -> Self {
-        const { assert!(N > 0 && N < i32::MAX as usize, "N must be in 1..i32::MAX") };
+    /// An empty sketch of `layout`.
+    pub(crate) fn with_layout(layout: BinLayout<M, N>) -> Self {
         DDSketch {
-            mapping,
-            min_index,
+            mapping: *layout.mapping(),
+            min_index: layout.min_index(),
             zero_count: 0,
             bins: [0; N],
             count: 0,
@@ -559,17 +482,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// and whether the value was above the range.
     #[inline]
     fn add_to_bin(&mut self, index: i32, n: u32) -> (u32, bool) {
-        // 32-bit arithmetic (two words on a Cortex-M would double the cost): with
-        // index >= min_index, their difference fits in a u32.
-        let (slot, clamped) = if index < self.min_index {
-            (Some(&mut self.zero_count), false)
-        } else {
-            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
-            if pos >= N {
-                (self.bins.last_mut(), true)
-            } else {
-                (self.bins.get_mut(pos), false)
-            }
+        let (slot, clamped) = match self.layout().slot(index) {
+            Slot::Zero => (Some(&mut self.zero_count), false),
+            Slot::Bin(pos) => (self.bins.get_mut(pos), false),
+            Slot::Top => (self.bins.last_mut(), true),
         };
         // `slot` is always Some (N > 0 and pos is in range); None would count as saturated.
         let added = match slot {
@@ -605,35 +521,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     ///
     /// Errors if `q` is NaN or outside [0, 1].
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
-        if !(0.0..=1.0).contains(&q) {
-            return Err(InvalidQuantile);
-        }
-        let (Some(min), Some(max)) = (self.min(), self.max()) else {
-            return Ok(None);
-        };
-        if q == 0.0 {
-            return Ok(Some(min));
-        }
-        if q == 1.0 {
-            return Ok(Some(max));
-        }
-        let rank = (q * self.count.saturating_sub(1) as f64) as u64;
-        let clamp = |v: f64| v.max(min).min(max);
-        let zero = u64::from(self.zero_count);
-        if zero > rank {
-            return Ok(Some(clamp(0.0)));
-        }
-        // `count` is the zero bin plus the bins, so the bin can be found from either end:
-        // from the nearer one, starting at the bin of the exact min or max.
-        let pos = if rank >= self.count / 2 {
-            self.bin_from_top(self.count.saturating_sub(rank))
-        } else {
-            self.bin_from_bottom(rank.wrapping_sub(zero)) // zero <= rank
-        };
-        Ok(Some(match pos {
-            Some(pos) => clamp(self.mapping.value(self.min_index.wrapping_add(pos as i32))),
-            None => max, // not reached: the bins hold `count` values
-        }))
+        let extremes = self.min().zip(self.max());
+        sketch_quantile(q, extremes, |q| rank_value(self, &self.layout(), q))
     }
 
     // The scan starts from the exact min or max, which bound the bins: `record` and
@@ -643,18 +532,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     // A snapshot taken while records race may hold a bin before its max: that record then
     // counts as above every scanned bin, as racing records may or may not be seen.
 
-    /// The position of the bin of mapping index `index`, one bin lower (see above),
-    /// clamped to the bins.
-    fn pos_below(&self, index: i32) -> usize {
+    /// The position of the bin of mapping index `index`, moved by `slack` bins (one
+    /// lower or higher, see above), clamped to the bins.
+    fn pos_near(&self, index: i32, slack: i64) -> usize {
         let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
-        pos.saturating_sub(1).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
-    }
-
-    /// The position of the bin of mapping index `index`, one bin higher, clamped to the
-    /// bins.
-    fn pos_above(&self, index: i32) -> usize {
-        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
-        pos.saturating_add(1).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
+        pos.saturating_add(slack).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
     }
 
     /// The lowest position that can hold a value, from the exact minimum: no bin below it
@@ -664,14 +546,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let mut lo = N.wrapping_sub(1); // N >= 1
         if f.min <= f.max {
             lo = if f.min > 0.0 {
-                self.pos_below(self.mapping.index(f.min))
+                self.pos_near(self.mapping.index(f.min), -1)
             } else {
                 0
             };
         }
         if i.min <= i.max {
             lo = lo.min(if i.min > 0 {
-                self.pos_below(self.mapping.index_u64(i.min))
+                self.pos_near(self.mapping.index_u64(i.min), -1)
             } else {
                 0
             });
@@ -686,10 +568,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let mut hi = 0;
         if f.min <= f.max && f.max > 0.0 {
             // f.max is finite: +inf enters the stats as max_trackable.
-            hi = self.pos_above(self.mapping.index(f.max));
+            hi = self.pos_near(self.mapping.index(f.max), 1);
         }
         if i.min <= i.max && i.max > 0 {
-            hi = hi.max(self.pos_above(self.mapping.index_u64(i.max)));
+            hi = hi.max(self.pos_near(self.mapping.index_u64(i.max), 1));
         }
         hi
     }
@@ -802,6 +684,13 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.saturated
     }
 
+    /// Where the bins lie: the mapping, the lowest bin's index, `N`, and the trackable
+    /// range. The accessors below are shorthands for its own.
+    #[inline]
+    pub fn layout(&self) -> BinLayout<M, N> {
+        BinLayout::with_min_index(self.mapping, self.min_index)
+    }
+
     /// The index mapping.
     pub fn mapping(&self) -> &M {
         &self.mapping
@@ -817,17 +706,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.min_index
     }
 
-    /// The smallest value with a bin of its own, exactly: the first `f64` the mapping puts
-    /// in the lowest bin. Smaller values count in the zero bin.
+    /// The smallest value with a bin of its own: [`BinLayout::min_trackable`].
     pub fn min_trackable(&self) -> f64 {
-        first_value_of_index(&self.mapping, self.min_index)
+        self.layout().min_trackable()
     }
 
-    /// The end of the trackable range, exactly: the first `f64` clamped into the top bin
-    /// (`+inf` if the bins reach past `f64::MAX`, so that no value is clamped).
+    /// The end of the trackable range: [`BinLayout::max_trackable`].
     pub fn max_trackable(&self) -> f64 {
-        // with_min_index's caller guarantees min_index + N fits in an i32.
-        first_value_of_index(&self.mapping, self.min_index.saturating_add(N as i32))
+        self.layout().max_trackable()
     }
 
     /// The non-empty bins, from the lowest index up (the zero bin is
@@ -952,29 +838,32 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         &self,
         other: &DDSketch<M, N2>,
     ) -> Result<(), MergeError> {
-        if N != N2 {
-            return Err(MergeError::BinCount);
-        }
-        self.check_layout(&other.mapping, other.min_index)
-    }
-
-    /// Whether bins laid out by `mapping` from `min_index` up are this sketch's bins.
-    pub(crate) fn check_layout(&self, mapping: &M, min_index: i32) -> Result<(), MergeError> {
-        // Gamma and offset fix every bin boundary (the interpolation is the type `M`).
-        if self.mapping.gamma() != mapping.gamma() {
-            Err(MergeError::Mapping)
-        } else if self.mapping.index_offset() != mapping.index_offset() {
-            Err(MergeError::Offset)
-        } else if self.min_index != min_index {
-            Err(MergeError::Range)
-        } else {
-            Ok(())
-        }
+        self.layout().check_compatible(&other.layout())
     }
 
     /// Empties the sketch, keeping its configuration.
     pub fn clear(&mut self) {
-        *self = Self::with_min_index(self.mapping, self.min_index);
+        *self = Self::with_layout(self.layout());
+    }
+}
+
+impl<M: IndexMapping, const N: usize> RankedBins for DDSketch<M, N> {
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn zero_count(&self) -> u64 {
+        u64::from(self.zero_count)
+    }
+
+    /// `count` is the zero bin plus the bins, so the bin can be found from either end:
+    /// from the nearer one, starting at the bin of the exact min or max.
+    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
+        if rank >= count / 2 {
+            self.bin_from_top(count.saturating_sub(rank))
+        } else {
+            self.bin_from_bottom(rank.wrapping_sub(zero)) // zero <= rank
+        }
     }
 }
 
@@ -1261,22 +1150,5 @@ mod tests {
         s.record(3.0).unwrap();
         assert_eq!(s.min().map(f64::to_bits), Some(0));
         assert_eq!(s.quantile(0.25).unwrap().map(f64::to_bits), Some(0));
-    }
-
-    #[test]
-    fn first_value_of_index_at_the_ends() {
-        let m = IntMapping::K6;
-        // The bins past f64::MAX: nothing finite reaches them.
-        assert_eq!(first_value_of_index(&m, 1025 << 6), f64::INFINITY);
-        assert_eq!(first_value_of_index(&m, i32::MAX), f64::INFINITY);
-        // Every value, zero included, reaches an index this low.
-        assert_eq!(first_value_of_index(&m, i32::MIN), 0.0);
-        assert_eq!(first_value_of_index(&m, 0), 1.0);
-        let log = LogMapping::with_relative_accuracy(0.01).unwrap();
-        assert_eq!(first_value_of_index(&log, i32::MAX), f64::INFINITY);
-        for i in [-70_000, -1000, -1, 0, 1, 1000, 70_000] {
-            let v = first_value_of_index(&log, i);
-            assert!(log.index(v) >= i && log.index(v.next_down()) < i, "{i}");
-        }
     }
 }

@@ -20,7 +20,7 @@
 //! assert!(s.max_trackable() >= 1e11);
 //! ```
 
-use super::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use super::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 
 /// Smallest latency the presets track: 1 µs in nanoseconds.
 pub const MIN_LATENCY_NS: f64 = 1e3;
@@ -48,7 +48,10 @@ pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 
 fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
     // The bin counts above are checked against `for_range` by a test, so the range fits.
-    DDSketch::with_min_index(mapping, mapping.index(MIN_LATENCY_NS))
+    DDSketch::with_layout(BinLayout::with_min_index(
+        mapping,
+        mapping.index(MIN_LATENCY_NS),
+    ))
 }
 
 /// An empty [`LogLatency`] sketch.
