@@ -83,8 +83,7 @@ fn main() {
         }
         "record/tailguard/window" => {
             let clock = ManualClock::new();
-            let w: Window<_, _, 1697> =
-                Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+            let w = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
             (0..k).for_each(|i| w.record_u64(ns[value(i)]));
             black_box(&w);
         }

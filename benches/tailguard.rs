@@ -196,7 +196,7 @@ fn record(c: &mut Benches, data: &Data) {
         |s, v| s.record_u64(v),
     );
     let clock = ManualClock::new();
-    let window: Window<_, _, 1697> =
+    let window =
         Window::like(&clock, &presets::int_latency(), WindowConfig::new()).expect("valid window");
     record_batch(&mut g, "tailguard/window", &window, u, |w, v| {
         w.record_u64(v)

@@ -303,7 +303,7 @@ impl From<ConfigError> for WindowError {
 ///
 /// let clock = ManualClock::new();
 /// let config = WindowConfig::new().with_interval(Duration::from_secs(30));
-/// let window: Window<_, _, 931> = Window::like(&clock, &presets::cubic_latency(), config).unwrap();
+/// let window = Window::like(&clock, &presets::cubic_latency(), config).unwrap();
 ///
 /// for ms in 1..=100 {
 ///     window.record_duration(Duration::from_millis(ms));
@@ -352,9 +352,23 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     slots: [AtomicSketch<M, N>; SLOTS],
 }
 
+impl<C: Clock, M: IndexMapping, const N: usize> Window<C, M, N> {
+    /// An empty window of the default three slots whose sketches have the configuration
+    /// of `sketch` (a preset, say; its contents are ignored): the bin count comes from the
+    /// sketch's type.
+    pub fn like(
+        clock: C,
+        sketch: &DDSketch<M, N>,
+        config: WindowConfig,
+    ) -> Result<Self, WindowError> {
+        Self::with_layout(clock, sketch.layout(), config)
+    }
+}
+
 impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M, N, SLOTS> {
-    /// An empty window whose sketches use `mapping` with the lowest bin holding
-    /// `min_value`; its first interval starts now.
+    /// An empty window of `N` bins and `SLOTS` slots (named by the type it is given)
+    /// whose sketches use `mapping` with the lowest bin holding `min_value`; its first
+    /// interval starts now.
     pub fn new(
         clock: C,
         mapping: M,
@@ -362,15 +376,6 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         config: WindowConfig,
     ) -> Result<Self, WindowError> {
         Self::with_layout(clock, BinLayout::new(mapping, min_value)?, config)
-    }
-
-    /// An empty window whose sketches have the configuration of `sketch` (a preset, say).
-    pub fn like(
-        clock: C,
-        sketch: &DDSketch<M, N>,
-        config: WindowConfig,
-    ) -> Result<Self, WindowError> {
-        Self::with_layout(clock, sketch.layout(), config)
     }
 
     fn with_layout(

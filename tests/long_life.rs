@@ -135,8 +135,7 @@ fn any_idle_gap_empties_a_window_with_short_intervals() {
     for gap in intervals {
         let clock = ManualClock::starting_at(Instant::from_nanos(3 * DAY));
         let config = WindowConfig::new().with_interval(Duration::from_millis(1));
-        let window: Window<_, _, 931> =
-            Window::like(&clock, &presets::cubic_latency(), config).unwrap();
+        let window = Window::like(&clock, &presets::cubic_latency(), config).unwrap();
         for _ in 0..10 {
             window.record_duration(Duration::from_millis(900));
         }

@@ -12,6 +12,8 @@ use tailguard::sketch::{
 use tailguard::window::{Window, WindowConfig, WindowError};
 
 const QS: [f64; 7] = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0];
+/// A small window: its size does not matter to the promises tested here.
+const SMALL_BINS: usize = 64;
 
 fn negative_zero_is_a_zero_in<M: IndexMapping>() {
     let mut s = DDSketch::<M, 128>::with_relative_accuracy(0.02, 1.0).unwrap();
@@ -132,7 +134,8 @@ fn subnormal_min_values_are_refused() {
             bad
         );
         let clock = ManualClock::new();
-        let w = Window::<_, _, 64>::new(&clock, cubic, min, WindowConfig::new());
+        let w: Result<Window<_, _, SMALL_BINS>, _> =
+            Window::new(&clock, cubic, min, WindowConfig::new());
         assert_eq!(
             w.err(),
             Some(WindowError::Sketch(ConfigError::InvalidMinValue))

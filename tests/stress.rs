@@ -13,6 +13,8 @@ use tailguard::window::{Window, WindowConfig};
 
 const THREADS: u64 = 4;
 const RECORDS: u64 = if cfg!(miri) { 200 } else { 1_000_000 };
+/// The windows of these tests: 64 bins, so that miri runs them quickly.
+const SMALL_BINS: usize = 64;
 
 /// Thread `t`'s `i`-th value: log-normal-ish latencies in ns, different per thread.
 fn value(rng: &mut Rng) -> u64 {
@@ -67,7 +69,7 @@ fn window_conserves_every_record_while_rotating_and_querying() {
     // 64 bins from 1 ms (16 per octave; values outside count in the edge bins): the
     // conservation is the same for any layout, and the refreshes stay quick under miri.
     let mapping = IntMapping::with_mantissa_bits(4).unwrap();
-    let window: Window<_, _, 64> = Window::new(&clock, mapping, 1e6, config).unwrap();
+    let window: Window<_, _, SMALL_BINS> = Window::new(&clock, mapping, 1e6, config).unwrap();
     let recorded = AtomicU64::new(0);
     let done = AtomicBool::new(false);
     thread::scope(|s| {
@@ -128,7 +130,7 @@ fn published_thresholds_are_always_of_data_the_window_holds() {
     // 64 bins from 1 ms (16 per octave): small enough that the refreshes (one per record
     // while warming) stay quick under miri.
     let mapping = IntMapping::with_mantissa_bits(4).unwrap();
-    let window: Window<_, _, 64> = Window::new(&clock, mapping, 1e6, config).unwrap();
+    let window: Window<_, _, SMALL_BINS> = Window::new(&clock, mapping, 1e6, config).unwrap();
     let alpha = window.relative_accuracy();
     let ok = |t: Option<f64>| t.is_none_or(|t| (t - FIVE_MS).abs() <= alpha * FIVE_MS * 1.0001);
     let done = AtomicBool::new(false);

@@ -13,13 +13,15 @@ use crate::sketch::{DDSketch, IndexMapping};
 /// use tailguard::sketch::{DDSketch, LogMapping};
 ///
 /// // A sketch of a wide range, decoded into one of a narrower range.
-/// let mut wide = DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.02, 1e-3).unwrap();
+/// type Wide = DDSketch<LogMapping, 1024>;
+/// type Narrow = DDSketch<LogMapping, 256>;
+/// let mut wide = Wide::with_relative_accuracy(0.02, 1e-3).unwrap();
 /// for v in [1e-2, 5.0, 6.0, 1e6] {
 ///     wide.record(v).unwrap();
 /// }
 /// let mut buf = [0u8; 8192];
 /// let len = encode(&wide, IndexConvention::GoJava, &mut buf).unwrap();
-/// let mut narrow = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.02, 1.0).unwrap();
+/// let mut narrow = Narrow::with_relative_accuracy(0.02, 1.0).unwrap();
 /// let report = decode_into(&buf[..len], IndexConvention::GoJava, &mut narrow).unwrap();
 /// assert_eq!((report.added, report.below_range, report.above_range), (4, 1, 1));
 /// assert_eq!(narrow.zero_count(), 1);

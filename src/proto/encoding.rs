@@ -136,7 +136,8 @@ pub fn encoded_len<M: IndexMapping, const N: usize>(
 /// use tailguard::proto::{encode, IndexConvention};
 /// use tailguard::sketch::{DDSketch, LogMapping};
 ///
-/// let mut s = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// type Sketch = DDSketch<LogMapping, 512>; // 1 %, 512 bins from 1.0
+/// let mut s = Sketch::with_relative_accuracy(0.01, 1.0).unwrap();
 /// s.record(1.0).unwrap();
 /// let mut buf = [0u8; 64];
 /// let len = encode(&s, IndexConvention::GoJava, &mut buf).unwrap();

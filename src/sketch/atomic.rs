@@ -104,7 +104,8 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};
 ///
-/// let sketch = AtomicSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// type Shared = AtomicSketch<CubicMapping, 512>; // 1 %, 512 bins from 1.0
+/// let sketch = Shared::with_relative_accuracy(0.01, 1.0).unwrap();
 /// std::thread::scope(|s| {
 ///     for _ in 0..4 {
 ///         s.spawn(|| {

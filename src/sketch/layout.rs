@@ -19,7 +19,7 @@ use super::{ConfigError, IndexMapping, MergeError};
 ///
 /// ```compile_fail
 /// use tailguard::sketch::{DDSketch, LogMapping};
-/// let none = DDSketch::<LogMapping, 0>::with_relative_accuracy(0.01, 1.0);
+/// let none: Result<DDSketch<LogMapping, 0>, _> = DDSketch::with_relative_accuracy(0.01, 1.0);
 /// ```
 ///
 /// ```

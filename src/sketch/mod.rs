@@ -283,7 +283,8 @@ fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
 /// use tailguard::sketch::{DDSketch, LogMapping};
 ///
 /// // 1 % relative accuracy, values from 1.0 up, 512 bins (up to about 2.7e4).
-/// let mut sketch = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// type Sketch = DDSketch<LogMapping, 512>;
+/// let mut sketch = Sketch::with_relative_accuracy(0.01, 1.0).unwrap();
 /// for v in 1..=1000 {
 ///     sketch.record(v as f64).unwrap();
 /// }
@@ -332,9 +333,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     /// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
     /// // 1 % from 1 µs to 100 s in nanoseconds needs 922 bins.
-    /// let s = DDSketch::<LogMapping, 922>::for_range(0.01, 1e3, 1e11);
+    /// let s: Result<DDSketch<LogMapping, 922>, _> = DDSketch::for_range(0.01, 1e3, 1e11);
     /// assert!(s.is_ok());
-    /// let s = DDSketch::<LogMapping, 900>::for_range(0.01, 1e3, 1e11);
+    /// let s: Result<DDSketch<LogMapping, 900>, _> = DDSketch::for_range(0.01, 1e3, 1e11);
     /// assert_eq!(s.err(), Some(ConfigError::TooFewBins { needed: 922 }));
     /// ```
     pub fn for_range(alpha: f64, min_value: f64, max_value: f64) -> Result<Self, ConfigError> {
@@ -721,7 +722,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     ///
     /// ```
     /// use tailguard::sketch::{DDSketch, IndexMapping, LogMapping};
-    /// let mut s = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.02, 1.0).unwrap();
+    /// let mut s: DDSketch<LogMapping, 256> = DDSketch::with_relative_accuracy(0.02, 1.0).unwrap();
     /// s.record_n(10.0, 3).unwrap();
     /// let bins: Vec<_> = s.bins().collect();
     /// assert_eq!(bins.len(), 1);
