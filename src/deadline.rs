@@ -132,7 +132,7 @@ pub struct StepProgress {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StepCutoff {
     /// No first signal by then means stuck: the step's own p95 (a [`Hedger`]'s delay at
-    /// percentile 0.95, or a window's threshold).
+    /// percentile 0.95, or a window's cached quantile).
     ///
     /// [`Hedger`]: crate::hedge::Hedger
     pub cutoff: Duration,

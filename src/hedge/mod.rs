@@ -30,7 +30,7 @@
 //! `start` is one budget deposit (a compare-and-swap), a counter and the window's rotation
 //! check (a clock reading against the published interval: it rotates, once per interval,
 //! so that no decision after an idle gap reads expired data); `should_hedge` is a few
-//! atomic loads (the cached threshold, which is `None` below `min_samples`, and the
+//! atomic loads (the window's cached percentile, which is `None` below `min_samples`, and the
 //! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
 //!
 //! # Clocks
@@ -302,7 +302,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         let window_config = defaults
             .with_interval(config.interval)
             .with_quantile(config.percentile)
-            // No threshold below `min_samples`: the cold-start test is the threshold's one
+            // No cached percentile below `min_samples`: the cold-start test is its one
             // atomic load. The warm-up refreshes on every record at least as long as the
             // window's default does, so a small `min_samples` never learns later.
             .with_min_count(config.min_samples)
