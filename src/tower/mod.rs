@@ -3,7 +3,7 @@
 //! answer wins and the other attempt is dropped (cancelled).
 //!
 //! * [`HedgeLayer`] / [`Hedge`]: the layer and service, driving any hedger (every
-//!   [`Hedger`](crate::hedge::Hedger), through [`HedgePolicy`](crate::hedge::HedgePolicy))
+//!   [`Hedger`](crate::hedge::Hedger), through [`HedgePolicy`])
 //!   with the same race as [`race`](crate::hedge::race).
 //! * [`RequestPolicy`]: which requests are safe to send twice and how results count.
 //!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS, backs off on 429 and
