@@ -1,14 +1,93 @@
 //! `IntMapping::index_u64` takes a 32-bit path for values below 2^32 and a 64-bit one
-//! above: both must give exactly the index of the definition, for every k.
+//! above, and `IntMapping::index` reads an `f64`: all three must give, for every k, the bin
+//! DataDog's Go and Java libraries give the value (computed here in f64, exactly as those
+//! libraries compute it, from the multipliers they derive from gamma), or the exact bin
+//! where the two libraries disagree.
 
 use tailguard::sketch::{IndexMapping, IntMapping};
 
-/// The definition: (exponent << k) | (the k bits below the leading one), in u128.
-fn reference(value: u64, k: u32) -> i32 {
-    let e = 63 - value.leading_zeros();
-    let mantissa = u128::from(value) ^ (1u128 << e);
-    let top = (mantissa << k) >> e; // the k bits below the leading one
-    ((e as i32) << k) | top as i32
+/// `1 / math.Log2(gamma)` in sketches-go (Go 1.19, amd64) for gamma = 2^(2^-k), k = 0..=20:
+/// printed by the library's own code (tests/interop/datadog/README.md says how).
+const GO_MULTIPLIERS: [u64; 21] = [
+    0x3ff0000000000000,
+    0x3ffffffffffffffe,
+    0x4010000000000002,
+    0x401ffffffffffff8,
+    0x4030000000000008,
+    0x4040000000000000,
+    0x404fffffffffffc0,
+    0x4060000000000040,
+    0x406fffffffffff00,
+    0x4080000000000000,
+    0x408ffffffffffc00,
+    0x40a0000000000000,
+    0x40b0000000000000,
+    0x40bfffffffffe000,
+    0x40d0000000002000,
+    0x40e0000000000000,
+    0x40effffffffe0000,
+    0x40fffffffffc0000,
+    0x410ffffffffc0000,
+    0x411ffffffff80000,
+    0x412ffffffff00000,
+];
+
+/// `Math.log(2) / Math.log1p(gamma - 1)` in sketches-java 0.8.3 (OpenJDK 17), same gammas.
+const JAVA_MULTIPLIERS: [u64; 21] = [
+    0x3ff0000000000000,
+    0x3fffffffffffffff,
+    0x4010000000000001,
+    0x401ffffffffffffd,
+    0x4030000000000009,
+    0x404000000000000a,
+    0x404ffffffffffff3,
+    0x406000000000004f,
+    0x406fffffffffff87,
+    0x407fffffffffff81,
+    0x408ffffffffffd57,
+    0x409fffffffffff77,
+    0x40b00000000009b4,
+    0x40bfffffffffda13,
+    0x40d0000000001a5e,
+    0x40e0000000003cec,
+    0x40efffffffff4810,
+    0x40fffffffffdb87f,
+    0x410ffffffffd6bb7,
+    0x411ffffffff4bc18,
+    0x412ffffffff63148,
+];
+
+/// A library's key minus 2^k (tailguard writes `indexOffset = 2^k`), as the library
+/// computes it.
+fn library_index(value: f64, k: u32, multiplier: u64) -> i64 {
+    let bits = value.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let significand = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
+    let approx_log = (exponent as f64 + significand) - 1.0;
+    let z = approx_log * f64::from_bits(multiplier) + (1u64 << k) as f64;
+    let key = if z >= 0.0 { z as i64 } else { z as i64 - 1 };
+    key - (1i64 << k)
+}
+
+/// The bin of the libraries' `approx_log`, floored exactly: the bin tailguard keeps where
+/// Go and Java disagree. (From 2^47 up, `approx_log` itself rounds away low bits.)
+fn exact(v: f64, k: u32) -> i64 {
+    let bits = v.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let significand = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
+    let approx_log = (exponent as f64 + significand) - 1.0;
+    (approx_log * (1u64 << k) as f64).floor() as i64
+}
+
+/// The bin tailguard must give.
+fn reference(v: f64, k: u32) -> i64 {
+    let go = library_index(v, k, GO_MULTIPLIERS[k as usize]);
+    let java = library_index(v, k, JAVA_MULTIPLIERS[k as usize]);
+    if go == java {
+        go
+    } else {
+        exact(v, k)
+    }
 }
 
 fn values() -> impl Iterator<Item = u64> {
@@ -27,15 +106,37 @@ fn values() -> impl Iterator<Item = u64> {
 }
 
 #[test]
-fn index_u64_is_the_definition_for_every_k() {
+fn index_u64_is_where_go_and_java_put_the_value_for_every_k() {
     for k in 0..=20 {
         let m = IntMapping::with_mantissa_bits(k).unwrap();
         for v in values() {
-            assert_eq!(m.index_u64(v), reference(v, k), "k = {k}, v = {v}");
-            if v < 1 << 53 {
-                assert_eq!(m.index_u64(v), m.index(v as f64), "k = {k}, v = {v}");
-            }
+            let want = reference(v as f64, k);
+            assert_eq!(i64::from(m.index_u64(v)), want, "k = {k}, v = {v}");
+            assert_eq!(i64::from(m.index(v as f64)), want, "k = {k}, v = {v}");
         }
         assert_eq!(m.index_u64(0), i32::MIN);
+    }
+}
+
+#[test]
+fn float_values_land_where_go_and_java_put_them() {
+    let mut x = 0x0123_4567_89ab_cdefu64;
+    for k in 0..=20 {
+        let m = IntMapping::with_mantissa_bits(k).unwrap();
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Positive normal doubles from 2^-60 to 2^60, and their neighbours.
+            let v = f64::from_bits((x % (120u64 << 52)) + (963u64 << 52));
+            for v in [
+                v,
+                f64::from_bits(v.to_bits() + 1),
+                f64::from_bits(v.to_bits() - 1),
+            ] {
+                let want = reference(v, k);
+                assert_eq!(i64::from(m.index(v)), want, "k = {k}, v = {v:e}");
+            }
+        }
     }
 }

@@ -24,7 +24,7 @@ fn value(rng: &mut Rng) -> u64 {
 #[test]
 fn atomic_sketch_bins_are_exact_under_contention() {
     let shared = AtomicSketch::like(&presets::int_latency());
-    let tallies: Vec<DDSketch<IntMapping, 1697>> = thread::scope(|s| {
+    let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
         let workers: Vec<_> = (0..THREADS)
             .map(|t| {
                 let shared = &shared;

@@ -9,8 +9,12 @@
 //! * the representative value of bin `i` is `lower_bound(i) * (1 + alpha)`, so every value in
 //!   the bin is within relative error `alpha` of it.
 //!
-//! DataDog's Python library uses `ceil` instead of `floor` (and a different representative);
-//! tailguard always uses `floor`.
+//! The floor is DataDog's (Go's and Java's `(int) x - 1` for negative `x`, which sends a
+//! negative whole number one lower than `floor` would), and each multiplier is derived from
+//! gamma exactly as DataDog's Java library derives it, so values land in the same bins as
+//! in DataDog's Go and Java libraries: see [`IntMapping`] for the one mapping where that
+//! takes more than the formula. DataDog's Python library uses `ceil` instead (and a
+//! different representative): see [`proto`](crate::proto).
 //!
 //! | mapping | bins per factor of 10 at 1 % | record cost | float ops on record |
 //! |---|---|---|---|
@@ -18,7 +22,7 @@
 //! | [`CubicMapping`] | 117 | bit extraction + 3 multiply-adds | yes (no `ln`) |
 //! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts | none |
 
-use super::ConfigError;
+use super::{datadog_linear, ConfigError};
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,12 +90,15 @@ fn check_accuracy(alpha: f64) -> Result<(), ConfigError> {
     }
 }
 
-/// `floor(x)` as an `i32`, saturating (NaN gives 0). Cheaper than `libm::floor` + cast.
+/// DataDog's floor, as an `i32`, saturating (NaN gives 0): `x` truncated toward zero, and
+/// one lower for any `x < 0`, so a negative whole number goes one lower than `floor` would
+/// put it. Go and Java compute their keys this way (`(int) x - 1` for negative `x`); doing
+/// the same keeps every value in their bin.
 #[inline]
-fn floor_i32(x: f64) -> i32 {
+fn datadog_floor(x: f64) -> i32 {
     let t = x as i32; // truncates toward zero, saturates
-    if (t as f64) > x {
-        t.saturating_sub(1) // x < 0 and not an integer (or below i32::MIN)
+    if x < 0.0 {
+        t.saturating_sub(1)
     } else {
         t
     }
@@ -110,7 +117,27 @@ fn exponent(bits: u64) -> i32 {
 /// The significand minus one, in [0, 1).
 #[inline]
 fn significand_minus_one(bits: u64) -> f64 {
-    f64::from_bits((bits & MANTISSA_MASK) | ((EXPONENT_BIAS as u64) << MANTISSA_BITS)) - 1.0
+    significand(bits) - 1.0
+}
+
+/// The significand, in [1, 2) (DataDog's `getSignificandPlusOne`).
+#[inline]
+fn significand(bits: u64) -> f64 {
+    f64::from_bits((bits & MANTISSA_MASK) | ((EXPONENT_BIAS as u64) << MANTISSA_BITS))
+}
+
+/// `v` rounded to a multiple of `2^bits` (`1 <= bits < 64`), to nearest, ties to even, as
+/// floating point rounds (`v < 2^64`, so nothing overflows).
+fn round_low_bits(v: u128, bits: u32) -> u128 {
+    let unit = 1u128 << bits;
+    let rest = v & unit.wrapping_sub(1);
+    let down = v ^ rest;
+    let half = unit >> 1;
+    if rest > half || (rest == half && down & unit != 0) {
+        down.wrapping_add(unit)
+    } else {
+        down
+    }
 }
 
 /// `(1 + alpha) / (1 - alpha)`.
@@ -151,15 +178,24 @@ impl Scale {
         Ok(Scale {
             alpha: accuracy_of_width(widest * ln_gamma),
             gamma,
-            multiplier: ln_base / ln_gamma,
+            multiplier: Self::datadog_multiplier(gamma, ln_base),
             offset,
         })
+    }
+
+    /// The multiplier DataDog's Java library derives from `gamma`, `ln(base) /
+    /// ln1p(gamma - 1)`, to the last bit, so that values on the edge of a bin land where Java
+    /// puts them (Go's `1 / math.Log(gamma)` for `NONE` gives the same bits for tailguard's
+    /// gammas; its `1 / math.Log2(gamma)` for `CUBIC` can differ by one unit in the last
+    /// place: see the [`proto`](crate::proto) docs).
+    fn datadog_multiplier(gamma: f64, ln_base: f64) -> f64 {
+        ln_base / libm::log1p(gamma - 1.0)
     }
 
     /// The index of the bin whose value has logarithm `approx_log`.
     #[inline]
     fn index(&self, approx_log: f64) -> i32 {
-        floor_i32(approx_log * self.multiplier + self.offset)
+        datadog_floor(approx_log * self.multiplier + self.offset)
     }
 
     /// The logarithm at which bin `index` starts (the inverse of [`index`](Self::index)).
@@ -168,7 +204,8 @@ impl Scale {
     }
 }
 
-/// The memory-optimal mapping: `index = floor(ln(v) / ln(gamma))`.
+/// The memory-optimal mapping: `index = floor(ln(v) / ln(gamma))`, with DataDog's floor
+/// (a negative whole number goes one lower, as in DataDog's Go and Java libraries).
 ///
 /// Fewest bins for a given accuracy; costs one `libm::ln` per record.
 ///
@@ -192,7 +229,7 @@ impl LogMapping {
             scale: Scale {
                 alpha,
                 gamma,
-                multiplier: 1.0 / libm::log(gamma),
+                multiplier: Scale::datadog_multiplier(gamma, 1.0),
                 offset: 0.0,
             },
         }
@@ -263,12 +300,14 @@ pub struct CubicMapping {
 impl CubicMapping {
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
-        let ln_base = libm::log(accuracy_base(alpha));
+        // DataDog's gamma for this accuracy (Java's `pow(base, 10 ln 2 / 7)`, to the bit for
+        // the accuracies tests check), and the multiplier Java derives from it.
+        let gamma = libm::exp(libm::log(accuracy_base(alpha)) / CUBIC_CORRECTION);
         CubicMapping {
             scale: Scale {
                 alpha,
-                gamma: libm::exp(ln_base / CUBIC_CORRECTION),
-                multiplier: CUBIC_CORRECTION * core::f64::consts::LN_2 / ln_base,
+                gamma,
+                multiplier: Scale::datadog_multiplier(gamma, core::f64::consts::LN_2),
                 offset: 0.0,
             },
         }
@@ -335,13 +374,30 @@ const INT_MAX_BITS: u32 = 20;
 
 /// An integer-only log-linear mapping for cores without an FPU (Cortex-M0, RV32IMC).
 ///
-/// Each power of two is split into `2^k` equal-width bins, so
-/// `index = (exponent << k) | (top k mantissa bits)`: one count-leading-zeros and two
-/// shifts from a `u64`, or bit extraction from an `f64`, with no float arithmetic.
-/// It is exactly DataDog's `LINEAR` interpolation with `gamma = 2^(2^-k)` and
-/// `indexOffset = 0`, so it interoperates through the protobuf format (where
-/// [`proto`](crate::proto) writes the same bins in Go's default layout, `indexOffset = 2^k`
-/// with keys `2^k` higher).
+/// Each power of two is split into `2^k` equal-width bins, so a value's bin is
+/// `(exponent << k) | (top k mantissa bits)`: one count-leading-zeros and two shifts from
+/// a `u64`, with no float arithmetic. This is DataDog's `LINEAR` interpolation with
+/// `gamma = 2^(2^-k)`, which [`proto`](crate::proto) writes in Go's default layout
+/// (`indexOffset = 2^k`, keys `2^k` above tailguard's indices).
+///
+/// **Bin for bin with DataDog's Go and Java libraries.** Those libraries compute the key
+/// in `f64` with a multiplier they derive from gamma in floating point, a few units in the
+/// last place away from `2^k` (below it for k = 6, so every integer from 6 to 127 and
+/// every whole power of two from 2^0 on lands one bin lower there; above it for k = 7,
+/// where edges below 1/2 land lower). A value on a bin edge, or within about `2^-30` of a
+/// bin of one for k <= 8, can therefore land in the bin next to its exact one. tailguard
+/// replays both libraries' arithmetic for exactly those values (integer operations only:
+/// the record path stays free of floats) and gives the bin both give; where Go and Java
+/// disagree with each other (a few dozen edges for most `k`, for example values from 2^-2
+/// to 2^-1 at k = 5), it keeps the exact bin. All other values are in their exact bin in
+/// all three. The key tables come from the libraries themselves (sketches-go on Go 1.19,
+/// amd64: Go on arm64 fuses the multiply-add and can differ again; sketches-java 0.8.3);
+/// `tests/datadog_keys.rs` compares with keys the real libraries computed.
+///
+/// From 2^47 up, Go and Java's approximate log itself rounds away low mantissa bits
+/// (exponent plus significand in one `f64`), which can move a value onto the next edge;
+/// [`index`](IndexMapping::index) and [`index_u64`](IndexMapping::index_u64) do the same,
+/// so both paths agree for every value.
 ///
 /// Only discrete accuracies exist: `alpha = tanh(2^-(k+1))`, that is 1.56 %, 0.78 % and
 /// 0.39 % for k = 5, 6, 7. A requested accuracy rounds down to the nearest of these, so
@@ -382,6 +438,50 @@ impl IntMapping {
         self.k
     }
 
+    /// The index of the value whose `approx_log` is `x / 2^52`: its exact bin, unless it
+    /// is so close to an edge that DataDog's libraries may put it elsewhere (see the type's
+    /// docs); then where both put it.
+    #[inline]
+    fn index_of(&self, x: i64) -> i32 {
+        if datadog_linear::near_edge(self.k, x) {
+            datadog_linear::key(self.k, x)
+        } else {
+            (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // |x| < 1026 * 2^52: fits
+        }
+    }
+
+    /// [`index_u64`](IndexMapping::index_u64) from 2^32 up, still with integers only.
+    ///
+    /// Go and Java see the value as an `f64` (53 significant bits), then add its exponent
+    /// to its significand, which keeps 47 bits of fraction (46 from 2^63): both round to
+    /// nearest, ties to even, in that order. Below 2^47 neither rounding changes anything.
+    #[inline(never)] // values of 4.3 s and more in ns: not the hot path
+    fn index_wide(&self, value: u64) -> i32 {
+        let mut v = u128::from(value);
+        let mut e = 127u32.wrapping_sub(v.leading_zeros()); // the leading one's position: 32..=63
+        if e >= 47 {
+            if e > 52 {
+                v = round_low_bits(v, e.wrapping_sub(52)); // to f64
+                e = 127u32.wrapping_sub(v.leading_zeros());
+            }
+            // e + significand lies in [e + 1, e + 2): 2^5 or 2^6 from e = 63.
+            let fraction_bits = if e >= 63 { 46 } else { 47 };
+            if e > fraction_bits {
+                v = round_low_bits(v, e.wrapping_sub(fraction_bits));
+                e = 127u32.wrapping_sub(v.leading_zeros());
+            }
+        }
+        // approx_log * 2^52: the exponent, and the 52 bits below the leading one (after the
+        // roundings above, the bits below those are zero).
+        let fraction = v ^ (1u128 << e);
+        let fraction = if e > MANTISSA_BITS {
+            fraction >> e.wrapping_sub(MANTISSA_BITS)
+        } else {
+            fraction << MANTISSA_BITS.wrapping_sub(e)
+        };
+        self.index_of((i64::from(e) << MANTISSA_BITS) | fraction as i64)
+    }
+
     /// The widest bin, at the start of each power of two, spans a factor of `1 + 2^-k`,
     /// whose natural log is below `2^-k`; so `tanh(2^-(k+1))` bounds the error (DataDog
     /// states the same bound for `LINEAR` with this gamma).
@@ -406,7 +506,10 @@ impl IndexMapping for IntMapping {
     }
 
     fn gamma(&self) -> f64 {
-        libm::exp2(1.0 / (1u32 << self.k) as f64)
+        // k <= 20: always in the table (DataDog's own bits for 2^(2^-k)).
+        datadog_linear::GAMMA_BITS
+            .get(self.k as usize)
+            .map_or(2.0, |&bits| f64::from_bits(bits))
     }
 
     fn index_offset(&self) -> f64 {
@@ -416,9 +519,13 @@ impl IndexMapping for IntMapping {
     #[inline]
     fn index(&self, value: f64) -> i32 {
         let bits = value.to_bits();
-        let top = ((bits & MANTISSA_MASK) >> MANTISSA_BITS.wrapping_sub(self.k)) as i32; // k <= 20
-                                                                                         // |exponent| <= 1024 and k <= 20, so this stays inside i32.
-        (exponent(bits) << self.k) | top
+        // DataDog's approximate log2, computed as Go and Java compute it: exponent plus
+        // significand, then minus one. The sum rounds away low mantissa bits when the
+        // exponent is large (or very negative), which can move a value onto a bin edge.
+        let approx_log = (exponent(bits) as f64 + significand(bits)) - 1.0;
+        // Exact: approx_log is a double in [-1075, 1025), with at most 52 fraction bits.
+        let x = (approx_log * (1u64 << MANTISSA_BITS) as f64) as i64;
+        self.index_of(x)
     }
 
     #[inline]
@@ -433,18 +540,26 @@ impl IndexMapping for IntMapping {
             // mantissa: `lead_and_top` = 2^k + top, and (e - 1) * 2^k + 2^k + top is
             // (e << k) | top, e = 31 - lz (for v = 1, e - 1 = -1 and the sum is 0).
             let lz = v.leading_zeros(); // v > 0: lz <= 31
-            let lead_and_top = (v << lz) >> 31u32.wrapping_sub(self.k); // k <= 20
+            let aligned = v << lz;
+            let lead_and_top = aligned >> 31u32.wrapping_sub(self.k); // k <= 20
             let e_minus_one = 30i32.wrapping_sub(lz as i32);
-            return (e_minus_one << self.k).wrapping_add(lead_and_top as i32);
+            let n = (e_minus_one << self.k).wrapping_add(lead_and_top as i32);
+            // The position inside the bin, in units of 2^-32 of a bin: only near its start
+            // or its end can DataDog's libraries put the value elsewhere.
+            let inside = aligned << self.k << 1u32;
+            let band = datadog_linear::BAND_U32
+                .get(self.k as usize)
+                .copied()
+                .unwrap_or(0);
+            let near = u64::from(inside.wrapping_add(band)) < 2 * u64::from(band);
+            if !near {
+                return n;
+            }
+            let x = (i64::from(e_minus_one.wrapping_add(1)) << MANTISSA_BITS)
+                | (i64::from(aligned & 0x7fff_ffff) << 21u32); // the 31 bits below the lead
+            return self.index_of(x);
         }
-        let e = 63u32.wrapping_sub(value.leading_zeros()); // the leading one's position; value > 0
-        let mantissa = value ^ (1 << e); // the bits below it
-        let top = if e >= self.k {
-            mantissa >> e.wrapping_sub(self.k)
-        } else {
-            mantissa << self.k.wrapping_sub(e)
-        };
-        ((e as i32) << self.k) | top as i32
+        self.index_wide(value)
     }
 
     fn lower_bound(&self, index: i32) -> f64 {
@@ -542,12 +657,34 @@ mod tests {
     }
 
     #[test]
-    fn floor_is_exact() {
-        for x in [-2.0, -1.5, -0.5, 0.0, 0.5, 1.0, 2.999, -1e12, 1e12] {
-            let want = libm::floor(x).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
-            assert_eq!(floor_i32(x), want, "{x}");
+    fn the_floor_is_datadogs() {
+        // floor, except that negative whole numbers go one lower (Go's and Java's
+        // `(int) x - 1` for x < 0).
+        for (x, want) in [
+            (-2.0, -3),
+            (-1.5, -2),
+            (-1.0, -2),
+            (-0.5, -1),
+            (0.0, 0),
+            (0.5, 0),
+            (1.0, 1),
+            (2.999, 2),
+            (-1e12, i32::MIN),
+            (1e12, i32::MAX),
+        ] {
+            assert_eq!(datadog_floor(x), want, "{x}");
         }
-        assert_eq!(floor_i32(f64::NEG_INFINITY), i32::MIN);
-        assert_eq!(floor_i32(f64::INFINITY), i32::MAX);
+        assert_eq!(datadog_floor(f64::NEG_INFINITY), i32::MIN);
+        assert_eq!(datadog_floor(f64::INFINITY), i32::MAX);
+        assert_eq!(datadog_floor(f64::NAN), 0);
+    }
+
+    #[test]
+    fn a_computed_index_that_is_a_negative_whole_number_goes_one_lower() {
+        // The value of the issue report: ln(v) / ln(gamma) rounds to exactly -9 at 1 %.
+        let m = LogMapping::with_relative_accuracy(0.01).unwrap();
+        let v = 0.8352651995043221;
+        assert_eq!(libm::log(v) * m.scale.multiplier, -9.0);
+        assert_eq!(m.index(v), -10);
     }
 }

@@ -33,6 +33,7 @@
 //! 100 s, with their sizes.
 
 pub mod atomic;
+mod datadog_linear;
 mod layout;
 mod mapping;
 pub mod presets;
