@@ -113,6 +113,6 @@ const _: () = {
     use tailguard::sketch::presets::{CubicLatency, IntLatency, IntLatencyCoarse, LogLatency};
     assert!(size_of::<LogLatency>() == 3808);
     assert!(size_of::<CubicLatency>() == 3848);
-    assert!(size_of::<IntLatency>() == 6888);
-    assert!(size_of::<IntLatencyCoarse>() == 3488);
+    assert!(size_of::<IntLatency>() == 6896);
+    assert!(size_of::<IntLatencyCoarse>() == 3496);
 };

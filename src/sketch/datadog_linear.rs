@@ -63,8 +63,11 @@ const JAVA_ERROR: [i64; 21] = [
 /// which is below `2^10 (|error| + 3)` units whatever `k`; the band is twice that.
 const BAND: [i64; 21] = bands();
 
-/// [`BAND`] in units of `2^-32` of a bin (what the 32-bit record path has), rounded up.
-pub(super) const BAND_U32: [u32; 21] = bands_u32();
+/// [`BAND`] in units of `2^-32` of a bin (what the 32-bit record path has), rounded up,
+/// and the largest `(inside + band) mod 2^32` of a value near an edge (`2 band - 1`, or
+/// every value when that passes `u32::MAX`), by `k`. 32 entries, so that `k & 31` needs no
+/// bounds check; those past 20 are never used.
+pub(super) const NEAR_U32: [(u32, u32); 32] = near_u32();
 
 // Indexing in these two is evaluated at compile time: out of bounds would not compile.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
@@ -81,17 +84,21 @@ const fn bands() -> [i64; 21] {
 }
 
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const fn bands_u32() -> [u32; 21] {
-    let mut out = [0; 21];
+const fn near_u32() -> [(u32, u32); 32] {
+    let mut out = [(0, 0); 32];
     let mut k = 0;
     while k < 21 {
         let per_unit = 1i64 << (20 - k); // 2^(52 - k) units per bin / 2^32
-        let band = (BAND[k] + per_unit - 1) / per_unit;
-        out[k] = if band > u32::MAX as i64 {
-            u32::MAX
-        } else {
-            band as u32
-        };
+        let band = (BAND[k] + per_unit - 1) / per_unit; // < 2^32
+        let last = 2 * band - 1;
+        out[k] = (
+            band as u32,
+            if last > u32::MAX as i64 {
+                u32::MAX
+            } else {
+                last as u32
+            },
+        );
         k += 1;
     }
     out

@@ -414,23 +414,35 @@ const INT_MAX_BITS: u32 = 20;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct IntMapping {
     k: u32,
+    /// How near a bin edge a 32-bit value must be for DataDog's libraries to put it in
+    /// another bin, and the largest `(inside + band) mod 2^32` of such a value: see
+    /// `index_u64`. Derived from `k` (kept here so the record path reads no table).
+    near: (u32, u32),
 }
 
 impl IntMapping {
     /// 32 bins per power of two: alpha = 1.56 %.
-    pub const K5: IntMapping = IntMapping { k: 5 };
+    pub const K5: IntMapping = IntMapping::of_valid_bits(5);
     /// 64 bins per power of two: alpha = 0.78 %.
-    pub const K6: IntMapping = IntMapping { k: 6 };
+    pub const K6: IntMapping = IntMapping::of_valid_bits(6);
     /// 128 bins per power of two: alpha = 0.39 %.
-    pub const K7: IntMapping = IntMapping { k: 7 };
+    pub const K7: IntMapping = IntMapping::of_valid_bits(7);
 
     /// The mapping with `2^k` bins per power of two. Errors if `k > 20`.
     pub const fn with_mantissa_bits(k: u32) -> Result<Self, ConfigError> {
         if k > INT_MAX_BITS {
             Err(ConfigError::InvalidAccuracy)
         } else {
-            Ok(IntMapping { k })
+            Ok(IntMapping::of_valid_bits(k))
         }
+    }
+
+    /// The mapping for `k <= 20`.
+    // The table has 32 entries and `k & 31 < 32`: the index cannot be out of bounds.
+    #[allow(clippy::indexing_slicing)]
+    const fn of_valid_bits(k: u32) -> Self {
+        let near = datadog_linear::NEAR_U32[(k & 31) as usize];
+        IntMapping { k, near }
     }
 
     /// `k`: the mapping has `2^k` bins per power of two.
@@ -448,6 +460,16 @@ impl IntMapping {
         } else {
             (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // |x| < 1026 * 2^52: fits
         }
+    }
+
+    /// [`index_u64`](IndexMapping::index_u64) of a 32-bit value near a bin edge, from its
+    /// exponent and its bits shifted so the leading one is bit 31.
+    #[cold]
+    #[inline(never)]
+    fn index_near_edge_u32(&self, e: i32, aligned: u32) -> i32 {
+        // approx_log * 2^52: the exponent, then the 31 bits below the leading one.
+        let x = (i64::from(e) << MANTISSA_BITS) | (i64::from(aligned & 0x7fff_ffff) << 21u32);
+        datadog_linear::key(self.k, x)
     }
 
     /// [`index_u64`](IndexMapping::index_u64) from 2^32 up, still with integers only.
@@ -497,7 +519,7 @@ impl IndexMapping for IntMapping {
         check_accuracy(alpha)?;
         (0..=INT_MAX_BITS)
             .find(|&k| Self::accuracy_of_bits(k) <= alpha)
-            .map(|k| IntMapping { k })
+            .map(IntMapping::of_valid_bits)
             .ok_or(ConfigError::InvalidAccuracy)
     }
 
@@ -547,17 +569,11 @@ impl IndexMapping for IntMapping {
             // The position inside the bin, in units of 2^-32 of a bin: only near its start
             // or its end can DataDog's libraries put the value elsewhere.
             let inside = aligned << self.k << 1u32;
-            let band = datadog_linear::BAND_U32
-                .get(self.k as usize)
-                .copied()
-                .unwrap_or(0);
-            let near = u64::from(inside.wrapping_add(band)) < 2 * u64::from(band);
-            if !near {
+            let (band, last) = self.near;
+            if inside.wrapping_add(band) > last {
                 return n;
             }
-            let x = (i64::from(e_minus_one.wrapping_add(1)) << MANTISSA_BITS)
-                | (i64::from(aligned & 0x7fff_ffff) << 21u32); // the 31 bits below the lead
-            return self.index_of(x);
+            return self.index_near_edge_u32(e_minus_one.wrapping_add(1), aligned);
         }
         self.index_wide(value)
     }
