@@ -472,6 +472,41 @@ mod tests {
     }
 
     #[test]
+    fn go_default_linear_at_one_percent_is_read() {
+        // What Go's NewLinearlyInterpolatedMapping(0.01) writes: decode_into refuses it.
+        let gamma = libm::pow(1.01 / 0.99, LN_2);
+        let multiplier = 1.0 / libm::log2(gamma);
+        let mut store = Msg::default();
+        let values = [0.5, 1.0, 7.0, 250.0, 1e6];
+        for v in values {
+            let bits = f64::to_bits(v);
+            let e = ((bits >> 52) & 0x7ff) as f64 - 1023.0;
+            let s = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52)) - 1.0;
+            let key = libm::floor((e + s) * multiplier + multiplier) as i32;
+            store = store.message(1, entry(key, 2.0));
+        }
+        let msg = Msg::default()
+            .message(
+                1,
+                Msg::default()
+                    .double(1, gamma)
+                    .double(2, multiplier)
+                    .uint(3, 1),
+            )
+            .message(2, store);
+        let mut s = crate::sketch::presets::int_latency();
+        assert!(decode_into(&msg.0, IndexConvention::GoJava, &mut s).is_err());
+        let mut s = DDSketch::<LogMapping, 2048>::with_relative_accuracy(0.01, 0.1).unwrap();
+        let r = decode_rebinned(&msg.0, IndexConvention::GoJava, &mut s).unwrap();
+        assert_eq!((r.added, r.rebinned), (10, 10));
+        for (i, v) in values.iter().enumerate() {
+            let q = (2 * i) as f64 / 9.0;
+            let got = s.quantile(q).unwrap().unwrap();
+            assert!((got - v).abs() <= r.relative_error * v, "{v} {got}");
+        }
+    }
+
+    #[test]
     fn extreme_keys_are_counted_below_or_above_the_range() {
         // A sparse bin at i32::MIN and one at i32::MAX, linear at gamma 1.5: 2^(-+4e9).
         let msg = Msg::default()
