@@ -626,7 +626,7 @@ fn python_sketches_at_foreign_gammas_rebin_within_the_bound() {
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
         let bytes = std::fs::read(dir.join(format!("{name}.pb"))).unwrap();
-        let mut row = |preset: &str, got: (proto::Rebinned, Vec<f64>, f64)| {
+        let row = |preset: &str, got: (proto::Rebinned, Vec<f64>, f64)| {
             let (report, answers, b) = got;
             assert_eq!(report.added, values.len() as u64, "{name} -> {preset}");
             assert_eq!((report.below_range, report.above_range), (0, 0));
