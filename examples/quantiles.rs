@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example quantiles -- [--q Q]... [--alpha A] [--mapping log|cubic|int]
 //!     [--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention]
-//!     [--no-stdin] < values.txt
+//!     [--rebin] [--no-stdin] < values.txt
 //! ```
 //!
 //! Prints `count N`, `min X`, `max X`, then one line per quantile (`p50 X`, `p99.9 X`, ...;
@@ -20,7 +20,12 @@
 //!
 //! * `--proto-in FILE` (repeatable) merges a DDSketch protobuf into the sketch before
 //!   printing. Without `--mapping` and `--alpha`, the first file's mapping picks them.
-//!   Protos whose mapping differs from the sketch's are an error.
+//!   Protos whose mapping differs from the sketch's are an error, unless `--rebin`.
+//! * `--rebin` also reads protos of other mappings (another accuracy, DataDog's Go or Java
+//!   defaults, `QUADRATIC` or `QUARTIC`): each of their bins is re-binned into the sketch
+//!   (`proto::decode_rebinned`), and a note says how many values were and the relative
+//!   error they now carry. Without `--mapping`, a proto whose interpolation tailguard does
+//!   not have picks the log mapping.
 //! * `--proto-out FILE` writes the sketch (stdin values and merged protos) as a protobuf.
 //! * `--python-convention` reads and writes protos in the convention of DataDog's Python
 //!   library (`ddsketch`) instead of Go's and Java's.
@@ -43,8 +48,8 @@ use tailguard::sketch::{
 const BINS: usize = 1 << 18;
 
 const USAGE: &str = "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int] \
-[--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention] [--no-stdin] \
-< values";
+[--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention] [--rebin] \
+[--no-stdin] < values";
 
 struct Options {
     quantiles: Vec<f64>,
@@ -54,6 +59,7 @@ struct Options {
     proto_in: Vec<String>,
     proto_out: Option<String>,
     convention: IndexConvention,
+    rebin: bool,
     no_stdin: bool,
 }
 
@@ -66,6 +72,7 @@ fn parse_args() -> Result<Options, String> {
         proto_in: Vec::new(),
         proto_out: None,
         convention: IndexConvention::GoJava,
+        rebin: false,
         no_stdin: false,
     };
     let mut args = std::env::args().skip(1);
@@ -97,6 +104,7 @@ fn parse_args() -> Result<Options, String> {
             "--proto-in" => opts.proto_in.push(value("--proto-in")?),
             "--proto-out" => opts.proto_out = Some(value("--proto-out")?),
             "--python-convention" => opts.convention = IndexConvention::Python,
+            "--rebin" => opts.rebin = true,
             "--no-stdin" => opts.no_stdin = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
@@ -159,11 +167,15 @@ fn configure(opts: &mut Options) -> Result<Vec<(String, Vec<u8>)>, String> {
                 Some(Interpolation::None) => "log",
                 Some(Interpolation::Cubic) => "cubic",
                 Some(Interpolation::Linear) => "int",
+                // Re-binned into the log mapping (at --alpha, or 1 %).
+                _ if opts.rebin => "log",
                 _ => return Err(unsupported()),
             };
-            let mut alpha = wire
-                .relative_accuracy(opts.convention)
-                .ok_or_else(unsupported)?;
+            let mut alpha = match wire.relative_accuracy(opts.convention) {
+                Some(alpha) => alpha,
+                None if opts.rebin => opts.alpha.unwrap_or(0.01),
+                None => return Err(unsupported()),
+            };
             if mapping == "int" {
                 // IntMapping rounds the accuracy down to its own steps: keep float noise
                 // from rounding it one step too far.
@@ -201,13 +213,28 @@ fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, 
 fn run<M: IndexMapping>(opts: &Options, protos: &[(String, Vec<u8>)]) -> Result<ExitCode, String> {
     let mut sketch = widest_sketch::<M>(opts.alpha.unwrap_or(0.01))?;
     for (path, bytes) in protos {
-        let report = proto::decode_into(bytes, opts.convention, &mut *sketch)
-            .map_err(|e| format!("{path}: {e}"))?;
-        if report.below_range + report.above_range + report.saturated > 0 {
+        // (below the range, above it, saturated) from either decoder.
+        let (below_range, above_range, saturated) = if opts.rebin {
+            let report = proto::decode_rebinned(bytes, opts.convention, &mut *sketch)
+                .map_err(|e| format!("{path}: {e}"))?;
+            if !report.exact {
+                eprintln!(
+                    "note: {path}: {} values re-binned from another mapping: their quantiles \
+                     are within {:.4}% of the data's",
+                    report.rebinned,
+                    100.0 * report.relative_error
+                );
+            }
+            (report.below_range, report.above_range, report.saturated)
+        } else {
+            let report = proto::decode_into(bytes, opts.convention, &mut *sketch)
+                .map_err(|e| format!("{path}: {e}"))?;
+            (report.below_range, report.above_range, report.saturated)
+        };
+        if below_range + above_range + saturated > 0 {
             eprintln!(
-                "note: {path}: {} values below the range (counted as 0), {} above it \
-                 (clamped), {} dropped from full bins",
-                report.below_range, report.above_range, report.saturated
+                "note: {path}: {below_range} values below the range (counted as 0), \
+                 {above_range} above it (clamped), {saturated} dropped from full bins"
             );
         }
     }

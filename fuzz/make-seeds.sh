@@ -55,6 +55,52 @@ PYEOF
   for f in "$tmp"/py-*; do cp "$f" "corpus/decode/seed-python-$(basename "$f" | cut -c4-)"; done
 fi
 
+# rebin: the decode seeds (the same selector byte), and messages of other mappings:
+# Python's at gammas tailguard does not use, Go's default LINEAR, Java's QUADRATIC and
+# QUARTIC (written with ddsketch's protobuf classes).
+mkdir -p corpus/rebin
+for f in corpus/decode/seed-*; do cp "$f" "corpus/rebin/$(basename "$f")"; done
+if "$PY" -c 'import ddsketch' 2>/dev/null; then
+  "$PY" - <<'PYEOF'
+import math
+from ddsketch.ddsketch import BaseDDSketch, DDSketch, LogCollapsingLowestDenseDDSketch
+from ddsketch.mapping import CubicallyInterpolatedMapping, LinearlyInterpolatedMapping
+from ddsketch.pb.proto import DDSketchProto
+from ddsketch.store import DenseStore
+import ddsketch.pb.ddsketch_pb2 as pb
+values = [0.0, 0.37, 1.0, 7.0, 1000.0, 1234.5, 1500.0, 2.5e6, 9e9]
+def base(mapping):
+    return BaseDDSketch(mapping=mapping, store=DenseStore(), negative_store=DenseStore(), zero_count=0.0)
+for sel, name, s in [(1, "log-0.013", DDSketch(0.013)),
+                     (3, "collapsing-0.05", LogCollapsingLowestDenseDDSketch(0.05, bin_limit=64)),
+                     (5, "linear-0.01", base(LinearlyInterpolatedMapping(0.01))),
+                     (7, "cubic-0.02", base(CubicallyInterpolatedMapping(0.02)))]:
+    for v in values:
+        s.add(v)
+    with open("corpus/rebin/seed-python-%s" % name, "wb") as f:
+        f.write(bytes([sel]) + DDSketchProto.to_proto(s).SerializeToString())
+# Go/Java convention, keys from their definitions: floor(approx_log2 * multiplier + offset).
+def approx(v, code):
+    m, e = math.frexp(v)
+    s, e = 2 * m - 1, e - 1
+    return e + {1: s, 2: s * (4 - s) / 3,
+                4: (((-2 / 25 * s + 8 / 25) * s - 17 / 25) * s + 36 / 25) * s}[code]
+for sel, name, code, gamma, offset in [(4, "go-linear-0.01", 1, 1.013959948367022, None),
+                                       (2, "java-quadratic-0.01", 2, 1.0186, 0.0),
+                                       (0, "java-quartic-0.01", 4, 1.0204, 0.0)]:
+    multiplier = 1 / math.log2(gamma)
+    offset = multiplier if offset is None else offset
+    counts = {}
+    for v in values[1:]:
+        key = math.floor(approx(v, code) * multiplier + offset)
+        counts[key] = counts.get(key, 0.0) + 1.0
+    msg = pb.DDSketch(mapping=pb.IndexMapping(gamma=gamma, indexOffset=offset, interpolation=code),
+                      positiveValues=pb.Store(binCounts=counts), zeroCount=1.0)
+    with open("corpus/rebin/seed-gojava-%s" % name, "wb") as f:
+        f.write(bytes([sel]) + msg.SerializeToString())
+PYEOF
+fi
+
 # merge and record_quantile: a selector byte, then 9-byte chunks (kind byte + 8 bytes).
 python3 - <<'PYEOF'
 import struct

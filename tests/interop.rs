@@ -25,6 +25,10 @@
 //!    one bin high (`NONE`) or is refused (`LINEAR`, `CUBIC`: another gamma).
 //! 3. Python's sketch, tailguard's sketch and tailguard's decoding of Python's sketch are
 //!    each within alpha of the exact quantiles.
+//! 4. Python's sketches at gammas tailguard does not use (log at 1.3 %, 2 %, 5 %, the
+//!    collapsing sketch, LINEAR and CUBIC at 1 % and 5 %) decode with re-binning
+//!    (`proto::decode_rebinned`) into each preset, within the stated bound `a + b + a b`
+//!    of the exact quantiles.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -529,4 +533,160 @@ fn tailguard_and_python_ddsketch_read_each_other() {
         cases.len(),
         results.version
     );
+}
+
+/// Python's own sketches at gammas tailguard does not use (log at 1.3 %, 2 % and 5 %, its
+/// collapsing sketch, LINEAR and CUBIC at 1 % and 5 %) decode with re-binning
+/// (`proto::decode_rebinned`, Python convention) into each of tailguard's presets, every
+/// quantile within the stated bound `a + b + a b` of the exact quantile of the data.
+#[test]
+fn python_sketches_at_foreign_gammas_rebin_within_the_bound() {
+    let Some(python) = python() else { return };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ddsketch-rebin");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+
+    // Latencies in ns inside the presets' range (1 µs .. 100 s), and some zeros.
+    let mut rng = Rng::new(15);
+    let sets: Vec<(&str, Vec<f64>)> = vec![
+        ("stragglers", Dist::Stragglers.samples(3, N_VALUES)),
+        ("lognormal", Dist::LogNormalNarrow.samples(4, N_VALUES)),
+        // From 2 µs: a bin's representative may be up to alpha below its values.
+        (
+            "pareto",
+            Dist::Pareto
+                .samples(5, N_VALUES)
+                .into_iter()
+                .map(|v| 2.0 * v)
+                .collect(),
+        ),
+        (
+            "whole-ms",
+            (0..N_VALUES)
+                .map(|i| match i % 50 {
+                    0 => 0.0,
+                    _ => (1 + rng.next_u64() % 2000) as f64 * 1e6,
+                })
+                .collect(),
+        ),
+    ];
+    let writers = [
+        ("ddsketch", 0.013),
+        ("ddsketch", 0.02),
+        ("ddsketch", 0.05),
+        ("collapsing", 0.013),
+        ("linear", 0.01),
+        ("linear", 0.05),
+        ("cubic", 0.01),
+        ("cubic", 0.02),
+    ];
+    let mut cases_txt = String::new();
+    for (set, values) in &sets {
+        let text: String = values.iter().map(|v| format!("{v:?}\n")).collect();
+        std::fs::write(dir.join(format!("{set}.values")), text).unwrap();
+        for (kind, alpha) in writers {
+            writeln!(
+                cases_txt,
+                "{set}-{kind}-{alpha} {kind} {alpha} {set}.values"
+            )
+            .unwrap();
+        }
+    }
+    std::fs::write(dir.join("rebin-cases.txt"), cases_txt).unwrap();
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(&dir)
+        .arg("rebin")
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "the Python side failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_to_string(dir.join("rebin-results.txt")).unwrap();
+
+    println!(
+        "\n{:<36} {:>7} {:>7} {:>9} {:>9}",
+        "python sketch -> preset", "alpha", "exact", "max err", "bound"
+    );
+    let mut checked = 0;
+    for line in written.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let ["written", name, rest @ ..] = words.as_slice() else {
+            panic!("unexpected line in rebin-results.txt: {line}");
+        };
+        let facts = key_values(rest);
+        let py_alpha: f64 = facts["alpha"].parse().unwrap();
+        let set = name.split('-').next().unwrap();
+        let set = if set == "whole" { "whole-ms" } else { set };
+        let values = &sets.iter().find(|(s, _)| *s == set).unwrap().1;
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let bytes = std::fs::read(dir.join(format!("{name}.pb"))).unwrap();
+        let row = |preset: &str, got: (proto::Rebinned, Vec<f64>, f64)| {
+            let (report, answers, b) = got;
+            assert_eq!(report.added, values.len() as u64, "{name} -> {preset}");
+            assert_eq!((report.below_range, report.above_range), (0, 0));
+            let bound = if report.exact {
+                b
+            } else {
+                py_alpha + b + py_alpha * b
+            };
+            assert!(
+                rel(report.relative_error, bound) <= 1e-9,
+                "{name} -> {preset}: reported {} for alpha {py_alpha} and {b}",
+                report.relative_error
+            );
+            let mut worst: f64 = 0.0;
+            for (&q, got) in QUANTILES.iter().zip(answers) {
+                let exact = exact_quantile(&sorted, q);
+                let err = if exact == 0.0 { got } else { rel(got, exact) };
+                assert!(
+                    err <= bound * (1.0 + 1e-9),
+                    "{name} -> {preset}: q={q} got {got}, exact {exact}, bound {bound}"
+                );
+                worst = worst.max(err);
+            }
+            println!(
+                "{:<36} {:>6.3}% {:>7} {:>8.4}% {:>8.4}%",
+                format!("{name} -> {preset}"),
+                100.0 * py_alpha,
+                report.exact,
+                100.0 * worst,
+                100.0 * bound
+            );
+        };
+        row(
+            "log",
+            decode_preset(&bytes, tailguard::sketch::presets::log_latency()),
+        );
+        row(
+            "cubic",
+            decode_preset(&bytes, tailguard::sketch::presets::cubic_latency()),
+        );
+        row(
+            "int",
+            decode_preset(&bytes, tailguard::sketch::presets::int_latency()),
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, sets.len() * writers.len());
+    println!("REBIN OK: {checked} Python sketches re-binned into 3 presets each");
+}
+
+/// Decodes `bytes` (Python convention) into `sketch`: the report, the answers at
+/// `QUANTILES`, and the sketch's accuracy.
+fn decode_preset<M: IndexMapping, const N: usize>(
+    bytes: &[u8],
+    mut sketch: DDSketch<M, N>,
+) -> (proto::Rebinned, Vec<f64>, f64) {
+    let report = proto::decode_rebinned(bytes, IndexConvention::Python, &mut sketch).unwrap();
+    let answers = QUANTILES
+        .iter()
+        .map(|&q| sketch.quantile(q).unwrap().unwrap())
+        .collect();
+    (report, answers, sketch.relative_accuracy())
 }

@@ -1,6 +1,7 @@
 //! The `quantiles` example as a user runs it: accuracy on a distribution the sketch was not
 //! tuned for, bad input lines reported with their numbers and exit code 2, and the wire
-//! format flags (`--proto-out`, `--proto-in`, `--python-convention`, `--no-stdin`).
+//! format flags (`--proto-out`, `--proto-in`, `--python-convention`, `--rebin`,
+//! `--no-stdin`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -300,4 +301,103 @@ fn bad_protos_are_errors_with_the_file_name() {
     // --no-stdin alone reports an empty sketch.
     let empty = ok_stdout(run(&["--no-stdin"], "5\n"));
     assert!(empty.contains("count 0"));
+}
+
+#[test]
+fn rebin_reads_protos_of_other_mappings_within_the_bound() {
+    let dir = scratch("rebin");
+    let values = Dist::Stragglers.samples(15, 30_000);
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let pb = dir.join("cubic-2.pb");
+    let pb = pb.to_str().unwrap();
+    ok_stdout(run(
+        &["--mapping", "cubic", "--alpha", "0.02", "--proto-out", pb],
+        &lines(&values),
+    ));
+    // Without --rebin another mapping is refused; with it, re-binned and said so.
+    let args = [
+        "--mapping",
+        "log",
+        "--alpha",
+        "0.01",
+        "--no-stdin",
+        "--proto-in",
+        pb,
+    ];
+    let out = run(&args, "");
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&[&args[..], &["--rebin"]].concat(), "");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        stderr.contains("30000 values re-binned") && stderr.contains("3.0200%"),
+        "{stderr}"
+    );
+    let stdout = ok_stdout(out);
+    assert_eq!(field(&stdout, "count"), 30_000.0);
+    let bound = 0.02 + 0.01 + 0.02 * 0.01;
+    for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)] {
+        let exact = exact_quantile(&sorted, q);
+        let got = field(&stdout, name);
+        assert!(
+            (got - exact).abs() <= bound * exact,
+            "{name}: {got} vs {exact}"
+        );
+    }
+    // The sketch's own mapping decodes exactly, with or without --rebin: no note.
+    let own = [
+        "--mapping",
+        "cubic",
+        "--alpha",
+        "0.02",
+        "--no-stdin",
+        "--proto-in",
+        pb,
+    ];
+    let exact = run(&[&own[..], &["--rebin"]].concat(), "");
+    assert!(!String::from_utf8_lossy(&exact.stderr).contains("re-binned"));
+    assert_eq!(ok_stdout(exact), ok_stdout(run(&own, "")));
+
+    // Java's QUARTIC, which tailguard has no mapping for: refused, or with --rebin read
+    // into the log mapping. One value, 1000, in the key Java gives it at gamma 1.0204.
+    let gamma = 1.0204f64;
+    let s: f64 = 1000.0 / 512.0 - 1.0;
+    let approx = 9.0 + (((-2.0 / 25.0 * s + 8.0 / 25.0) * s - 17.0 / 25.0) * s + 36.0 / 25.0) * s;
+    let key = (approx / gamma.log2()).floor() as i32;
+    let zigzag = ((key << 1) ^ (key >> 31)) as u32;
+    let mut mapping = vec![0x09];
+    mapping.extend_from_slice(&gamma.to_le_bytes());
+    mapping.extend_from_slice(&[0x18, 4]);
+    let mut entry = vec![0x08];
+    let mut z = zigzag;
+    while z >= 0x80 {
+        entry.push(z as u8 | 0x80);
+        z >>= 7;
+    }
+    entry.push(z as u8);
+    entry.push(0x11);
+    entry.extend_from_slice(&1.0f64.to_le_bytes());
+    let mut msg = vec![0x0a, mapping.len() as u8];
+    msg.extend_from_slice(&mapping);
+    msg.extend_from_slice(&[0x12, entry.len() as u8 + 2, 0x0a, entry.len() as u8]);
+    msg.extend_from_slice(&entry);
+    let quartic = dir.join("quartic.pb");
+    std::fs::write(&quartic, &msg).unwrap();
+    let quartic = quartic.to_str().unwrap();
+    let out = run(&["--no-stdin", "--proto-in", quartic], "");
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["--no-stdin", "--rebin", "--proto-in", quartic], "");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        stderr.contains("note: log sketch at alpha 0.01"),
+        "{stderr}"
+    );
+    let stdout = ok_stdout(out);
+    let java_alpha = {
+        let g = gamma.powf(25.0 / (36.0 * std::f64::consts::LN_2));
+        (g - 1.0) / (g + 1.0)
+    };
+    let p50 = field(&stdout, "p50");
+    let bound = java_alpha + 0.01 + java_alpha * 0.01;
+    assert!((p50 - 1000.0).abs() <= bound * 1000.0, "{p50}");
 }

@@ -54,14 +54,16 @@ fn check_count(count: f64) -> Result<u64, DecodeError> {
 
 /// What the validating pass learns: the final value of every scalar.
 #[derive(Debug, Clone, Copy, Default)]
-struct Scan {
+pub(super) struct Scan {
     mapping: Option<WireMapping>,
     positive_offset: i32,
-    negative: bool,
+    /// Whether `negativeValues` holds a non-zero count.
+    pub(super) negative: bool,
     zero_count: u64,
 }
 
-fn scan(bytes: &[u8]) -> Result<Scan, DecodeError> {
+/// Pass 1: checks the whole message is well formed and every count valid.
+pub(super) fn scan(bytes: &[u8]) -> Result<Scan, DecodeError> {
     let mut s = Scan::default();
     let empty = WireMapping {
         gamma: 0.0,
@@ -167,8 +169,31 @@ pub fn decode_into<M: IndexMapping, const N: usize>(
     }
 
     let mut report = Decoded::default();
+    apply(
+        bytes,
+        &found,
+        sketch,
+        &mut report,
+        &mut |sketch, key, n, report| add_bin(sketch, key.saturating_add(shift), n, report),
+    );
+    Ok(report)
+}
+
+/// Pass 2, over bytes [`scan`] accepted (so it cannot fail): `add` gets every positive
+/// bin with a non-zero count (its key, possibly beyond `i32`, and its count), then the
+/// zero count goes to the zero bin.
+pub(super) fn apply<M: IndexMapping, const N: usize, F>(
+    bytes: &[u8],
+    found: &Scan,
+    sketch: &mut DDSketch<M, N>,
+    report: &mut Decoded,
+    add: &mut F,
+) where
+    F: FnMut(&mut DDSketch<M, N>, i64, u64, &mut Decoded),
+{
     let first = i64::from(found.positive_offset);
-    let applied = walk(bytes, &mut |event| {
+    // Pass 1 accepted these bytes, so this walk returns Ok: nothing to handle.
+    let _ = walk(bytes, &mut |event| {
         let (key, count) = match event {
             Event::Sparse {
                 store: StoreKind::Positive,
@@ -187,21 +212,19 @@ pub fn decode_into<M: IndexMapping, const N: usize>(
         };
         let n = check_count(count)?;
         if n > 0 {
-            add_bin(sketch, key.saturating_add(shift), n, &mut report);
+            add(sketch, key, n, report);
         }
         Ok(())
     });
-    // Pass 1 accepted these bytes, so pass 2 does too.
-    applied?;
     let added = sketch.add_bin_count(i32::MIN, found.zero_count, 0.0);
     report.added = report.added.saturating_add(added);
     report.saturated = report
         .saturated
         .saturating_add(found.zero_count.saturating_sub(added));
-    Ok(report)
 }
 
-fn read_mapping_of(found: &Scan) -> Result<WireMapping, DecodeError> {
+/// The message's mapping, if present and valid.
+pub(super) fn read_mapping_of(found: &Scan) -> Result<WireMapping, DecodeError> {
     match found.mapping {
         Some(m) if m.gamma > 1.0 && m.gamma.is_finite() && m.index_offset.is_finite() => Ok(m),
         _ => Err(DecodeError::InvalidMapping),
@@ -216,8 +239,6 @@ fn add_bin<M: IndexMapping, const N: usize>(
     report: &mut Decoded,
 ) {
     let min = i64::from(sketch.min_index());
-    // min_index + N fits in an i32 (the sketch's constructors check it).
-    let end = min.saturating_add(i64::try_from(N).unwrap_or(i64::MAX));
     let index32 = i32::try_from(index).unwrap_or(if index < 0 { i32::MIN } else { i32::MAX });
     let value = sketch.mapping().value(index32);
     let value = if value.is_finite() && value >= 0.0 {
@@ -227,6 +248,22 @@ fn add_bin<M: IndexMapping, const N: usize>(
     } else {
         sketch.max_trackable()
     };
+    add_bin_valued(sketch, index, n, value, report);
+}
+
+/// Adds `n` values of the sketch's bin `index` (any i64: clamped as `record` clamps),
+/// entering min, max and sum at `value` (finite, non-negative), and counts them.
+pub(super) fn add_bin_valued<M: IndexMapping, const N: usize>(
+    sketch: &mut DDSketch<M, N>,
+    index: i64,
+    n: u64,
+    value: f64,
+    report: &mut Decoded,
+) {
+    let min = i64::from(sketch.min_index());
+    // min_index + N fits in an i32 (the sketch's constructors check it).
+    let end = min.saturating_add(i64::try_from(N).unwrap_or(i64::MAX));
+    let index32 = i32::try_from(index).unwrap_or(if index < 0 { i32::MIN } else { i32::MAX });
     // Below the range the index goes to the zero bin: i32::MIN is always below it.
     let index32 = if index < min { i32::MIN } else { index32 };
     let added = sketch.add_bin_count(index32, n, value);

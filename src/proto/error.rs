@@ -56,6 +56,13 @@ pub enum DecodeError {
         /// The sketch's offset (any offset a whole number away is accepted).
         expected: f64,
     },
+    /// The interpolation is not one the convention defines (re-binning reads `NONE`,
+    /// `LINEAR`, `QUADRATIC`, `CUBIC` and `QUARTIC` in the Go/Java convention, `NONE`,
+    /// `LINEAR` and `CUBIC` in Python's).
+    UnsupportedInterpolation {
+        /// The value on the wire.
+        found: i32,
+    },
     /// The message holds negative values; tailguard sketches hold none.
     NegativeValues,
     /// A count is negative, not finite or not a whole number.
@@ -86,6 +93,12 @@ impl fmt::Display for DecodeError {
                 f,
                 "index offset {found} is not the sketch's ({expected}) plus a whole number"
             ),
+            DecodeError::UnsupportedInterpolation { found } => {
+                write!(
+                    f,
+                    "interpolation {found} is not supported in this convention"
+                )
+            }
             DecodeError::NegativeValues => {
                 f.write_str("the sketch holds negative values, which tailguard does not record")
             }

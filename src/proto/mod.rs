@@ -37,7 +37,8 @@
 // One layer per file, lowest first: `wire` (protobuf's varints, tags and length-delimited
 // fields), `message` (the DDSketch message, field by field), `convention` (how DataDog's
 // libraries number keys and write gamma), `mapping` (a message's mapping, and whether it
-// is a sketch's), then `encoding` and `decoding`; `error` holds what can go wrong. The
+// is a sketch's), then `encoding` and `decoding`, and `rebinning` (decoding a message of
+// another mapping, bin by bin into the sketch's); `error` holds what can go wrong. The
 // long explanation is docs/proto.md, included above in the module's docs.
 mod convention;
 mod decoding;
@@ -45,6 +46,7 @@ mod encoding;
 mod error;
 mod mapping;
 mod message;
+mod rebinning;
 #[cfg(test)]
 mod test_msg;
 mod wire;
@@ -54,6 +56,7 @@ pub use decoding::{decode_into, read_mapping, Decoded};
 pub use encoding::{encode, encoded_len};
 pub use error::{DecodeError, EncodeError};
 pub use mapping::WireMapping;
+pub use rebinning::{decode_rebinned, Rebinned};
 
 #[cfg(test)]
 mod tests {

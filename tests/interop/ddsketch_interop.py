@@ -19,7 +19,8 @@ For every case this script
   * loads the Go/Java-convention proto with from_proto as well (it reads a bin low
     for NONE, and with the wrong bin width for LINEAR and CUBIC: reported, not judged).
 
-and writes WORKDIR/results.txt, one fact per line, which the Rust test checks:
+and writes WORKDIR/results.txt, one fact per line, which the Rust test checks (the
+re-binning mode, `ddsketch_interop.py WORKDIR rebin`, is described at `rebin` below):
 
   case NAME
   field NAME.tg-python.pb gamma=... indexOffset=... interpolation=... offset=... bins=... total=... nonzero=... zero=...
@@ -31,7 +32,7 @@ import sys
 
 import ddsketch
 import ddsketch.pb.ddsketch_pb2 as pb
-from ddsketch.ddsketch import BaseDDSketch
+from ddsketch.ddsketch import BaseDDSketch, DDSketch, LogCollapsingLowestDenseDDSketch
 from ddsketch.mapping import (
     CubicallyInterpolatedMapping,
     LinearlyInterpolatedMapping,
@@ -134,7 +135,49 @@ def main(workdir):
     print("ddsketch %s: %d cases" % (ddsketch.__version__, len(read_lines(workdir + "/cases.txt"))))
 
 
+def rebin(workdir):
+    """Python's own sketches at gammas tailguard does not use, for the re-binning test.
+
+    Reads WORKDIR/rebin-cases.txt, one case per line: NAME KIND ALPHA VALUES, where KIND is
+    `ddsketch` (DDSketch, the log mapping), `collapsing` (LogCollapsingLowestDenseDDSketch)
+    or `linear` / `cubic` (BaseDDSketch with that mapping), and VALUES a file of floats.
+    Writes NAME.pb (DDSketchProto.to_proto) and a line per case to rebin-results.txt:
+
+      written NAME gamma=... indexOffset=... interpolation=... alpha=... count=...
+    """
+    out = []
+    for line in read_lines(workdir + "/rebin-cases.txt"):
+        name, kind, alpha, values_file = line.split()
+        alpha = float(alpha)
+        if kind == "ddsketch":
+            sketch = DDSketch(alpha)
+        elif kind == "collapsing":
+            sketch = LogCollapsingLowestDenseDDSketch(alpha, bin_limit=4096)
+        else:
+            mapping = MAPPINGS["int" if kind == "linear" else kind](alpha)
+            sketch = BaseDDSketch(
+                mapping=mapping, store=DenseStore(), negative_store=DenseStore(), zero_count=0.0
+            )
+        for v in read_lines("%s/%s" % (workdir, values_file)):
+            sketch.add(float(v))
+        message = DDSketchProto.to_proto(sketch)
+        with open("%s/%s.pb" % (workdir, name), "wb") as f:
+            f.write(message.SerializeToString())
+        m = message.mapping
+        out.append(
+            "written %s gamma=%r indexOffset=%r interpolation=%d alpha=%r count=%r"
+            % (name, m.gamma, m.indexOffset, m.interpolation, sketch._mapping.relative_accuracy,
+               sketch.count)
+        )
+    with open(workdir + "/rebin-results.txt", "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("ddsketch %s: %d sketches written" % (ddsketch.__version__, len(out)))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: ddsketch_interop.py WORKDIR")
-    main(sys.argv[1])
+    if len(sys.argv) == 3 and sys.argv[2] == "rebin":
+        rebin(sys.argv[1])
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
+        sys.exit("usage: ddsketch_interop.py WORKDIR [rebin]")
