@@ -14,7 +14,7 @@
 use arbitrary::{Arbitrary, Error, Result, Unstructured};
 
 use crate::proto::IndexConvention;
-use crate::sketch::{CubicMapping, Interpolation, IntMapping, LogMapping};
+use crate::sketch::{CubicMapping, IntMapping, Interpolation, LogMapping};
 
 /// Who wrote a message [`ddsketch_message`] generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,7 +158,7 @@ pub fn ddsketch_message(u: &mut Unstructured<'_>, buf: &mut [u8]) -> Result<DDSk
         Library::Python => IndexConvention::Python,
         _ => IndexConvention::GoJava,
     };
-    let plan = Plan::arbitrary(u, library)?;
+    let mut plan = Plan::arbitrary(u, library)?;
     let mut w = Writer { buf, pos: 0 };
     let mut stats = Stats::default();
 
@@ -172,17 +172,24 @@ pub fn ddsketch_message(u: &mut Unstructured<'_>, buf: &mut [u8]) -> Result<DDSk
     let fractional = plan.refusal == Some(Refusal::FractionalCount);
     let room = w.room().saturating_sub(TAIL) / 8;
     let room = u32::try_from(room).unwrap_or(u32::MAX).min(MAX_RUN);
-    write_store(&mut w, u, &plan, room, fractional, Some(&mut stats))?;
+    let wrote_fraction = write_store(&mut w, u, &plan, room, fractional, Some(&mut stats))?;
     w.end(positive);
 
     let negative = w.begin(3);
     if plan.refusal == Some(Refusal::NegativeValues) {
         let room = u32::try_from(w.room().saturating_sub(TAIL) / 8).unwrap_or(0);
-        write_store(&mut w, u, &plan, room.min(MAX_NEGATIVE_BINS), false, None)?;
+        let mut negative_stats = Stats::default();
+        let room = room.min(MAX_NEGATIVE_BINS);
+        write_store(&mut w, u, &plan, room, false, Some(&mut negative_stats))?;
+        if negative_stats.keys.is_none() {
+            plan.refusal = None; // no room for a negative bin: an ordinary message
+        }
     }
     w.end(negative);
 
+    // The fractional count goes here if the positive store had no room for it.
     let zero_count = match u.int_in_range(0u8..=3)? {
+        _ if fractional && !wrote_fraction => arbitrary_count(u, true)?,
         0 | 1 => 0.0,
         _ => arbitrary_count(u, false)?,
     };
@@ -398,8 +405,9 @@ impl Stats {
 }
 
 /// Writes one store's fields: a dense run (or, for Go and Java, sometimes sparse
-/// entries) of up to `room` bins around the key of an arbitrary value. The first count
-/// is fractional when `fractional`.
+/// entries) of up to `room` bins around the key of an arbitrary value, at least one if
+/// `room` allows. The first count is fractional when `fractional`; returns whether it
+/// was written.
 fn write_store(
     w: &mut Writer<'_>,
     u: &mut Unstructured<'_>,
@@ -407,20 +415,20 @@ fn write_store(
     room: u32,
     fractional: bool,
     mut stats: Option<&mut Stats>,
-) -> Result<()> {
+) -> Result<bool> {
     // A value from 1e-9 to 1e12, and its key (near enough: any key a value has).
     let ln_value = libm::log(1e-9) + (libm::log(1e12) - libm::log(1e-9)) * unit(u)?;
     let center = ln_value * plan.keys_per_e_fold + plan.index_offset;
     // Keys stay far inside the sint32 range.
     let first = libm::floor(center).clamp(-1e9, 1e9) as i32;
     let python = plan.library == Library::Python;
-    let mut run = u.int_in_range(0..=MAX_RUN)?.min(room);
+    let mut run = u.int_in_range(1..=MAX_RUN)?.min(room);
     if python {
         run = run.min(room.wrapping_sub(room % PYTHON_CHUNK)); // its padding must fit too
     }
     let sparse = !python && u.ratio(1u8, 3)?;
-    if run == 0 {
-        return Ok(()); // an empty store: an empty message
+    if run == 0 || u.ratio(1u8, 16)? {
+        return Ok(false); // an empty store: an empty message
     }
     // A count for each bin of the run: the first and last non-zero, zeros inside.
     let count_at = |u: &mut Unstructured<'_>, i: u32| -> Result<f64> {
@@ -441,9 +449,7 @@ fn write_store(
         let stride = match u.int_in_range(0u8..=2)? {
             0 => 1,
             1 => run.wrapping_sub(1), // run >= 1
-            _ => (run / 2..run)
-                .find(|s| gcd(*s, run) == 1)
-                .unwrap_or(1),
+            _ => (run / 2..run).find(|s| gcd(*s, run) == 1).unwrap_or(1),
         };
         let stride = stride.max(1);
         let mut i = 0u32;
@@ -461,12 +467,12 @@ fn write_store(
             // (i + stride) mod run without overflow: both are below run <= 4096.
             i = i.wrapping_add(stride).checked_rem(run).unwrap_or(0);
         }
-        return Ok(());
+        return Ok(fractional);
     }
     // Python's store: a multiple of 128 bins centred on the used ones.
     let (padded, lead) = if python {
         let padded = run.div_ceil(PYTHON_CHUNK).wrapping_mul(PYTHON_CHUNK); // <= 4096
-        // Python: offset = middle_key - length // 2, middle_key = min + (max-min+1) // 2.
+                                                                            // Python: offset = middle_key - length // 2, middle_key = min + (max-min+1) // 2.
         let middle = run / 2;
         (padded, (padded / 2).saturating_sub(middle))
     } else {
@@ -491,7 +497,7 @@ fn write_store(
     if offset != 0 || plan.library == Library::JavaSerialize {
         w.sint32_field_always(3, offset);
     }
-    Ok(())
+    Ok(fractional)
 }
 
 fn gcd(mut a: u32, mut b: u32) -> u32 {
@@ -589,5 +595,174 @@ impl Writer<'_> {
             self.buf.copy_within(body..end, to);
         }
         self.pos = to.saturating_add(len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{self, DecodeError};
+    use crate::sketch::{BinLayout, DDSketch, IndexMapping};
+    use proptest::prelude::{any, proptest, ProptestConfig};
+    use std::vec;
+
+    /// Bins enough for any generated run (4096 keys) with room either side.
+    const BINS: usize = 8192;
+
+    /// Decodes `wire` into a sketch of `mapping` whose range holds every key, and checks
+    /// it bin for bin against what the generator says it wrote.
+    fn check_exact<M: IndexMapping>(wire: &[u8], message: &DDSketchMessage, mapping: M) {
+        let wire_offset = proto::read_mapping(wire).unwrap().index_offset();
+        // The decoder's renumbering (docs/proto.md): the offsets' whole difference, and
+        // one more for Python's `ceil` keys.
+        let python = i64::from(message.convention == IndexConvention::Python);
+        let shift = (wire_offset - mapping.index_offset()).round() as i64 + python;
+        let (lo, hi) = message.keys.map_or((0, 0), |(lo, hi)| (lo, hi));
+        let min_index = (i64::from(lo) - shift - 1) as i32;
+        let layout = BinLayout::<M, BINS>::with_min_index(mapping, min_index);
+        let mut s = DDSketch::with_layout(layout);
+        let report = proto::decode_into(wire, message.convention, &mut s).unwrap();
+        assert_eq!((report.below_range, report.above_range), (0, 0));
+        let total = report.added.saturating_add(report.saturated);
+        if message.count < 9e15 {
+            assert_eq!(total as f64, message.count);
+        } else {
+            assert!(total >= 1 << 53 || report.saturated > 0);
+        }
+        if let Some((lo, hi)) = message.keys {
+            let first = s.bins().next().unwrap().index;
+            let last = s.bins().last().unwrap().index;
+            assert_eq!(i64::from(first), i64::from(lo) - shift);
+            assert_eq!(i64::from(last), i64::from(hi) - shift);
+        } else {
+            assert_eq!(s.bins().count(), 0);
+        }
+        assert_eq!(
+            f64::from(s.zero_count()),
+            message.zero_count.min(f64::from(u32::MAX))
+        );
+        // And back through tailguard's own encoder: the same bins.
+        let mut buf = vec![0u8; proto::encoded_len(&s, message.convention)];
+        proto::encode(&s, message.convention, &mut buf).unwrap();
+        let mut again = DDSketch::with_layout(layout);
+        proto::decode_into(&buf, message.convention, &mut again).unwrap();
+        assert!(again.bins().eq(s.bins()));
+        let _ = hi;
+    }
+
+    /// A refused message is refused by every sketch, which it leaves unchanged.
+    fn check_refused(wire: &[u8], message: &DDSketchMessage, why: Refusal) {
+        let mut log = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+        let mut cubic = DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+        let mut int = DDSketch::<IntMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+        let errors = [
+            proto::decode_into(wire, message.convention, &mut log).unwrap_err(),
+            proto::decode_into(wire, message.convention, &mut cubic).unwrap_err(),
+            proto::decode_into(wire, message.convention, &mut int).unwrap_err(),
+        ];
+        assert!(log.is_empty() && cubic.is_empty() && int.is_empty());
+        match why {
+            Refusal::FractionalCount => {
+                assert!(errors
+                    .iter()
+                    .all(|e| matches!(e, DecodeError::InvalidCount { .. })));
+            }
+            Refusal::Interpolation(code) => {
+                assert!(errors.iter().all(
+                    |e| matches!(e, DecodeError::Interpolation { found, .. } if *found == code)
+                ));
+            }
+            Refusal::LinearGamma => {
+                assert!(matches!(errors[2], DecodeError::Gamma { .. }));
+                let m = proto::read_mapping(wire).unwrap();
+                assert_eq!(m.interpolation(), Some(Interpolation::Linear));
+            }
+            // Refused whatever the mapping; with its own, for the negative values.
+            Refusal::NegativeValues => {}
+        }
+    }
+
+    fn check(bytes: &[u8]) {
+        let mut buf = vec![0u8; 40_000];
+        let message = ddsketch_message(&mut Unstructured::new(bytes), &mut buf).unwrap();
+        let wire = &buf[..message.len];
+        match message.decodes {
+            Decodes::Log(m) => check_exact(wire, &message, m),
+            Decodes::Cubic(m) => check_exact(wire, &message, m),
+            Decodes::Int(m) => check_exact(wire, &message, m),
+            Decodes::Refused(why) => check_refused(wire, &message, why),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn generated_messages_decode_as_they_say(bytes in proptest::collection::vec(any::<u8>(), 0..6000)) {
+            check(&bytes);
+        }
+    }
+
+    #[test]
+    fn every_library_mapping_and_refusal_is_generated() {
+        let mut seen = std::collections::HashSet::new();
+        for seed in 0..3000u64 {
+            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let data: vec::Vec<u8> = (0..600)
+                .map(|_| {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    (x >> 56) as u8
+                })
+                .collect();
+            let mut buf = [0u8; 4096];
+            let m = ddsketch_message(&mut Unstructured::new(&data), &mut buf).unwrap();
+            let kind = match m.decodes {
+                Decodes::Log(_) => "log",
+                Decodes::Cubic(_) => "cubic",
+                Decodes::Int(_) => "int",
+                Decodes::Refused(Refusal::FractionalCount) => "fractional",
+                Decodes::Refused(Refusal::NegativeValues) => "negative",
+                Decodes::Refused(Refusal::LinearGamma) => "linear gamma",
+                Decodes::Refused(Refusal::Interpolation(2)) => "quadratic",
+                Decodes::Refused(Refusal::Interpolation(_)) => "quartic",
+            };
+            seen.insert(std::format!("{:?} {kind}", m.library));
+            seen.insert(std::format!("{kind}"));
+            if m.count >= 4_294_967_295.0 {
+                seen.insert("full bin".into());
+            }
+        }
+        for want in [
+            "Go log",
+            "Go cubic",
+            "Go int",
+            "Go linear gamma",
+            "Java int",
+            "Java quadratic",
+            "JavaSerialize quartic",
+            "JavaSerialize log",
+            "Python log",
+            "Python cubic",
+            "Python int",
+            "Python linear gamma",
+            "fractional",
+            "negative",
+            "full bin",
+        ] {
+            assert!(seen.contains(want), "{want} never generated: {seen:?}");
+        }
+    }
+
+    #[test]
+    fn a_small_buffer_is_refused_and_runs_are_cut_to_fit() {
+        let data = [0xa5u8; 4096];
+        let mut tiny = [0u8; MIN_BUFFER - 1];
+        assert!(ddsketch_message(&mut Unstructured::new(&data), &mut tiny).is_err());
+        for len in [MIN_BUFFER, 100, 300, 1000] {
+            let mut buf = vec![0u8; len];
+            let m = ddsketch_message(&mut Unstructured::new(&data), &mut buf).unwrap();
+            assert!(m.len <= len);
+            proto::read_mapping(&buf[..m.len]).ok();
+        }
     }
 }

@@ -169,7 +169,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// # Ok::<(), arbitrary::Error>(())
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "arbitrary")))]
-    pub fn arbitrary_with_layout(u: &mut Unstructured<'_>, layout: BinLayout<M, N>) -> Result<Self> {
+    pub fn arbitrary_with_layout(
+        u: &mut Unstructured<'_>,
+        layout: BinLayout<M, N>,
+    ) -> Result<Self> {
         let mut sketch = Self::with_layout(layout);
         let mut ops = 0;
         while !u.is_empty() && ops < MAX_OPS {
@@ -245,4 +248,128 @@ fn arbitrary_count(u: &mut Unstructured<'_>) -> Result<u32> {
         14 => u32::MAX.wrapping_sub(u.int_in_range(0..=3)?),
         _ => u32::arbitrary(u)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{self, IndexConvention};
+    use crate::sketch::presets;
+    use proptest::prelude::{any, proptest, ProptestConfig};
+    use std::vec;
+
+    /// Everything a sketch built by records and merges satisfies, through its public API.
+    fn assert_valid<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
+        let bins: u64 = s.bins().map(|b| u64::from(b.count)).sum();
+        assert_eq!(s.count(), u64::from(s.zero_count()) + bins);
+        let top = s.min_index() + (N as i32 - 1);
+        let top_count = s
+            .bins()
+            .last()
+            .filter(|b| b.index == top)
+            .map_or(0, |b| b.count);
+        assert!(s.clamped() <= u64::from(top_count));
+        if s.is_empty() {
+            assert_eq!((s.min(), s.max(), s.quantile(0.5)), (None, None, Ok(None)));
+        } else {
+            let (min, max) = (s.min().unwrap(), s.max().unwrap());
+            assert!(0.0 <= min && min <= max, "{min} {max}");
+            // +inf enters as the end of the range: infinite only if the range is.
+            assert!(max.is_finite() || s.max_trackable() == f64::INFINITY);
+            // The exact min and max bound the bins (the quantile scan relies on it).
+            let m = s.mapping();
+            if let (Some(lo), true) = (s.bins().next(), min > 0.0) {
+                // (A min above the range is clamped into the top bin.)
+                assert!(lo.index >= m.index(min).min(top).saturating_sub(1), "{s:?}");
+            }
+            if let Some(hi) = s.bins().last() {
+                assert!(hi.index <= m.index(max).saturating_add(1), "{s:?}");
+            }
+            let mut last = min;
+            for q in [0.0, 0.01, 0.25, 0.5, 0.9, 0.999, 1.0] {
+                let v = s.quantile(q).unwrap().unwrap();
+                assert!(last <= v && v <= max, "q={q}: {v} after {last}");
+                last = v;
+            }
+            assert_eq!(s.quantile(0.0), Ok(Some(min)));
+            assert_eq!(s.quantile(1.0), Ok(Some(max)));
+        }
+        // It merges: into an empty sketch of its layout, as itself; with itself,
+        // conserving every value (in a bin or as saturated).
+        let mut copy = DDSketch::<M, N>::with_layout(s.layout());
+        copy.merge(s).unwrap();
+        assert!(copy == *s);
+        copy.merge(s).unwrap();
+        let all = |t: &DDSketch<M, N>| u128::from(t.count()) + u128::from(t.saturated());
+        assert_eq!(all(&copy), 2 * all(s));
+        // It encodes, and decodes back bin for bin, in either convention.
+        for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+            let mut buf = vec![0u8; proto::encoded_len(s, convention)];
+            proto::encode(s, convention, &mut buf).unwrap();
+            let mut back = DDSketch::<M, N>::with_layout(s.layout());
+            let report = proto::decode_into(&buf, convention, &mut back).unwrap();
+            assert_eq!((report.added, report.saturated), (s.count(), 0));
+            assert!(back.bins().eq(s.bins()));
+            assert_eq!(back.zero_count(), s.zero_count());
+        }
+    }
+
+    fn arbitrary_of<'a, T: Arbitrary<'a>>(bytes: &'a [u8]) -> T {
+        T::arbitrary(&mut Unstructured::new(bytes)).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn arbitrary_sketches_are_valid(bytes in proptest::collection::vec(any::<u8>(), 0..3000)) {
+            assert_valid(&arbitrary_of::<DDSketch<LogMapping, 64>>(&bytes));
+            assert_valid(&arbitrary_of::<DDSketch<CubicMapping, 512>>(&bytes));
+            assert_valid(&arbitrary_of::<DDSketch<IntMapping, 2048>>(&bytes));
+            assert_valid(&arbitrary_of::<presets::LogLatency>(&bytes));
+            let layout = presets::int_latency().layout();
+            let s = presets::IntLatency::arbitrary_with_layout(&mut Unstructured::new(&bytes), layout).unwrap();
+            assert!(presets::int_latency().check_compatible(&s).is_ok());
+            assert_valid(&s);
+        }
+    }
+
+    /// Deterministic pseudo-random bytes (a 64-bit LCG's high bytes).
+    fn bytes(seed: u64, len: usize) -> vec::Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..len)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (x >> 56) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn presets_saturation_clamping_and_zero_bins_are_all_drawn() {
+        let (mut preset, mut saturated, mut full, mut clamped, mut zero, mut offset) =
+            (false, false, false, false, false, false);
+        for seed in 0..400 {
+            let data = bytes(seed, 2000);
+            let s = arbitrary_of::<presets::CubicLatency>(&data);
+            preset |= presets::cubic_latency().check_compatible(&s).is_ok();
+            saturated |= s.saturated() > 0;
+            full |= s.bins().any(|b| b.count == u32::MAX);
+            clamped |= s.clamped() > 0;
+            zero |= s.zero_count() > 0;
+            offset |= s.mapping().index_offset() != 0.0;
+            let int = arbitrary_of::<DDSketch<IntMapping, 256>>(&data);
+            assert_valid(&int);
+        }
+        assert!(preset && saturated && full && clamped && zero && offset);
+    }
+
+    #[test]
+    fn no_bytes_give_an_empty_sketch() {
+        let s = arbitrary_of::<presets::LogLatency>(&[]);
+        assert!(s.is_empty());
+        assert_valid(&s);
+    }
 }
