@@ -729,7 +729,7 @@ mod tests {
                 Decodes::Refused(Refusal::Interpolation(_)) => "quartic",
             };
             seen.insert(std::format!("{:?} {kind}", m.library));
-            seen.insert(std::format!("{kind}"));
+            seen.insert(kind.into());
             if m.count >= 4_294_967_295.0 {
                 seen.insert("full bin".into());
             }
