@@ -120,4 +120,15 @@ for target in ("merge", "record_quantile"):
         with open("corpus/%s/seed-%d" % (target, n), "wb") as f:
             f.write(bytes([sel]) + body)
 PYEOF
+# decode with a selector of 0x80 and up, merge with 0xc0 and up: the rest is drawn by
+# `arbitrary` (a generated DataDog message; two arbitrary sketches).
+python3 - <<'PYEOF'
+import random
+r = random.Random(15)
+for i in range(3):
+    with open("corpus/decode/seed-generated-%d" % i, "wb") as f:
+        f.write(bytes([0x80]) + bytes(r.randrange(256) for _ in range(800)))
+    with open("corpus/merge/seed-arbitrary-%d" % i, "wb") as f:
+        f.write(bytes([0xc0 + i]) + bytes(r.randrange(256) for _ in range(1500)))
+PYEOF
 ls corpus/*/ | head -40

@@ -31,6 +31,8 @@
 //! * [`registry`]: a fixed-capacity map of per-target hedgers.
 //! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
 //! * `tower` (feature `tower`): a tower layer that hedges any service.
+//! * `fuzzing` (feature `arbitrary`): arbitrary sketches and DataDog's messages, for fuzz
+//!   targets of merge pipelines.
 //!
 //! ## Features
 //!
@@ -42,6 +44,7 @@
 //! | `std` | `clock::StdClock`, the host's monotonic clock. Nothing else in the crate needs `std`. | none |
 //! | `embassy-time` | `clock::EmbassyClock`, embassy-time's global clock, and `hedge::race_embassy`, [`race`](hedge::race) with embassy's `Timer` as the sleep. | `embassy-time` |
 //! | `defmt` | `defmt::Format` on the public types, for logging them on a microcontroller. | `defmt` |
+//! | `arbitrary` (implies `std`) | the `fuzzing` module: `arbitrary::Arbitrary` for sketches, their layouts and mappings (valid by construction), and a generator of DDSketch messages as DataDog's Go, Java and Python libraries write them, for fuzzing merge pipelines. The `arbitrary` crate is not `no_std`, so neither is this feature. | `arbitrary` |
 //! | `tower` (implies `std`) | the `tower` module: `HedgeLayer`, hedging any tower `Service` whose requests can be cloned, with HTTP helpers (a policy that hedges only idempotent methods and backs off on 429 and 503, per-target hedgers, and `FirstByteLayer` to measure latency at the first body byte). | `tower-service`, `tower-layer`, `http`, `http-body`, `bytes`, `pin-project-lite` |
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
@@ -69,6 +72,9 @@ extern crate std;
 pub mod budget;
 pub mod clock;
 pub mod deadline;
+#[cfg(feature = "arbitrary")]
+#[cfg_attr(docsrs, doc(cfg(feature = "arbitrary")))]
+pub mod fuzzing;
 pub mod hedge;
 pub mod proto;
 pub mod registry;

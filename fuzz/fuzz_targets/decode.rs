@@ -2,19 +2,31 @@
 //! when decoding succeeds, encode then decode gives the same sketch.
 //!
 //! The first byte picks the sketch (mapping, accuracy, range) and the convention; the
-//! rest is the message.
+//! rest is the message. With its top bit set, the rest instead draws a message as
+//! DataDog's Go, Java or Python library writes one (`tailguard::fuzzing::ddsketch_message`),
+//! decoded into a sketch of its own mapping, or, if no sketch decodes it exactly,
+//! refused by every sketch without a change.
 #![no_main]
 
 mod common;
 
+use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
+use tailguard::fuzzing::{ddsketch_message, Decodes};
 use tailguard::proto::{self, IndexConvention};
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 
 fuzz_target!(|data: &[u8]| {
+    decode(data);
+});
+
+fn decode(data: &[u8]) {
     let Some((&selector, message)) = data.split_first() else {
         return;
     };
+    if selector & 0x80 != 0 {
+        return generated(message);
+    }
     let convention = if selector & 1 == 0 {
         IndexConvention::GoJava
     } else {
@@ -42,14 +54,62 @@ fuzz_target!(|data: &[u8]| {
             message,
             convention,
         ),
+    };
+}
+
+/// A message DataDog's libraries could have written, drawn from `bytes`.
+fn generated(bytes: &[u8]) {
+    let mut buf = vec![0u8; 40_000];
+    let Ok(message) = ddsketch_message(&mut Unstructured::new(bytes), &mut buf) else {
+        return;
+    };
+    let wire = &buf[..message.len];
+    let convention = message.convention;
+    let decoded = match message.decodes {
+        Decodes::Log(m) => check(
+            DDSketch::<LogMapping, 2048>::new(m, 1e-3).unwrap(),
+            wire,
+            convention,
+        ),
+        Decodes::Cubic(m) => check(
+            DDSketch::<CubicMapping, 2048>::new(m, 1e-3).unwrap(),
+            wire,
+            convention,
+        ),
+        Decodes::Int(m) => check(
+            DDSketch::<IntMapping, 4096>::new(m, 1e-3).unwrap(),
+            wire,
+            convention,
+        ),
+        Decodes::Refused(why) => {
+            let mut log = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+            let mut int = DDSketch::<IntMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+            assert!(
+                proto::decode_into(wire, convention, &mut log).is_err(),
+                "{why:?}"
+            );
+            assert!(
+                proto::decode_into(wire, convention, &mut int).is_err(),
+                "{why:?}"
+            );
+            assert!(log.is_empty() && int.is_empty());
+            return;
+        }
+        other => panic!("a mapping this target does not know: {other:?}"),
+    };
+    let report = decoded.expect("the generator says a sketch of this mapping decodes it");
+    // Every count was added, or counted as saturated.
+    let total = report.added.saturating_add(report.saturated);
+    if message.count < 9e15 {
+        assert_eq!(total as f64, message.count);
     }
-});
+}
 
 fn check<M: IndexMapping, const N: usize>(
     empty: DDSketch<M, N>,
     message: &[u8],
     convention: IndexConvention,
-) {
+) -> Option<proto::Decoded> {
     // Into a sketch that holds values already: all or nothing.
     let mut target = empty.clone();
     target.record(3.0).unwrap();
@@ -59,7 +119,7 @@ fn check<M: IndexMapping, const N: usize>(
         Err(e) => {
             assert!(target == before, "{e} changed the sketch");
             let _ = e.to_string();
-            return;
+            return None;
         }
         Ok(report) => report,
     };
@@ -121,4 +181,5 @@ fn check<M: IndexMapping, const N: usize>(
     for q in [0.0, 0.5, 1.0] {
         let _ = a.quantile(q);
     }
+    Some(first)
 }

@@ -1,11 +1,17 @@
 //! Two arbitrary value lists -> sketches: merging equals recording everything, merging
 //! commutes, the wire format merges the same way, and incompatible sketches are refused
 //! without changing the target.
+//!
+//! With a selector byte of 0xc0 or more, the rest draws two sketches with
+//! `arbitrary::Arbitrary` (feature `arbitrary`): any configuration, bins up to
+//! saturation, clamped and zero-bin values; merging them conserves every value (in a bin
+//! or as saturated), gives the same bins either way round and through the wire.
 #![no_main]
 
 mod common;
 
 use common::{assert_same, record, values, Value};
+use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use tailguard::proto::{self, IndexConvention};
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
@@ -14,6 +20,15 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
+    if selector >= 0xc0 {
+        let mut u = Unstructured::new(rest);
+        let _ = match selector % 3 {
+            0 => arbitrary_pair::<LogMapping, 512>(&mut u),
+            1 => arbitrary_pair::<CubicMapping, 256>(&mut u),
+            _ => arbitrary_pair::<IntMapping, 1024>(&mut u),
+        };
+        return;
+    }
     let all = values(rest);
     let cut = if all.is_empty() {
         0
@@ -86,4 +101,43 @@ fn check<M: IndexMapping, const N: usize>(alpha: f64, min: f64, a: &[Value], b: 
         assert!(proto::decode_into(&buf, IndexConvention::GoJava, &mut target).is_err());
         assert!(target == before);
     }
+}
+
+/// Two arbitrary sketches of one layout: merged either way round and through the wire,
+/// the same bins, and every value counted once.
+fn arbitrary_pair<'a, M, const N: usize>(
+    u: &mut Unstructured<'a>,
+) -> libfuzzer_sys::arbitrary::Result<()>
+where
+    M: IndexMapping + Arbitrary<'a>,
+{
+    let a = DDSketch::<M, N>::arbitrary(u)?;
+    let b = DDSketch::<M, N>::arbitrary_with_layout(u, a.layout())?;
+    let all = |s: &DDSketch<M, N>| u128::from(s.count()) + u128::from(s.saturated());
+    let mut ab = a.clone();
+    ab.merge(&b).unwrap();
+    assert_eq!(all(&ab), all(&a) + all(&b), "values lost or invented");
+    let mut ba = b.clone();
+    ba.merge(&a).unwrap();
+    assert!(ab.bins().eq(ba.bins()));
+    assert_eq!((ab.count(), ab.zero_count()), (ba.count(), ba.zero_count()));
+    assert_eq!(all(&ab), all(&ba));
+    assert_eq!((ab.min(), ab.max()), (ba.min(), ba.max()));
+    // Merged through the wire, in either convention: the same bins.
+    for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+        let mut buf = vec![0u8; proto::encoded_len(&b, convention)];
+        proto::encode(&b, convention, &mut buf).unwrap();
+        let mut wired = a.clone();
+        let report = proto::decode_into(&buf, convention, &mut wired).unwrap();
+        assert_eq!(
+            u128::from(report.added) + u128::from(report.saturated),
+            u128::from(b.count())
+        );
+        assert!(wired.bins().eq(ab.bins()));
+        assert_eq!(
+            (wired.count(), wired.zero_count()),
+            (ab.count(), ab.zero_count())
+        );
+    }
+    Ok(())
 }

@@ -88,7 +88,9 @@ fuzz_target!(|data: &[u8]| {
                 } else {
                     u64::from(arg) << 30
                 };
-                clock.set(Instant::from_nanos(clock.now().as_nanos().saturating_sub(back)));
+                clock.set(Instant::from_nanos(
+                    clock.now().as_nanos().saturating_sub(back),
+                ));
             }
             5 => {
                 budget.on_request();
@@ -125,7 +127,10 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         assert_eq!(window.count() + u64::from(window.expired()), recorded);
-        assert_eq!((budget.balance() * UNITS as f64).round() as u64, model_balance);
+        assert_eq!(
+            (budget.balance() * UNITS as f64).round() as u64,
+            model_balance
+        );
         // Backward steps earn nothing: the bound counts forward movement only.
         let burst = u64::from(bucket.burst());
         let allowed = burst + (forward_ns as f64 * bucket.rate() / 1e9) as u64 + 1;

@@ -1,0 +1,69 @@
+//! Fuzzing support (feature `arbitrary`): arbitrary sketches, valid by construction, and
+//! DDSketch messages as DataDog's libraries write them, for fuzz targets of merge
+//! pipelines built on this crate.
+//!
+//! * [`Arbitrary`] for [`DDSketch`], [`BinLayout`] and the index mappings
+//!   ([`LogMapping`], [`CubicMapping`], [`IntMapping`]): any preset's configuration or any
+//!   valid accuracy and range, bins filled as records and merges fill them, up to
+//!   saturation. [`DDSketch::arbitrary_with_layout`] fills a sketch of a given layout, so
+//!   that two arbitrary sketches merge (see the example below).
+//! * [`ddsketch_message`]: a DDSketch protobuf message, written into the caller's buffer
+//!   as DataDog's Go, Java or Python library writes one, and a [`DDSketchMessage`] saying
+//!   what it holds and which sketch decodes it exactly (or why none does).
+//!
+//! No heap is used here beyond what the `arbitrary` crate itself does; the feature
+//! implies `std` because that crate needs it.
+//!
+//! # A merge fuzz target
+//!
+//! A user's aggregator merges sketches from many devices; its invariant here is that a
+//! merge conserves values (what did not fit in a full bin is counted as saturated). The
+//! fuzz target (with `cargo fuzz`, `libfuzzer_sys::fuzz_target!(|data: &[u8]| ...)`)
+//! takes the body of `check`; here it runs on fixed bytes:
+//!
+//! ```
+//! use arbitrary::{Arbitrary, Unstructured};
+//! use tailguard::sketch::presets::CubicLatency;
+//! use tailguard::sketch::{DDSketch, IndexMapping};
+//!
+//! // What the user's pipeline does: here, merge a device's sketch into the total.
+//! fn aggregate<M: IndexMapping, const N: usize>(total: &mut DDSketch<M, N>, device: &DDSketch<M, N>) {
+//!     total.merge(device).expect("same layout");
+//! }
+//!
+//! fn check(data: &[u8]) -> arbitrary::Result<()> {
+//!     let mut u = Unstructured::new(data);
+//!     // Any configuration of the preset's type (or its own: `presets::cubic_latency()
+//!     // .layout()`), then a second sketch of the same layout, so that they merge. Bins
+//!     // hold up to u32::MAX; zero bins, clamped and saturated values all occur.
+//!     let mut total = CubicLatency::arbitrary(&mut u)?;
+//!     let device = CubicLatency::arbitrary_with_layout(&mut u, total.layout())?;
+//!     let before = total.count() + total.saturated();
+//!     aggregate(&mut total, &device);
+//!     // The invariant: every value is counted once, in a bin or as saturated.
+//!     assert_eq!(
+//!         total.count() + total.saturated(),
+//!         before + device.count() + device.saturated()
+//!     );
+//!     Ok(())
+//! }
+//!
+//! let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+//! check(&bytes).unwrap();
+//! check(&[]).unwrap(); // no bytes: empty sketches
+//! ```
+//!
+//! [`Arbitrary`]: arbitrary::Arbitrary
+//! [`DDSketch`]: crate::sketch::DDSketch
+//! [`DDSketch::arbitrary_with_layout`]: crate::sketch::DDSketch::arbitrary_with_layout
+//! [`BinLayout`]: crate::sketch::BinLayout
+//! [`LogMapping`]: crate::sketch::LogMapping
+//! [`CubicMapping`]: crate::sketch::CubicMapping
+//! [`IntMapping`]: crate::sketch::IntMapping
+
+// One generator per file: `sketch` (the `Arbitrary` impls), `ddsketch` (DataDog's
+// message). An OTLP message generator belongs in a file of its own next to them.
+mod ddsketch;
+mod sketch;
+
+pub use ddsketch::{ddsketch_message, DDSketchMessage, Decodes, Library, Refusal};
