@@ -47,7 +47,7 @@ mod mapping;
 mod message;
 #[cfg(test)]
 mod test_msg;
-mod wire;
+pub(crate) mod wire;
 
 pub use convention::IndexConvention;
 pub use decoding::{decode_into, read_mapping, Decoded};
