@@ -167,7 +167,7 @@ impl IndexMapping for OtelMapping {
 
     #[inline]
     fn index(&self, value: f64) -> i32 {
-        if !(value > 0.0) {
+        if value.is_nan() || value <= 0.0 {
             return i32::MIN; // zero (NaN and negatives are never passed)
         }
         if value <= f64::MIN_POSITIVE {
