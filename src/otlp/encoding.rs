@@ -226,3 +226,56 @@ pub fn encode<const N: usize>(
     }
     Ok(w.pos)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::otlp::decode_into;
+    use crate::otlp::test_msg::{encode_vec, sketch, Msg};
+    use crate::sketch::{presets, IndexMapping};
+
+    #[test]
+    fn empty_sketches_write_scale_and_threshold_only() {
+        let s = presets::otel_latency();
+        let bytes = encode_vec(&s, Timestamps::default());
+        let threshold = s.min_trackable().next_down();
+        let expected = Msg::default().sint(6, 5).double(14, threshold);
+        assert_eq!(bytes, expected.0);
+        let mut t = presets::otel_latency();
+        let report = decode_into(&bytes, &mut t).unwrap();
+        assert_eq!(report.added, 0);
+        assert!(t.is_empty() && t.min().is_none());
+    }
+
+    #[test]
+    fn the_bytes_are_what_protobuf_writes() {
+        let mut s = sketch(1); // buckets of sqrt(2)
+        s.record(3.0).unwrap(); // bucket 3: (2^1.5, 4]
+        s.record(3.0).unwrap();
+        s.record(16.0).unwrap(); // bucket 7: (2^3.5, 16]
+        s.record(0.0).unwrap();
+        let bytes = encode_vec(&s, Timestamps::new(1, 2));
+        let expected = Msg::default()
+            .fixed(2, 1)
+            .fixed(3, 2)
+            .fixed(4, 4)
+            .double(5, 22.0)
+            .sint(6, 1)
+            .fixed(7, 1)
+            .message(8, Msg::default().sint(1, 3).packed(2, &[2, 0, 0, 0, 1]))
+            .double(12, 0.0)
+            .double(13, 16.0)
+            .double(14, s.min_trackable().next_down());
+        assert_eq!(bytes, expected.0);
+    }
+
+    #[test]
+    fn zero_threshold_is_just_below_the_range() {
+        let s = presets::otel_latency();
+        let bytes = encode_vec(&s, Timestamps::default());
+        let t = f64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+        let m = s.mapping();
+        assert!(t < s.min_trackable() && m.index(t) < s.min_index());
+        assert_eq!(t.next_up(), s.min_trackable());
+    }
+}

@@ -101,12 +101,11 @@ mod decoding;
 mod encoding;
 mod error;
 mod message;
+#[cfg(test)]
+mod test_msg;
 mod timestamps;
 
 pub use decoding::{decode_into, read_scale, Decoded};
 pub use encoding::{encode, encoded_len};
 pub use error::{DecodeError, EncodeError};
 pub use timestamps::Timestamps;
-
-#[cfg(test)]
-mod tests;
