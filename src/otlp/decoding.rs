@@ -205,8 +205,8 @@ pub fn decode_into<const N: usize>(
     applied.map_err(DecodeError::from)?;
     let before = report.added;
     acc.add(sketch, i64::MIN, found.zero_count, &mut report);
-    // zero_threshold is NaN-safe here: a NaN compares false.
-    if found.zero_threshold >= sketch.min_trackable() {
+    // A NaN threshold compares false; min_trackable is a search, asked only if needed.
+    if found.zero_count > 0 && found.zero_threshold >= sketch.min_trackable() {
         report.wide_zero = report.added.wrapping_sub(before); // added only grows
     }
     if report.added > 0 {
