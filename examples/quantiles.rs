@@ -2,9 +2,10 @@
 //! the command-line way to merge DDSketch protobufs collected from many devices.
 //!
 //! ```text
-//! cargo run --release --example quantiles -- [--q Q]... [--alpha A] [--mapping log|cubic|int]
-//!     [--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention]
-//!     [--rebin] [--no-stdin] < values.txt
+//! cargo run --release --example quantiles -- [--q Q]... [--alpha A]
+//!     [--mapping log|cubic|int|otel] [--skip-invalid] [--proto-in FILE]... [--proto-out FILE]
+//!     [--python-convention] [--rebin] [--otlp-in FILE]... [--otlp-out FILE] [--no-stdin]
+//!     < values.txt
 //! ```
 //!
 //! Prints `count N`, `min X`, `max X`, then one line per quantile (`p50 X`, `p99.9 X`, ...;
@@ -34,22 +35,36 @@
 //! ```text
 //! quantiles --no-stdin --proto-in dev1.pb --proto-in dev2.pb --proto-out all.pb
 //! ```
+//!
+//! OpenTelemetry (an OTLP `ExponentialHistogramDataPoint`, see `tailguard::otlp`), with
+//! `--mapping otel`: OpenTelemetry's buckets, the coarsest scale at least as accurate as
+//! `--alpha` (scale 6 at the default 1 %):
+//!
+//! * `--otlp-in FILE` (repeatable) merges a data point into the sketch. Without
+//!   `--mapping` and `--alpha`, the first file's scale is the sketch's; finer points are
+//!   downscaled exactly, coarser ones are an error.
+//! * `--otlp-out FILE` writes the sketch as a data point (the mapping defaults to `otel`).
+//!
+//! ```text
+//! quantiles --no-stdin --otlp-in dev1.otlp --otlp-in dev2.otlp --otlp-out all.otlp
+//! ```
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
+use tailguard::otlp::{self, Timestamps};
 use tailguard::proto::{self, IndexConvention};
 use tailguard::sketch::{
-    CubicMapping, DDSketch, IndexMapping, IntMapping, Interpolation, LogMapping,
+    CubicMapping, DDSketch, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping,
 };
 
 /// 2^18 bins (1 MiB): at 1 % the sketch spans every positive f64, at finer accuracies as
 /// much of it as fits (the range is printed when it does not).
 const BINS: usize = 1 << 18;
 
-const USAGE: &str = "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int] \
+const USAGE: &str = "usage: quantiles [--q Q]... [--alpha A] [--mapping log|cubic|int|otel] \
 [--skip-invalid] [--proto-in FILE]... [--proto-out FILE] [--python-convention] [--rebin] \
-[--no-stdin] < values";
+[--otlp-in FILE]... [--otlp-out FILE] [--no-stdin] < values";
 
 struct Options {
     quantiles: Vec<f64>,
@@ -60,6 +75,10 @@ struct Options {
     proto_out: Option<String>,
     convention: IndexConvention,
     rebin: bool,
+    otlp_in: Vec<String>,
+    /// The `--otlp-in` files' paths and bytes, read by `configure_otlp`.
+    otlp_points: Vec<(String, Vec<u8>)>,
+    otlp_out: Option<String>,
     no_stdin: bool,
 }
 
@@ -73,6 +92,9 @@ fn parse_args() -> Result<Options, String> {
         proto_out: None,
         convention: IndexConvention::GoJava,
         rebin: false,
+        otlp_in: Vec::new(),
+        otlp_points: Vec::new(),
+        otlp_out: None,
         no_stdin: false,
     };
     let mut args = std::env::args().skip(1);
@@ -95,8 +117,8 @@ fn parse_args() -> Result<Options, String> {
             }
             "--mapping" => {
                 let v = value("--mapping")?;
-                if !["log", "cubic", "int"].contains(&v.as_str()) {
-                    return Err(format!("--mapping {v}: must be log, cubic or int"));
+                if !["log", "cubic", "int", "otel"].contains(&v.as_str()) {
+                    return Err(format!("--mapping {v}: must be log, cubic, int or otel"));
                 }
                 opts.mapping = Some(v);
             }
@@ -105,6 +127,8 @@ fn parse_args() -> Result<Options, String> {
             "--proto-out" => opts.proto_out = Some(value("--proto-out")?),
             "--python-convention" => opts.convention = IndexConvention::Python,
             "--rebin" => opts.rebin = true,
+            "--otlp-in" => opts.otlp_in.push(value("--otlp-in")?),
+            "--otlp-out" => opts.otlp_out = Some(value("--otlp-out")?),
             "--no-stdin" => opts.no_stdin = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
@@ -112,6 +136,18 @@ fn parse_args() -> Result<Options, String> {
     }
     if opts.quantiles.is_empty() {
         opts.quantiles = vec![0.5, 0.9, 0.95, 0.99, 0.999];
+    }
+    // OTLP data points hold OpenTelemetry's buckets: only an `otel` sketch reads or
+    // writes them.
+    if !opts.otlp_in.is_empty() || opts.otlp_out.is_some() {
+        match opts.mapping.as_deref() {
+            None | Some("otel") => {}
+            Some(other) => {
+                return Err(format!(
+                    "--otlp-in and --otlp-out need --mapping otel, not {other}"
+                ))
+            }
+        }
     }
     Ok(opts)
 }
@@ -189,6 +225,81 @@ fn configure(opts: &mut Options) -> Result<Vec<(String, Vec<u8>)>, String> {
     Ok(protos)
 }
 
+/// Reads the `--otlp-in` files; with OTLP flags the mapping is `otel`, and without
+/// `--alpha` the first data point's scale picks the accuracy.
+fn configure_otlp(opts: &mut Options) -> Result<(), String> {
+    for path in &opts.otlp_in {
+        let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+        opts.otlp_points.push((path.clone(), bytes));
+    }
+    if opts.otlp_in.is_empty() && opts.otlp_out.is_none() {
+        return Ok(());
+    }
+    opts.mapping.get_or_insert_with(|| "otel".to_string());
+    if let (Some((path, bytes)), None) = (opts.otlp_points.first(), opts.alpha) {
+        let scale = otlp::read_scale(bytes).map_err(|e| format!("{path}: {e}"))?;
+        let mapping = OtelMapping::with_scale(scale).map_err(|e| format!("{path}: {e}"))?;
+        // The accuracy of exactly this scale: keep float noise from picking the next one.
+        let alpha = mapping.relative_accuracy() * (1.0 + 1e-9);
+        opts.alpha = Some(alpha);
+        eprintln!("note: otel sketch at scale {scale} (from {path})");
+    }
+    Ok(())
+}
+
+/// The sketch as an `otel` one, which `parse_args` and `configure_otlp` make sure it is
+/// when any OTLP flag is given.
+fn as_otel<M: IndexMapping + 'static>(
+    sketch: &mut DDSketch<M, BINS>,
+) -> Result<&mut DDSketch<OtelMapping, BINS>, String> {
+    (sketch as &mut dyn std::any::Any)
+        .downcast_mut()
+        .ok_or_else(|| "OTLP data points need --mapping otel".to_string())
+}
+
+/// Merges the `--otlp-in` data points into the sketch.
+fn merge_otlp<M: IndexMapping + 'static>(
+    opts: &Options,
+    sketch: &mut DDSketch<M, BINS>,
+) -> Result<(), String> {
+    if opts.otlp_points.is_empty() {
+        return Ok(());
+    }
+    let sketch = as_otel(sketch)?;
+    for (path, bytes) in &opts.otlp_points {
+        let report = otlp::decode_into(bytes, sketch).map_err(|e| format!("{path}: {e}"))?;
+        if report.below_range + report.above_range + report.saturated + report.wide_zero > 0 {
+            eprintln!(
+                "note: {path}: {} values below the range (counted as 0), {} above it \
+                 (clamped), {} dropped from full bins, {} in a zero bucket wider than ours",
+                report.below_range, report.above_range, report.saturated, report.wide_zero
+            );
+        }
+        if !report.exact_stats {
+            eprintln!("note: {path}: min, max and sum estimated from the buckets");
+        }
+    }
+    Ok(())
+}
+
+/// Writes the sketch to `--otlp-out` as a data point.
+fn write_otlp<M: IndexMapping + 'static>(
+    opts: &Options,
+    sketch: &mut DDSketch<M, BINS>,
+) -> Result<(), String> {
+    let Some(path) = &opts.otlp_out else {
+        return Ok(());
+    };
+    let sketch = as_otel(sketch)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let times = Timestamps::new(0, now);
+    let mut buf = vec![0u8; otlp::encoded_len(sketch, times)];
+    let len = otlp::encode(sketch, times, &mut buf).map_err(|e| e.to_string())?;
+    std::fs::write(path, &buf[..len]).map_err(|e| format!("writing {path}: {e}"))
+}
+
 fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, String> {
     let mut invalid = 0usize;
     let stdin = io::stdin().lock();
@@ -210,7 +321,10 @@ fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, 
     Ok(invalid)
 }
 
-fn run<M: IndexMapping>(opts: &Options, protos: &[(String, Vec<u8>)]) -> Result<ExitCode, String> {
+fn run<M: IndexMapping + 'static>(
+    opts: &Options,
+    protos: &[(String, Vec<u8>)],
+) -> Result<ExitCode, String> {
     let mut sketch = widest_sketch::<M>(opts.alpha.unwrap_or(0.01))?;
     for (path, bytes) in protos {
         // (below the range, above it, saturated) from either decoder.
@@ -238,6 +352,7 @@ fn run<M: IndexMapping>(opts: &Options, protos: &[(String, Vec<u8>)]) -> Result<
             );
         }
     }
+    merge_otlp(opts, &mut sketch)?;
     let invalid = if opts.no_stdin {
         0
     } else {
@@ -257,6 +372,7 @@ fn run<M: IndexMapping>(opts: &Options, protos: &[(String, Vec<u8>)]) -> Result<
         Ok(())
     };
     print().map_err(|e| format!("writing stdout: {e}"))?;
+    write_otlp(opts, &mut sketch)?;
     if let Some(path) = &opts.proto_out {
         let mut buf = vec![0u8; proto::encoded_len(&*sketch, opts.convention)];
         let len = proto::encode(&*sketch, opts.convention, &mut buf).map_err(|e| e.to_string())?;
@@ -288,6 +404,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Err(msg) = configure_otlp(&mut opts) {
+        eprintln!("error: {msg}");
+        return ExitCode::from(1);
+    }
     let protos = match configure(&mut opts) {
         Ok(protos) => protos,
         Err(msg) => {
@@ -301,6 +421,7 @@ fn main() -> ExitCode {
         .spawn(move || match opts.mapping.as_deref() {
             Some("cubic") => run::<CubicMapping>(&opts, &protos),
             Some("int") => run::<IntMapping>(&opts, &protos),
+            Some("otel") => run::<OtelMapping>(&opts, &protos),
             _ => run::<LogMapping>(&opts, &protos),
         });
     let result = match worker.map(|w| w.join()) {

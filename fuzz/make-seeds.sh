@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the committed seed corpora (fuzz/corpus/<target>/seed-*). Needs the
 # `quantiles` example (cargo build --example quantiles) and python3; with a python that
-# has ddsketch (PY=.venv/bin/python) it adds protos written by DataDog's Python library.
+# has ddsketch (PY=.venv/bin/python) it adds protos written by DataDog's Python library,
+# with opentelemetry-sdk data points written by the OpenTelemetry SDK.
 set -euo pipefail
 PY=${PY:-python3}
 case $PY in */*) PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY") ;; esac
@@ -99,6 +100,43 @@ for sel, name, code, gamma, offset in [(4, "go-linear-0.01", 1, 1.01395994836702
     with open("corpus/rebin/seed-gojava-%s" % name, "wb") as f:
         f.write(bytes([sel]) + msg.SerializeToString())
 PYEOF
+# otlp_decode: a selector byte (scale and range, see otlp_decode.rs), then an OTLP
+# ExponentialHistogramDataPoint; with a python that has opentelemetry-sdk, also points the
+# OpenTelemetry SDK wrote (padded with empty buckets, as it writes them).
+mkdir -p corpus/otlp_decode
+i=0
+for spec in "0 0.02" "1 0.4" "2 0.005" "3 0.9"; do
+  set -- $spec
+  "$ex" --mapping otel --alpha "$2" --otlp-out "$tmp/p.otlp" < "$tmp/values" > /dev/null
+  { printf "\\x$(printf %02x "$1")"; cat "$tmp/p.otlp"; } > "corpus/otlp_decode/seed-$i-alpha-$2"
+  i=$((i + 1))
+done
+if "$PY" -c 'import opentelemetry.sdk, opentelemetry.proto' 2>/dev/null; then
+  "$PY" - "$tmp" <<'PYEOF'
+import sys
+from opentelemetry.proto.metrics.v1 import metrics_pb2 as pb
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation, View
+out = sys.argv[1]
+for sel, scale in [(0, 8), (1, 0), (2, 8), (3, -2)]:
+    reader = InMemoryMetricReader()
+    view = View(instrument_name="h", aggregation=ExponentialBucketHistogramAggregation(max_scale=scale))
+    provider = MeterProvider(metric_readers=[reader], views=[view])
+    h = provider.get_meter("seeds").create_histogram("h")
+    for v in [0, 0.5, 1, 1000, 1100, 1234.5, 1500, 2 ** 20]:
+        h.record(v)
+    p = reader.get_metrics_data().resource_metrics[0].scope_metrics[0].metrics[0].data.data_points[0]
+    msg = pb.ExponentialHistogramDataPoint(
+        start_time_unix_nano=p.start_time_unix_nano, time_unix_nano=p.time_unix_nano,
+        count=p.count, sum=p.sum, scale=p.scale, zero_count=p.zero_count,
+        positive=pb.ExponentialHistogramDataPoint.Buckets(offset=p.positive.offset,
+                                                          bucket_counts=list(p.positive.bucket_counts)),
+        min=p.min, max=p.max)
+    with open("%s/sdk-%d-scale%d" % (out, sel, p.scale), "wb") as f:
+        f.write(bytes([sel]) + msg.SerializeToString())
+PYEOF
+  for f in "$tmp"/sdk-*; do cp "$f" "corpus/otlp_decode/seed-$(basename "$f")"; done
 fi
 
 # merge and record_quantile: a selector byte, then 9-byte chunks (kind byte + 8 bytes).

@@ -21,7 +21,8 @@
 //!
 //! * [`clock`]: the [`Clock`] trait, nanosecond [`Instant`],
 //!   manual, std, embassy and closure clocks.
-//! * [`sketch`]: [`DDSketch`], its three index mappings and presets, and the lock-free
+//! * [`sketch`]: [`DDSketch`], its index mappings (DataDog's three and OpenTelemetry's
+//!   buckets) and presets, and the lock-free
 //!   [`AtomicSketch`](sketch::AtomicSketch).
 //! * [`window`]: a lock-free rotating window of atomic sketches with a cached percentile.
 //! * [`budget`]: the hedge budgets, [`RatioBudget`](budget::RatioBudget) and
@@ -30,6 +31,8 @@
 //! * [`deadline`]: workflow deadlines and the per-step cut-off decision.
 //! * [`registry`]: a fixed-capacity map of per-target hedgers.
 //! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
+//! * [`otlp`]: OpenTelemetry exponential histograms (OTLP data points), into and out of
+//!   caller buffers, bucket for bucket what the OpenTelemetry SDK builds.
 //! * `tower` (feature `tower`): a tower layer that hedges any service.
 //! * `fuzzing` (feature `arbitrary`): arbitrary sketches and DataDog's messages, for fuzz
 //!   targets of merge pipelines.
@@ -76,6 +79,7 @@ pub mod deadline;
 #[cfg_attr(docsrs, doc(cfg(feature = "arbitrary")))]
 pub mod fuzzing;
 pub mod hedge;
+pub mod otlp;
 pub mod proto;
 pub mod registry;
 pub mod sketch;

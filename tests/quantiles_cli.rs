@@ -1,7 +1,7 @@
 //! The `quantiles` example as a user runs it: accuracy on a distribution the sketch was not
 //! tuned for, bad input lines reported with their numbers and exit code 2, and the wire
 //! format flags (`--proto-out`, `--proto-in`, `--python-convention`, `--rebin`,
-//! `--no-stdin`).
+//! `--no-stdin`, `--otlp-out`, `--otlp-in`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -400,4 +400,88 @@ fn rebin_reads_protos_of_other_mappings_within_the_bound() {
     let p50 = field(&stdout, "p50");
     let bound = java_alpha + 0.01 + java_alpha * 0.01;
     assert!((p50 - 1000.0).abs() <= bound * 1000.0, "{p50}");
+}
+
+#[test]
+fn otlp_out_then_otlp_in_gives_the_same_sketch_exactly() {
+    let dir = scratch("otlp");
+    let values = Dist::Stragglers.samples(6, 40_000);
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let point = dir.join("all.otlp");
+    let point = point.to_str().unwrap();
+    // --otlp-out alone makes an `otel` sketch (scale 6 at the default 1 %).
+    let direct = ok_stdout(run(&["--otlp-out", point], &lines(&values)));
+    let bytes = std::fs::read(point).unwrap();
+    assert_eq!(tailguard::otlp::read_scale(&bytes), Ok(6));
+    // Read back with no configuration: the point's scale picks the sketch, and min and
+    // max travel exactly.
+    let out = run(&["--no-stdin", "--otlp-in", point], "");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.contains("otel sketch at scale 6"), "{stderr}");
+    let back = ok_stdout(out);
+    assert_eq!(back, direct);
+    assert_eq!(field(&back, "min"), sorted[0]);
+    assert_eq!(field(&back, "max"), sorted[sorted.len() - 1]);
+    // Devices' points merge into what recording everything gives.
+    let mut args = vec!["--no-stdin".to_string()];
+    for (i, part) in values.chunks(9_000).enumerate() {
+        let p = dir
+            .join(format!("device{i}.otlp"))
+            .to_str()
+            .unwrap()
+            .to_string();
+        ok_stdout(run(&["--otlp-out", &p], &lines(part)));
+        args.extend(["--otlp-in".to_string(), p]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(ok_stdout(run(&args, "")), direct);
+    // A coarser sketch reads the finer point, downscaled: as if recorded at its scale.
+    let coarse = ok_stdout(run(
+        &["--mapping", "otel", "--alpha", "0.02"],
+        &lines(&values),
+    ));
+    let down = ok_stdout(run(
+        &["--alpha", "0.02", "--no-stdin", "--otlp-in", point],
+        "",
+    ));
+    assert_eq!(down, coarse);
+}
+
+#[test]
+fn bad_otlp_points_and_flags_are_errors() {
+    let dir = scratch("otlp-bad");
+    let point = dir.join("coarse.otlp");
+    let point = point.to_str().unwrap();
+    ok_stdout(run(&["--alpha", "0.02", "--otlp-out", point], "1\n2\n3\n"));
+    // A finer sketch (scale 7) cannot read a scale-5 point.
+    let out = run(&["--alpha", "0.005", "--no-stdin", "--otlp-in", point], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        stderr.contains(point) && stderr.contains("coarser"),
+        "{stderr}"
+    );
+    // Only an otel sketch holds OpenTelemetry's buckets.
+    let out = run(&["--mapping", "log", "--otlp-out", point], "1\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mapping otel"));
+    // Truncated, garbage, missing.
+    let bytes = std::fs::read(point).unwrap();
+    let cut = dir.join("cut.otlp");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let junk = dir.join("junk.otlp");
+    std::fs::write(&junk, b"\xff\xff\xff").unwrap();
+    for path in [
+        cut.to_str().unwrap(),
+        junk.to_str().unwrap(),
+        "/nonexistent.otlp",
+    ] {
+        let out = run(&["--no-stdin", "--otlp-in", path], "");
+        assert_eq!(out.status.code(), Some(1), "{path}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(path),
+            "{path}"
+        );
+    }
 }

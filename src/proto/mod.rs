@@ -49,7 +49,7 @@ mod message;
 mod rebinning;
 #[cfg(test)]
 mod test_msg;
-mod wire;
+pub(crate) mod wire;
 
 pub use convention::IndexConvention;
 pub use decoding::{decode_into, read_mapping, Decoded};

@@ -1,28 +1,28 @@
-//! Protobuf's wire primitives, as the DDSketch message uses them: varints, zigzag
-//! (`sint32`), fixed 64-bit doubles, tags and length-delimited fields. [`Reader`] walks
-//! untrusted bytes and never panics; [`Writer`] writes into a buffer already checked to be
-//! long enough.
+//! Protobuf's wire primitives, as the DDSketch message (and the OTLP data point of
+//! [`otlp`](crate::otlp)) use them: varints, zigzag (`sint32`), fixed 64-bit doubles and
+//! integers, tags and length-delimited fields. [`Reader`] walks untrusted bytes and never
+//! panics; [`Writer`] writes into a buffer already checked to be long enough.
 
 use super::DecodeError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum WireType {
+pub(crate) enum WireType {
     Varint,
     I64,
     Len,
     I32,
 }
 
-pub(super) struct Reader<'a> {
-    pub(super) bytes: &'a [u8],
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
 
-    pub(super) fn varint(&mut self) -> Result<u64, DecodeError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, DecodeError> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let (&byte, rest) = self.bytes.split_first().ok_or(DecodeError::Truncated)?;
@@ -40,7 +40,7 @@ impl<'a> Reader<'a> {
         Err(DecodeError::VarintOverflow)
     }
 
-    pub(super) fn fixed64(&mut self) -> Result<u64, DecodeError> {
+    pub(crate) fn fixed64(&mut self) -> Result<u64, DecodeError> {
         let (bytes, rest) = self
             .bytes
             .split_first_chunk::<8>()
@@ -49,11 +49,11 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(*bytes))
     }
 
-    pub(super) fn double(&mut self) -> Result<f64, DecodeError> {
+    pub(crate) fn double(&mut self) -> Result<f64, DecodeError> {
         self.fixed64().map(f64::from_bits)
     }
 
-    pub(super) fn len_delimited(&mut self) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn len_delimited(&mut self) -> Result<&'a [u8], DecodeError> {
         let len = self.varint()?;
         let len = usize::try_from(len).map_err(|_| DecodeError::Truncated)?;
         let (field, rest) = self
@@ -64,7 +64,7 @@ impl<'a> Reader<'a> {
         Ok(field)
     }
 
-    pub(super) fn tag(&mut self) -> Result<(u32, WireType), DecodeError> {
+    pub(crate) fn tag(&mut self) -> Result<(u32, WireType), DecodeError> {
         let tag = u32::try_from(self.varint()?).map_err(|_| DecodeError::VarintOverflow)?;
         let field = tag >> 3;
         if field == 0 {
@@ -85,7 +85,7 @@ impl<'a> Reader<'a> {
         Ok((field, wire_type))
     }
 
-    pub(super) fn skip(&mut self, wire_type: WireType) -> Result<(), DecodeError> {
+    pub(crate) fn skip(&mut self, wire_type: WireType) -> Result<(), DecodeError> {
         match wire_type {
             WireType::Varint => self.varint().map(drop),
             WireType::I64 => self.fixed64().map(drop),
@@ -102,7 +102,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-pub(super) fn wrong_type(field: u32, wire_type: WireType) -> DecodeError {
+pub(crate) fn wrong_type(field: u32, wire_type: WireType) -> DecodeError {
     DecodeError::WireType {
         field,
         wire_type: match wire_type {
@@ -114,7 +114,7 @@ pub(super) fn wrong_type(field: u32, wire_type: WireType) -> DecodeError {
     }
 }
 
-pub(super) fn varint_len(mut v: u64) -> usize {
+pub(crate) fn varint_len(mut v: u64) -> usize {
     let mut len: usize = 1;
     while v >= 0x80 {
         v >>= 7;
@@ -124,38 +124,38 @@ pub(super) fn varint_len(mut v: u64) -> usize {
 }
 
 /// A one-byte tag and a varint.
-pub(super) fn varint_field_len(v: u64) -> usize {
+pub(crate) fn varint_field_len(v: u64) -> usize {
     varint_len(v).saturating_add(1)
 }
 
 /// A one-byte tag, a length and `body` bytes.
-pub(super) fn len_field_len(body: usize) -> usize {
+pub(crate) fn len_field_len(body: usize) -> usize {
     varint_field_len(body as u64).saturating_add(body)
 }
 
-pub(super) fn zigzag(v: i32) -> u32 {
+pub(crate) fn zigzag(v: i32) -> u32 {
     ((v << 1) ^ (v >> 31)) as u32
 }
 
-pub(super) fn unzigzag(v: u32) -> i32 {
+pub(crate) fn unzigzag(v: u32) -> i32 {
     ((v >> 1) as i32) ^ ((v & 1) as i32).wrapping_neg()
 }
 
 /// Writes into a slice known to be long enough; never panics if it is not.
-pub(super) struct Writer<'a> {
-    pub(super) buf: &'a mut [u8],
-    pub(super) pos: usize,
+pub(crate) struct Writer<'a> {
+    pub(crate) buf: &'a mut [u8],
+    pub(crate) pos: usize,
 }
 
 impl Writer<'_> {
-    pub(super) fn byte(&mut self, b: u8) {
+    pub(crate) fn byte(&mut self, b: u8) {
         if let Some(slot) = self.buf.get_mut(self.pos) {
             *slot = b;
         }
         self.pos = self.pos.saturating_add(1);
     }
 
-    pub(super) fn varint(&mut self, mut v: u64) {
+    pub(crate) fn varint(&mut self, mut v: u64) {
         while v >= 0x80 {
             self.byte((v as u8) | 0x80);
             v >>= 7;
@@ -163,7 +163,11 @@ impl Writer<'_> {
         self.byte(v as u8);
     }
 
-    pub(super) fn double(&mut self, v: f64) {
+    pub(crate) fn double(&mut self, v: f64) {
+        self.fixed64(v.to_bits());
+    }
+
+    pub(crate) fn fixed64(&mut self, v: u64) {
         for b in v.to_le_bytes() {
             self.byte(b);
         }

@@ -36,6 +36,7 @@ pub mod atomic;
 mod datadog_linear;
 mod layout;
 mod mapping;
+mod otel_mapping;
 pub mod presets;
 pub(crate) mod rank;
 
@@ -45,6 +46,7 @@ use core::time::Duration;
 pub use atomic::AtomicSketch;
 pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping};
+pub use otel_mapping::OtelMapping;
 
 use layout::Slot;
 use rank::{rank_value, sketch_quantile, RankedBins};
@@ -465,17 +467,25 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     pub(crate) fn add_bin_count(&mut self, index: i32, n: u64, value: f64) -> u64 {
         // A -0.0 must not become the minimum with its sign (see `record_n`).
         let value = value.abs();
+        let added = self.add_bin_count_only(index, n);
+        if added > 0 {
+            let s = &mut self.float_stats;
+            s.min = s.min.min(value);
+            s.max = s.max.max(value);
+            s.sum += value * added as f64; // added <= u32::MAX: exact
+        }
+        added
+    }
+
+    /// [`add_bin_count`](Self::add_bin_count) without min, max and sum: for a decoder
+    /// that knows them better than the bins do (OTLP carries them), and adds them with
+    /// [`add_float_stats`](Self::add_float_stats). Returns how many were added.
+    pub(crate) fn add_bin_count_only(&mut self, index: i32, n: u64) -> u64 {
         let chunk = u32::try_from(n).unwrap_or(u32::MAX);
         let (added, _) = self.add_to_bin(index, chunk);
         // No bin holds more than u32::MAX: what did not fit in `chunk` is lost as well.
         let beyond = n.saturating_sub(u64::from(chunk));
         self.saturated = self.saturated.saturating_add(beyond);
-        if added > 0 {
-            let s = &mut self.float_stats;
-            s.min = s.min.min(value);
-            s.max = s.max.max(value);
-            s.sum += value * f64::from(added);
-        }
         u64::from(added)
     }
 

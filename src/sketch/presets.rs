@@ -10,6 +10,7 @@
 //! | [`CubicLatency`] | cubic | 1 % | 931 | 3,848 bytes |
 //! | [`IntLatency`] | integer, k = 6 | 0.78 % | 1,698 | 6,896 bytes |
 //! | [`IntLatencyCoarse`] | integer, k = 5 | 1.56 % | 849 | 3,496 bytes |
+//! | [`OtelLatency`] | OpenTelemetry, scale 5 | 1.08 % | 852 | 3,504 bytes |
 //!
 //! The sizes are asserted by a test, so they cannot grow silently.
 //!
@@ -20,7 +21,7 @@
 //! assert!(s.max_trackable() >= 1e11);
 //! ```
 
-use super::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use super::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping};
 
 /// Smallest latency the presets track: 1 µs in nanoseconds.
 pub const MIN_LATENCY_NS: f64 = 1e3;
@@ -35,6 +36,10 @@ pub const CUBIC_LATENCY_BINS: usize = 931;
 pub const INT_LATENCY_BINS: usize = 1698;
 /// The bins of [`IntLatencyCoarse`].
 pub const INT_LATENCY_COARSE_BINS: usize = 849;
+/// The bins of [`OtelLatency`].
+pub const OTEL_LATENCY_BINS: usize = 852;
+/// The scale of [`OtelLatency`]: 32 buckets per power of two.
+pub const OTEL_LATENCY_SCALE: i32 = 5;
 
 /// 1 % over 1 µs .. 100 s (in ns), logarithmic mapping: the smallest 1 % sketch.
 pub type LogLatency = DDSketch<LogMapping, LOG_LATENCY_BINS>;
@@ -45,6 +50,11 @@ pub type CubicLatency = DDSketch<CubicMapping, CUBIC_LATENCY_BINS>;
 pub type IntLatency = DDSketch<IntMapping, INT_LATENCY_BINS>;
 /// 1.56 % over 1 µs .. 100 s (in ns), integer mapping: half the memory of [`IntLatency`].
 pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
+/// 1.08 % over 1 µs .. 100 s (in ns), OpenTelemetry's exponential-histogram buckets at
+/// scale 5: encodes as an OTLP data point with nothing re-binned ([`crate::otlp`]), and
+/// records integers with one `ln` (no float operation at scales `<= 0`, which are
+/// coarser than a latency sketch wants).
+pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
 
 fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
     // The bin counts above are checked against `for_range` by a test, so the range fits.
@@ -74,6 +84,24 @@ pub fn int_latency_coarse() -> IntLatencyCoarse {
     build(IntMapping::K5)
 }
 
+/// An empty [`OtelLatency`] sketch.
+///
+/// ```
+/// use tailguard::otlp;
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::otel_latency();
+/// s.record_u64(1_500_000); // 1.5 ms
+/// let mut buf = [0u8; 128];
+/// let len = otlp::encode(&s, otlp::Timestamps::default(), &mut buf).unwrap();
+/// assert_eq!(len, otlp::encoded_len(&s, otlp::Timestamps::default()));
+/// ```
+pub fn otel_latency() -> OtelLatency {
+    build(OtelMapping {
+        scale: OTEL_LATENCY_SCALE,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +121,8 @@ mod tests {
         check(cubic_latency(), 0.01);
         check(int_latency(), 0.01);
         check(int_latency_coarse(), 0.02);
+        check(otel_latency(), 0.011);
+        assert_eq!(otel_latency().mapping().scale(), 5);
     }
 
     #[cfg(target_pointer_width = "64")]
@@ -103,6 +133,7 @@ mod tests {
         assert_eq!(size_of::<CubicLatency>(), 3848);
         assert_eq!(size_of::<IntLatency>(), 6896);
         assert_eq!(size_of::<IntLatencyCoarse>(), 3496);
+        assert_eq!(size_of::<OtelLatency>(), 3504);
         assert!(size_of::<LogLatency>() <= 4096 && size_of::<CubicLatency>() <= 4096);
     }
 }

@@ -1,0 +1,111 @@
+//! OpenTelemetry exponential histograms: encode a sketch as an OTLP
+//! `ExponentialHistogramDataPoint` into a caller's buffer, and decode one into a sketch.
+//! No heap, no panics on any input.
+//!
+//! The sketch's mapping is [`OtelMapping`](crate::sketch::OtelMapping), whose bins *are*
+//! OpenTelemetry's buckets at its scale (base `2^(2^-scale)`, upper-inclusive), so
+//! nothing is re-binned either way: what a collector, Prometheus (as native histograms)
+//! or any OpenTelemetry backend receives is bucket for bucket what the OpenTelemetry SDK
+//! would have built from the same values (`tests/otel_interop.rs` checks it against the
+//! Python SDK at scales 0 to 8). [`presets::otel_latency`](crate::sketch::presets::otel_latency)
+//! is a ready-made one (scale 5, 1.08 %, 1 µs to 100 s).
+//!
+//! The message (`opentelemetry/proto/metrics/v1/metrics.proto`), the fields tailguard
+//! reads and writes:
+//!
+//! ```text
+//! ExponentialHistogramDataPoint { fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3;
+//!     fixed64 count = 4; optional double sum = 5; sint32 scale = 6; fixed64 zero_count = 7;
+//!     Buckets positive = 8; Buckets negative = 9; optional double min = 12;
+//!     optional double max = 13; double zero_threshold = 14; }
+//! Buckets { sint32 offset = 1; repeated uint64 bucket_counts = 2 [packed]; }
+//! ```
+//!
+//! ```
+//! use tailguard::otlp::{self, Timestamps};
+//! use tailguard::sketch::presets;
+//!
+//! let mut device = presets::otel_latency();
+//! for ns in [4_000_000u64, 5_000_000, 48_000_000] {
+//!     device.record_u64(ns);
+//! }
+//! let times = Timestamps::new(1_700_000_000_000_000_000, 1_700_000_060_000_000_000);
+//! let mut buf = [0u8; 512];
+//! let len = otlp::encode(&device, times, &mut buf).unwrap();
+//! assert_eq!(len, otlp::encoded_len(&device, times));
+//!
+//! // In a collector-side Rust process: merge it into a sketch of the same scale.
+//! let mut total = presets::otel_latency();
+//! let report = otlp::decode_into(&buf[..len], &mut total).unwrap();
+//! assert_eq!(report.added, 3);
+//! assert!(report.exact_stats);
+//! assert!(total.bins().eq(device.bins()));
+//! ```
+//!
+//! # Encoding
+//!
+//! [`encode`] writes the sketch's bins as the positive buckets (`offset` is the lowest
+//! non-empty bin's index, then one count per bin up to the highest non-empty one), the
+//! count, and the exact sum, min and max the sketch keeps. The data point is only the
+//! histogram: the metric around it (name, unit, temporality, attributes) is the caller's
+//! exporter's business, as are the times, which the caller passes ([`Timestamps`]).
+//!
+//! * **Zero bucket.** The sketch's zero bin holds zeros and every value below its range
+//!   ([`min_trackable`](crate::sketch::DDSketch::min_trackable)): it is written as
+//!   `zero_count`, with `zero_threshold` the largest float below `min_trackable` (OTLP's
+//!   zero bucket is the closed interval `[-zero_threshold, zero_threshold]`). The
+//!   OpenTelemetry SDK writes threshold 0 (it buckets every non-zero value); so the two
+//!   agree on every field but this one when no value is below the range.
+//! * **Above the range.** Values the sketch clamped into its top bin are in the top
+//!   bucket, as the sketch holds them; `max` still says how large they were.
+//! * **Negative buckets** are never written: tailguard records no negative values.
+//! * An empty sketch writes no count, sum, min, max or buckets (protobuf's defaults).
+//!
+//! # Decoding
+//!
+//! [`decode_into`] adds a data point's values to a sketch of the same scale, or coarser:
+//!
+//! * **Same scale:** bucket `i` is the sketch's bin `i`.
+//! * **Finer message** (scale `s + d`): bucket `i` lies inside the sketch's bucket
+//!   `i >> d` (`2^d` buckets of the finer scale make one of the coarser), so this is
+//!   exact: the sketch holds what recording the same values at its own scale would
+//!   hold (checked against the SDK's own points in `tests/otel_interop.rs`). Values
+//!   within an ulp of a bucket edge that is not a power of two are the one exception,
+//!   as between any two OpenTelemetry SDKs (see [`OtelMapping`](crate::sketch::OtelMapping)).
+//! * **Coarser message:** refused with [`DecodeError::CoarserScale`]. A coarse bucket
+//!   straddles several fine bins; splitting it would invent a distribution. Decode it
+//!   into a sketch of the message's scale ([`read_scale`]), or coarser, instead.
+//! * Buckets outside the sketch's range are clamped and counted ([`Decoded`]), as
+//!   `record` does with values; counts above what a bin holds saturate and are counted.
+//! * `zero_count` goes to the zero bin. If the message's `zero_threshold` reaches into
+//!   the sketch's bins, those values (which may be as large as the threshold) are
+//!   counted in [`Decoded::wide_zero`].
+//! * Negative buckets with any non-zero count are [`DecodeError::NegativeValues`], as
+//!   DDSketch messages with negative values are for [`proto`](crate::proto).
+//! * `count` must equal the zero count plus every bucket count
+//!   ([`DecodeError::Count`]); the scale must be in `-10..=20`.
+//! * **Sum, min and max** are taken from the message when they are present and
+//!   consistent with the buckets (min in the lowest bin that received values, max in the
+//!   highest, `min <= max`, a finite non-negative sum): then they are exact. Otherwise all
+//!   three come from the buckets' representative values, within `alpha`, as for DDSketch
+//!   messages. [`Decoded::exact_stats`] says which.
+//! * Attributes, flags and exemplars are skipped, as are unknown fields. Repeated
+//!   occurrences merge as protobuf says (scalars: the last wins; `bucket_counts`:
+//!   concatenated), and packed and unpacked `bucket_counts` are both accepted.
+//! * Decoding is all or nothing: the whole message is validated before the sketch is
+//!   touched.
+
+// One concept per file: `message` (the data point, field by field, over the protobuf
+// primitives of `proto::wire`), `timestamps`, `encoding`, `decoding`, `error`.
+mod decoding;
+mod encoding;
+mod error;
+mod message;
+#[cfg(test)]
+mod test_msg;
+mod timestamps;
+
+pub use decoding::{decode_into, read_scale, Decoded};
+pub use encoding::{encode, encoded_len};
+pub use error::{DecodeError, EncodeError};
+pub use timestamps::Timestamps;

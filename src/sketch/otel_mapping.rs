@@ -1,0 +1,423 @@
+//! [`OtelMapping`]: bins that are OpenTelemetry's exponential-histogram buckets.
+
+use super::{ConfigError, IndexMapping, Interpolation};
+
+const MANTISSA_BITS: u32 = 52;
+const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
+const EXPONENT_BIAS: i32 = 1023;
+/// The exponent of the smallest normal float, `f64::MIN_POSITIVE = 2^-1022`.
+const MIN_NORMAL_EXPONENT: i32 = -1022;
+/// The exponent of the largest finite float.
+const MAX_NORMAL_EXPONENT: i32 = 1023;
+/// `1 / ln 2`, rounded once: the SDKs' `1 / log(2)`, whose `log(2)` is `LN_2` to the bit.
+const INV_LN_2: f64 = 1.0 / core::f64::consts::LN_2;
+
+/// An index mapping whose bins **are** OpenTelemetry's base-2 exponential-histogram
+/// buckets at a `scale`: base `b = 2^(2^-scale)`, bin `i` holds `(b^i, b^(i+1)]`
+/// (upper-inclusive), so a sketch of this mapping encodes as an OTLP
+/// `ExponentialHistogramDataPoint` ([`otlp`](crate::otlp)) with nothing re-binned.
+///
+/// The index is the one OpenTelemetry's SDKs compute (the Python SDK's
+/// `ExponentMapping` and `LogarithmMapping`, themselves ports of the Go SDK's):
+///
+/// * scale `<= 0`: pure bit arithmetic on the float, `(exponent - [v is a power of two])
+///   >> -scale`;
+/// * scale `> 0`: `floor(ln(v) * 2^scale / ln 2)`, with exact powers of two special-cased
+///   to `(exponent << scale) - 1` (their bucket's upper edge);
+/// * positive values up to `f64::MIN_POSITIVE` (subnormals) share the SDKs' lowest
+///   bucket, `+inf` their highest; zero is `i32::MIN` (the sketch's zero bin).
+///
+/// `tests/otel_interop.rs` checks the buckets against the Python SDK's at scales 0 to 8.
+/// For scale `> 0` the SDKs themselves agree only up to their `ln`: tailguard uses
+/// `libm`'s (a port of the same FreeBSD `log` as Go's `math.Log`), Python the C
+/// library's. Both are within an ulp, so they can put a value in neighbouring buckets only
+/// when it lies within about `1e-16` (relative) of a bucket edge that is not a power of
+/// two, an edge no float lies on exactly.
+///
+/// Scales `-10..=20`, as OpenTelemetry: `2^scale` bins per power of two for `scale >= 0`,
+/// one bin per `2^-scale` powers of two below. The relative accuracy is
+/// `tanh(ln(b) / 2) = (b - 1) / (b + 1)`: 1.08 % at scale 5, 0.54 % at scale 6. At
+/// scale `-10`, `b = 2^1024` overflows: [`gamma`](IndexMapping::gamma) is `+inf` there.
+///
+/// # As a DDSketch protobuf mapping
+///
+/// Its DDSketch identity is interpolation `NONE` with `gamma = b` and `indexOffset = 0`,
+/// which is what [`proto::encode`](crate::proto::encode) writes. DataDog's Go and Java
+/// libraries (and [`LogMapping`](super::LogMapping)) read such a sketch with
+/// `floor(ln(v) / ln(b))`, bins `[b^i, b^(i+1))`: the same bins except on their exact
+/// edges, where OpenTelemetry's value belongs to the bin below. (Python's `ddsketch`
+/// uses `ceil` with keys one higher, upper-inclusive like OpenTelemetry.)
+///
+/// ```
+/// use tailguard::sketch::{IndexMapping, OtelMapping};
+///
+/// let m = OtelMapping::with_scale(3).unwrap(); // 8 buckets per power of two
+/// assert_eq!(m.index(1.0), -1); // 1 is bucket -1's upper edge: (2^-1/8, 1]
+/// assert_eq!(m.index(1.01), 0);
+/// assert_eq!(m.index(2.0), 7);
+/// assert_eq!(m.index_u64(1_000), m.index(1_000.0));
+/// let coarse = OtelMapping::with_scale(-2).unwrap(); // one bucket per 4 powers of two
+/// assert_eq!(coarse.index(16.0), 0); // (1, 16]
+/// assert_eq!(coarse.index(17.0), 1);
+/// ```
+#[doc(alias = "exponential histogram")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct OtelMapping {
+    pub(super) scale: i32,
+}
+
+impl OtelMapping {
+    /// The coarsest scale OpenTelemetry defines: one bucket per 2^10 powers of two.
+    pub const MIN_SCALE: i32 = -10;
+    /// The finest scale OpenTelemetry defines: 2^20 buckets per power of two (every index
+    /// of a finite float still fits in an `i32`).
+    pub const MAX_SCALE: i32 = 20;
+
+    /// The mapping of OpenTelemetry's buckets at `scale`. Errors
+    /// ([`ConfigError::InvalidAccuracy`]) unless `MIN_SCALE <= scale <= MAX_SCALE`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, OtelMapping};
+    /// let m = OtelMapping::with_scale(5).unwrap();
+    /// assert!((m.relative_accuracy() - 0.01083).abs() < 1e-5);
+    /// assert!(OtelMapping::with_scale(21).is_err());
+    /// ```
+    pub const fn with_scale(scale: i32) -> Result<Self, ConfigError> {
+        if scale >= Self::MIN_SCALE && scale <= Self::MAX_SCALE {
+            Ok(OtelMapping { scale })
+        } else {
+            Err(ConfigError::InvalidAccuracy)
+        }
+    }
+
+    /// The scale: `2^scale` buckets per power of two.
+    pub const fn scale(&self) -> i32 {
+        self.scale
+    }
+
+    /// The accuracy of `scale`: `tanh(ln(2^(2^-scale)) / 2)`.
+    fn accuracy_of_scale(scale: i32) -> f64 {
+        libm::tanh(libm::ldexp(core::f64::consts::LN_2, scale.wrapping_neg()) / 2.0)
+    }
+
+    /// `-scale` as a shift, for `scale <= 0` (in `0..=10`).
+    fn down_shift(&self) -> u32 {
+        self.scale.unsigned_abs()
+    }
+
+    /// `scale` as a shift, for `scale > 0` (in `1..=20`).
+    fn up_shift(&self) -> u32 {
+        self.scale.unsigned_abs()
+    }
+
+    /// The SDKs' index of the bucket holding the positive subnormals and
+    /// `f64::MIN_POSITIVE`: the lowest bucket any positive float reaches.
+    fn lowest_index(&self) -> i32 {
+        if self.scale > 0 {
+            // (MIN_NORMAL_EXPONENT << scale) - 1: at most 1022 * 2^20 + 1 < 2^31.
+            (MIN_NORMAL_EXPONENT << self.up_shift()).wrapping_sub(1)
+        } else {
+            let index = MIN_NORMAL_EXPONENT >> self.down_shift();
+            // At scales 0 and -1, 2^-1022 is a bucket's upper edge: the bucket below.
+            if self.scale > -2 {
+                index.wrapping_sub(1)
+            } else {
+                index
+            }
+        }
+    }
+
+    /// The index of a positive normal or infinite float of `exponent` whose mantissa is
+    /// zero or not (`power_of_two`), at scale `<= 0`.
+    fn exponent_index(&self, exponent: i32, power_of_two: bool) -> i32 {
+        // exponent is in -1022..=1024: no overflow.
+        exponent.wrapping_sub(i32::from(power_of_two)) >> self.down_shift()
+    }
+}
+
+impl IndexMapping for OtelMapping {
+    const INTERPOLATION: Interpolation = Interpolation::None;
+
+    /// The coarsest scale whose accuracy is at least `alpha` (`alpha` rounds down, as for
+    /// [`IntMapping`](super::IntMapping)): scale 5 (1.08 %) for 2 %, scale 6 (0.54 %) for
+    /// 1 %. Errors unless `0 < alpha < 1` and scale 20 (6.6e-7) is accurate enough.
+    fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
+        if !(alpha > 0.0 && alpha < 1.0) {
+            return Err(ConfigError::InvalidAccuracy);
+        }
+        (Self::MIN_SCALE..=Self::MAX_SCALE)
+            .find(|&scale| Self::accuracy_of_scale(scale) <= alpha)
+            .map(|scale| OtelMapping { scale })
+            .ok_or(ConfigError::InvalidAccuracy)
+    }
+
+    fn relative_accuracy(&self) -> f64 {
+        Self::accuracy_of_scale(self.scale)
+    }
+
+    /// The base `2^(2^-scale)` (`+inf` at scale -10).
+    fn gamma(&self) -> f64 {
+        libm::exp2(libm::ldexp(1.0, self.scale.wrapping_neg()))
+    }
+
+    fn index_offset(&self) -> f64 {
+        0.0
+    }
+
+    #[inline]
+    fn index(&self, value: f64) -> i32 {
+        if value.is_nan() || value <= 0.0 {
+            return i32::MIN; // zero (NaN and negatives are never passed)
+        }
+        if value <= f64::MIN_POSITIVE {
+            // Subnormals, and 2^-1022 itself: for scale <= 0 also the upper edge of the
+            // lowest bucket (MIN_POSITIVE is a power of two), for scale > 0 the SDKs'
+            // `value <= MIN_NORMAL_VALUE` branch.
+            return self.lowest_index();
+        }
+        let bits = value.to_bits();
+        // A positive normal or infinite float: the exponent is in -1022..=1024.
+        let exponent = (((bits >> MANTISSA_BITS) & 0x7ff) as i32).wrapping_sub(EXPONENT_BIAS);
+        let power_of_two = bits & MANTISSA_MASK == 0;
+        if self.scale <= 0 {
+            return self.exponent_index(exponent, power_of_two);
+        }
+        let shift = self.up_shift();
+        if power_of_two {
+            // Exactly b^(exponent * 2^scale), the upper edge of the bucket below (+inf,
+            // exponent 1024, lands in the highest bucket, as in the SDKs).
+            return (exponent << shift).wrapping_sub(1); // |exponent| <= 1024, shift <= 20
+        }
+        // 2^scale is exact, so this is the SDKs' `ldexp(1 / log(2), scale)`.
+        let factor = INV_LN_2 * f64::from(1u32 << shift);
+        let highest = ((MAX_NORMAL_EXPONENT + 1) << shift).wrapping_sub(1);
+        // |ln(v)| < 710 and factor <= 2^20 / ln 2: the product is well inside i32, and
+        // `as` of a whole float in range is exact.
+        (libm::floor(libm::log(value) * factor) as i32).min(highest)
+    }
+
+    /// For scale `<= 0` integer operations only; the index is always that of
+    /// `value as f64` (round to nearest), which is what the SDKs compute for an integer.
+    #[inline]
+    fn index_u64(&self, value: u64) -> i32 {
+        if value == 0 {
+            return i32::MIN;
+        }
+        if self.scale > 0 {
+            return self.index(value as f64);
+        }
+        // The exponent and whether the mantissa is zero, after rounding to 53 bits.
+        let top = 63u32.wrapping_sub(value.leading_zeros()); // value > 0: top <= 63
+        let (exponent, power_of_two) = if top <= MANTISSA_BITS {
+            (top, value & value.wrapping_sub(1) == 0)
+        } else {
+            let dropped = top.wrapping_sub(MANTISSA_BITS); // 1..=11
+            let kept = value >> dropped; // 53 bits, the leading one included
+            let rest = value & ((1u64 << dropped).wrapping_sub(1));
+            let half = 1u64 << dropped.wrapping_sub(1);
+            // Round half to even, as `as f64` does.
+            let up = rest > half || (rest == half && kept & 1 == 1);
+            let kept = kept.wrapping_add(u64::from(up)); // at most 2^53
+            if kept >> (MANTISSA_BITS + 1) == 1 {
+                (top.wrapping_add(1), true) // rounded up to the next power of two
+            } else {
+                (top, kept == 1 << MANTISSA_BITS)
+            }
+        };
+        self.exponent_index(exponent as i32, power_of_two) // exponent <= 64
+    }
+
+    /// `b^index`, the exclusive lower edge of bucket `index` (the bucket holds the values
+    /// above it). Exact for scale `<= 0` and at powers of two.
+    fn lower_bound(&self, index: i32) -> f64 {
+        // ldexp saturates to 0 or +inf beyond the float range; clamping the exponent
+        // first keeps the shifts inside i64.
+        let clamp = |e: i64| e.clamp(-2000, 2000) as i32;
+        if self.scale <= 0 {
+            return libm::ldexp(1.0, clamp(i64::from(index) << self.down_shift()));
+        }
+        let shift = self.up_shift();
+        let whole = index >> shift; // floor division by 2^scale
+        let part = index & (1i32 << shift).wrapping_sub(1);
+        let fraction = libm::exp2(libm::ldexp(f64::from(part), self.scale.wrapping_neg()));
+        libm::ldexp(fraction, clamp(i64::from(whole)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::{vec, vec::Vec};
+
+    /// The SDKs' mapping, written as the Python SDK writes it (with `f64` ln from the C
+    /// library through std, where tailguard uses libm).
+    fn sdk_index(scale: i32, value: f64) -> i64 {
+        let bits = value.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+        let mantissa = bits & MANTISSA_MASK;
+        if scale <= 0 {
+            if value < f64::MIN_POSITIVE {
+                let mut index = -1022i64 >> -scale;
+                if -scale < 2 {
+                    index -= 1;
+                }
+                return index;
+            }
+            let correction = if mantissa == 0 { -1 } else { 0 };
+            return (exponent + correction) >> -scale;
+        }
+        if value <= f64::MIN_POSITIVE {
+            return (-1022i64 << scale) - 1;
+        }
+        if mantissa == 0 {
+            return (exponent << scale) - 1;
+        }
+        let factor = libm::ldexp(1.0 / 2f64.ln(), scale);
+        ((value.ln() * factor).floor() as i64).min((1024i64 << scale) - 1)
+    }
+
+    fn all() -> impl Iterator<Item = OtelMapping> {
+        (OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE)
+            .map(|s| OtelMapping::with_scale(s).unwrap())
+    }
+
+    #[test]
+    fn indices_are_the_sdks_at_every_scale() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut values = vec![
+            f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE * 1.5,
+            5e-324,
+            1e-310,
+            f64::MAX,
+            1.0,
+            2.0,
+            0.5,
+            3.0,
+            1e-9,
+            1e300,
+        ];
+        for e in -1074..1024 {
+            values.push(libm::ldexp(1.0, e));
+            values.push(libm::ldexp(1.0, e).next_up());
+            values.push(libm::ldexp(1.0, e).next_down());
+        }
+        for _ in 0..20_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let v = f64::from_bits(rng >> 1); // any non-negative float, NaN aside
+            if v.is_finite() && v > 0.0 {
+                values.push(v);
+            }
+        }
+        values.retain(|&v| v > 0.0);
+        for m in all() {
+            for &v in &values {
+                assert_eq!(
+                    i64::from(m.index(v)),
+                    sdk_index(m.scale, v),
+                    "scale {} v {v:e}",
+                    m.scale
+                );
+            }
+            assert_eq!(m.index(0.0), i32::MIN);
+            assert_eq!(
+                i64::from(m.index(f64::INFINITY)),
+                sdk_index(m.scale, f64::INFINITY)
+            );
+        }
+    }
+
+    #[test]
+    fn integer_path_is_the_index_of_the_rounded_float() {
+        let mut values: Vec<u64> = (1..5000).collect();
+        for e in 0..64u32 {
+            let p = 1u64 << e;
+            values.extend([p, p - 1, p + 1, p.wrapping_mul(3)]);
+            // Near the rounding boundaries of 53-bit mantissas.
+            for d in 0..4u64 {
+                values.push(p.wrapping_sub(1u64 << e.saturating_sub(53)).wrapping_sub(d));
+                values.push(p.wrapping_add(1u64 << e.saturating_sub(53)).wrapping_add(d));
+                values.push(p.wrapping_add(1u64 << e.saturating_sub(54)).wrapping_add(d));
+            }
+        }
+        values.extend([
+            u64::MAX,
+            u64::MAX - 1,
+            (1 << 53) + 1,
+            (1 << 54) - 1,
+            123_456_789_012,
+        ]);
+        for m in all() {
+            for &v in values.iter().filter(|&&v| v > 0) {
+                assert_eq!(m.index_u64(v), m.index(v as f64), "scale {} v {v}", m.scale);
+            }
+            assert_eq!(m.index_u64(0), i32::MIN);
+        }
+    }
+
+    #[test]
+    fn buckets_are_upper_inclusive_and_within_alpha() {
+        for m in all().filter(|m| m.scale > -10) {
+            let alpha = m.relative_accuracy();
+            let mut v = 1e-300;
+            while v < 1e300 {
+                let i = m.index(v);
+                let (lo, hi) = (m.lower_bound(i), m.lower_bound(i + 1));
+                let tol = 1e-12 * v;
+                assert!(
+                    lo < v + tol && v <= hi + tol,
+                    "{m:?} v={v} bucket {i} ({lo}, {hi}]"
+                );
+                let rep = m.value(i);
+                assert!((rep - v).abs() <= alpha * v * (1.0 + 1e-9), "{m:?} v={v}");
+                v *= 1.37;
+            }
+            // Powers of two are upper edges (of every bucket at scale >= 0).
+            for e in [-20, 0, 1, 10, 40].into_iter().filter(|_| m.scale >= 0) {
+                let p = libm::ldexp(1.0, e);
+                assert_eq!(m.lower_bound(m.index(p) + 1), p, "{m:?} 2^{e}");
+                assert!(m.index(p.next_up()) > m.index(p));
+            }
+        }
+    }
+
+    #[test]
+    fn scales_and_accuracies() {
+        assert!(OtelMapping::with_scale(-11).is_err());
+        assert!(OtelMapping::with_scale(21).is_err());
+        let s = |a| OtelMapping::with_relative_accuracy(a).unwrap().scale();
+        assert_eq!(s(0.02), 5);
+        assert_eq!(s(0.01), 6);
+        assert_eq!(s(0.4), 0);
+        for a in [0.9, 0.3, 0.02, 0.01, 0.001, 1e-6] {
+            assert!(
+                OtelMapping::with_relative_accuracy(a)
+                    .unwrap()
+                    .relative_accuracy()
+                    <= a
+            );
+        }
+        assert!(OtelMapping::with_relative_accuracy(1e-7).is_err());
+        assert!(OtelMapping::with_relative_accuracy(1.0).is_err());
+        assert!(OtelMapping::with_relative_accuracy(f64::NAN).is_err());
+        assert_eq!(OtelMapping::with_scale(0).unwrap().gamma(), 2.0);
+        assert_eq!(OtelMapping::with_scale(-3).unwrap().gamma(), 256.0);
+        assert_eq!(OtelMapping::with_scale(-10).unwrap().gamma(), f64::INFINITY);
+        let g = OtelMapping::with_scale(4).unwrap().gamma();
+        assert!((g.powi(16) - 2.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn the_ends_of_the_float_range_stay_in_i32() {
+        for m in all() {
+            let lo = m.index(5e-324);
+            let hi = m.index(f64::INFINITY);
+            assert!(lo > i32::MIN && hi < i32::MAX, "{m:?}");
+            assert_eq!(m.index(f64::MAX), hi);
+            assert!(m.lower_bound(i32::MIN) == 0.0 && m.lower_bound(i32::MAX) == f64::INFINITY);
+        }
+    }
+}
