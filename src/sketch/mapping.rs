@@ -1,4 +1,5 @@
-//! Index mappings: how a value becomes a bin index, and a bin index a value.
+//! DataDog's index mappings: how a value becomes a bin index, and a bin index a value
+//! (OpenTelemetry's is `otel_mapping`).
 //!
 //! All three follow DataDog's DDSketch definitions (Go and Java conventions):
 //!
@@ -40,7 +41,8 @@ pub enum Interpolation {
 
 /// A rule mapping positive values to bin indices with a guaranteed relative accuracy.
 ///
-/// Implemented by [`LogMapping`], [`CubicMapping`] and [`IntMapping`]. The sketch calls
+/// Implemented by [`LogMapping`], [`CubicMapping`], [`IntMapping`] and
+/// [`OtelMapping`](super::OtelMapping). The sketch calls
 /// [`index`](Self::index) only with positive values (and `+inf`); indices of values beyond
 /// the `i32` range saturate.
 pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {

@@ -6,6 +6,19 @@
 //! the exact sample quantile, for every value inside the trackable range (Masson, Rim and
 //! Lee, PVLDB 2019). Recording is O(1), merging is element-wise addition.
 //!
+//! # Mappings
+//!
+//! | mapping | bins per factor of 10 at 1 % | record cost | speaks |
+//! |---|---|---|---|
+//! | [`LogMapping`] | 116 | one `ln` | DataDog `NONE`, bin for bin with Go and Java |
+//! | [`CubicMapping`] | 117 | bit extraction, 3 multiply-adds | DataDog `CUBIC`, bin for bin with Java (and Go but for edge cases) |
+//! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts, no float | DataDog `LINEAR`, bin for bin with Go and Java |
+//! | [`OtelMapping`] | 213 at scale 6 (0.54 %), 106 at scale 5 (1.08 %) | one `ln` (bits only at scales up to 0) | OpenTelemetry exponential histograms, bucket for bucket ([`otlp`](crate::otlp)) |
+//!
+//! Each type's docs say exactly how its bins match the other libraries'; a message of
+//! another mapping can still be read, re-binned with a stated error bound
+//! ([`proto::decode_rebinned`](crate::proto::decode_rebinned)).
+//!
 //! # Range
 //!
 //! The trackable range follows from the mapping's `alpha`, `N` and the smallest value to
