@@ -1,4 +1,5 @@
-//! What can go wrong: [`DecodeError`] and [`EncodeError`].
+//! What can go wrong decoding: [`DecodeError`] (encoding fails as the DDSketch encoder does:
+//! [`EncodeError`](crate::proto::EncodeError)).
 
 use core::fmt;
 
@@ -82,42 +83,6 @@ impl fmt::Display for DecodeError {
 
 impl core::error::Error for DecodeError {}
 
-/// Why a sketch could not be encoded. Nothing useful was written.
-///
-/// ```
-/// use tailguard::otlp::{encode, EncodeError, Timestamps};
-/// use tailguard::sketch::presets;
-///
-/// let mut s = presets::otel_latency();
-/// s.record(1e6).unwrap();
-/// let mut small = [0u8; 8];
-/// let err = encode(&s, Timestamps::default(), &mut small).unwrap_err();
-/// let EncodeError::BufferTooSmall { needed } = err else { unreachable!() };
-/// assert!(needed > 8);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum EncodeError {
-    /// The buffer is shorter than the message.
-    BufferTooSmall {
-        /// The length of the message ([`encoded_len`](crate::otlp::encoded_len)).
-        needed: usize,
-    },
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::BufferTooSmall { needed } => {
-                write!(f, "buffer too small: the data point needs {needed} bytes")
-            }
-        }
-    }
-}
-
-impl core::error::Error for EncodeError {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +96,5 @@ mod tests {
         assert!(std::format!("{e}").contains("7"));
         let e = DecodeError::from(crate::proto::DecodeError::Truncated);
         assert!(std::format!("{e}").contains("truncated"));
-        let e = EncodeError::BufferTooSmall { needed: 42 };
-        assert!(std::format!("{e}").contains("42"));
     }
 }

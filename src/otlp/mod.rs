@@ -105,7 +105,9 @@ mod message;
 mod test_msg;
 mod timestamps;
 
+/// Encoding fails only for a buffer too small: the same error as the DDSketch encoder's.
+pub use crate::proto::EncodeError;
 pub use decoding::{decode_into, read_scale, Decoded};
 pub use encoding::{encode, encoded_len};
-pub use error::{DecodeError, EncodeError};
+pub use error::DecodeError;
 pub use timestamps::Timestamps;

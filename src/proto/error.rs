@@ -131,7 +131,8 @@ impl core::error::Error for DecodeError {}
 pub enum EncodeError {
     /// The buffer is shorter than the message.
     BufferTooSmall {
-        /// The length of the message ([`encoded_len`](crate::proto::encoded_len)).
+        /// The length of the encoding ([`proto::encoded_len`](crate::proto::encoded_len) or
+        /// [`otlp::encoded_len`](crate::otlp::encoded_len)).
         needed: usize,
     },
 }
@@ -140,7 +141,7 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EncodeError::BufferTooSmall { needed } => {
-                write!(f, "buffer too small: the message needs {needed} bytes")
+                write!(f, "buffer too small: the encoding needs {needed} bytes")
             }
         }
     }
