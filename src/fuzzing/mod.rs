@@ -62,8 +62,10 @@
 //! [`IntMapping`]: crate::sketch::IntMapping
 
 // One generator per file: `sketch` (the `Arbitrary` impls), `ddsketch` (DataDog's
-// message). An OTLP message generator belongs in a file of its own next to them.
+// message), `otlp` (OpenTelemetry's data point).
 mod ddsketch;
+mod otlp;
 mod sketch;
 
 pub use ddsketch::{ddsketch_message, DDSketchMessage, Decodes, Library, Refusal};
+pub use otlp::{otlp_data_point, OtlpDataPoint, OtlpDecodes, OtlpRefusal};

@@ -129,7 +129,8 @@ pub(super) fn otel_scale(u: &mut Unstructured<'_>) -> Result<i32> {
 impl<'a> Arbitrary<'a> for OtelMapping {
     /// Any scale from -10 to 20, mostly the preset's 5 and 0 to 8.
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
-        OtelMapping::with_scale(otel_scale(u)?).map_err(|_| Error::IncorrectFormat) // valid
+        OtelMapping::with_scale(otel_scale(u)?).map_err(|_| Error::IncorrectFormat)
+        // valid
     }
 }
 
@@ -415,7 +416,10 @@ mod tests {
         assert!(preset && saturated && full && clamped && zero && offset);
         // Both ends of OpenTelemetry's scales, the preset's and 0 to 8.
         for scale in [-10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 20] {
-            assert!(scales.contains(&scale), "scale {scale} never drawn: {scales:?}");
+            assert!(
+                scales.contains(&scale),
+                "scale {scale} never drawn: {scales:?}"
+            );
         }
     }
 
