@@ -169,4 +169,13 @@ for i in range(3):
     with open("corpus/merge/seed-arbitrary-%d" % i, "wb") as f:
         f.write(bytes([0xc0 + i]) + bytes(r.randrange(256) for _ in range(1500)))
 PYEOF
+# otlp_decode with a selector of 0x80 and up: the rest draws a data point as SDKs and
+# collectors write one (`tailguard::fuzzing::otlp_data_point`).
+python3 - <<'PYEOF'
+import random
+r = random.Random(1515)
+for i in range(4):
+    with open("corpus/otlp_decode/seed-generated-%d" % i, "wb") as f:
+        f.write(bytes([0x80 + i]) + bytes(r.randrange(256) for _ in range(1200)))
+PYEOF
 ls corpus/*/ | head -40

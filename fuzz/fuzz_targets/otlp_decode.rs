@@ -1,10 +1,16 @@
 //! Arbitrary bytes -> `otlp::decode_into`: never panics; on error the sketch is unchanged;
 //! the report adds up; when decoding succeeds, encode then decode gives the same sketch.
 //!
-//! The first byte picks the sketch (scale and range); the rest is the message.
+//! The first byte picks the sketch (scale and range); the rest is the message. With its
+//! top bit set, the rest instead draws a data point as OpenTelemetry SDKs and collectors
+//! write one (`tailguard::fuzzing::otlp_data_point`): decoded into sketches of its scale,
+//! a coarser and a finer one, it must do what its report predicts (every value added or
+//! saturated, or the predicted error and no change), and pass the checks above too.
 #![no_main]
 
+use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
+use tailguard::fuzzing::otlp_data_point;
 use tailguard::otlp;
 use tailguard::sketch::{DDSketch, OtelMapping};
 
@@ -12,6 +18,13 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, message)) = data.split_first() else {
         return;
     };
+    if selector & 0x80 != 0 {
+        return generated(selector, message);
+    }
+    by_selector(selector, message);
+});
+
+fn by_selector(selector: u8, message: &[u8]) {
     match selector % 4 {
         0 => check::<1024>(5, 1.0, message),
         1 => check::<1024>(0, 1e-6, message),
@@ -19,7 +32,47 @@ fuzz_target!(|data: &[u8]| {
         // A narrow range at a coarse scale: most buckets land outside it.
         _ => check::<16>(-2, 1.0, message),
     }
-});
+}
+
+/// A data point an SDK or collector could have written, drawn from `bytes`.
+fn generated(selector: u8, bytes: &[u8]) {
+    let mut buf = vec![0u8; 40_000];
+    let Ok(point) = otlp_data_point(&mut Unstructured::new(bytes), &mut buf) else {
+        return;
+    };
+    let wire = &buf[..point.len];
+    for delta in [0, -2, 1] {
+        let Ok(mapping) = OtelMapping::with_scale(point.scale + delta) else {
+            continue;
+        };
+        let holding = point.sketch_holding::<8192>(mapping);
+        let held = holding.is_some();
+        let mut s = holding.unwrap_or_else(|| DDSketch::new(mapping, 1.0).unwrap());
+        s.record(3.0).unwrap();
+        let before = s.clone();
+        match (otlp::decode_into(wire, &mut s), point.outcome(&mapping)) {
+            (Ok(report), Ok(())) => {
+                assert_eq!(
+                    report.added + report.saturated,
+                    point.zero_count + point.positive
+                );
+                assert_eq!(s.count(), before.count() + report.added);
+                assert_eq!(report.exact_stats, point.exact_stats);
+                assert_eq!(report.scale, point.scale);
+                if held {
+                    assert_eq!((report.below_range, report.above_range), (0, 0));
+                }
+            }
+            (Err(e), Err(predicted)) => {
+                assert_eq!(e, predicted);
+                assert!(s == before, "{e} changed the sketch");
+            }
+            (got, predicted) => panic!("decoded {got:?}, predicted {predicted:?}"),
+        }
+    }
+    // And what arbitrary bytes are checked for, into the selector's sketch.
+    by_selector(selector, wire);
+}
 
 fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
     let mapping = OtelMapping::with_scale(scale).unwrap();
@@ -88,5 +141,15 @@ fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
     }
     let mut again = vec![0u8; otlp::encoded_len(&b, times)];
     otlp::encode(&b, times, &mut again).unwrap();
-    assert_eq!(again, buf);
+    if a.sum().is_finite() {
+        assert_eq!(again, buf);
+    } else {
+        // a's infinite sum was not taken: b's stats are its buckets', and b is the
+        // fixed point (representatives in its range add up to a finite sum).
+        let mut c = empty.clone();
+        otlp::decode_into(&again, &mut c).expect("own output decodes");
+        let mut third = vec![0u8; otlp::encoded_len(&c, times)];
+        otlp::encode(&c, times, &mut third).unwrap();
+        assert_eq!(third, again);
+    }
 }

@@ -1,15 +1,23 @@
 //! Fuzzing support (feature `arbitrary`): arbitrary sketches, valid by construction, and
-//! DDSketch messages as DataDog's libraries write them, for fuzz targets of merge
-//! pipelines built on this crate.
+//! DDSketch messages and OTLP data points as DataDog's libraries and OpenTelemetry's
+//! SDKs and collectors write them, for fuzz targets of merge pipelines built on this
+//! crate.
 //!
 //! * [`Arbitrary`] for [`DDSketch`], [`BinLayout`] and the index mappings
-//!   ([`LogMapping`], [`CubicMapping`], [`IntMapping`]): any preset's configuration or any
-//!   valid accuracy and range, bins filled as records and merges fill them, up to
-//!   saturation. [`DDSketch::arbitrary_with_layout`] fills a sketch of a given layout, so
-//!   that two arbitrary sketches merge (see the example below).
+//!   ([`LogMapping`], [`CubicMapping`], [`IntMapping`], [`OtelMapping`]): any preset's
+//!   configuration or any valid accuracy, scale and range, bins filled as records and
+//!   merges fill them, up to saturation. [`DDSketch::arbitrary_with_layout`] fills a
+//!   sketch of a given layout, so that two arbitrary sketches merge (see the example
+//!   below).
 //! * [`ddsketch_message`]: a DDSketch protobuf message, written into the caller's buffer
 //!   as DataDog's Go, Java or Python library writes one, and a [`DDSketchMessage`] saying
 //!   what it holds and which sketch decodes it exactly (or why none does).
+//! * [`otlp_data_point`]: an OTLP `ExponentialHistogramDataPoint`, written into the
+//!   caller's buffer as an OpenTelemetry SDK or collector writes one (any scale, padded
+//!   buckets, zero threshold, optional sum, min and max, any field order), and an
+//!   [`OtlpDataPoint`] saying what it holds and what
+//!   [`otlp::decode_into`](crate::otlp::decode_into) does with it for a sketch of any
+//!   scale ([`OtlpDataPoint::outcome`]).
 //!
 //! No heap is used here beyond what the `arbitrary` crate itself does; the feature
 //! implies `std` because that crate needs it.
@@ -53,7 +61,48 @@
 //! check(&[]).unwrap(); // no bytes: empty sketches
 //! ```
 //!
+//! # A collector-side merge fuzz target
+//!
+//! A Rust process merges the data points of many OpenTelemetry SDKs into one sketch;
+//! its invariant: a point is merged whole (every value in a bin or counted as
+//! saturated) or refused as predicted, leaving the total unchanged.
+//!
+//! ```
+//! use arbitrary::Unstructured;
+//! use tailguard::fuzzing::otlp_data_point;
+//! use tailguard::otlp;
+//! use tailguard::sketch::presets::{self, OtelLatency};
+//!
+//! // What the user's pipeline does: merge one point into the total.
+//! fn aggregate(total: &mut OtelLatency, point: &[u8]) -> Result<u64, otlp::DecodeError> {
+//!     otlp::decode_into(point, total).map(|report| report.added + report.saturated)
+//! }
+//!
+//! fn check(data: &[u8]) -> arbitrary::Result<()> {
+//!     let mut u = Unstructured::new(data);
+//!     let mut total = presets::otel_latency(); // scale 5
+//!     let mut buf = [0u8; 8192];
+//!     while !u.is_empty() {
+//!         let point = otlp_data_point(&mut u, &mut buf)?;
+//!         let before = total.clone();
+//!         match aggregate(&mut total, &buf[..point.len]) {
+//!             Ok(merged) => assert_eq!(merged, point.zero_count + point.positive),
+//!             Err(e) => {
+//!                 // A finer sketch than the point, negative values, a bad count.
+//!                 assert_eq!(Err(e), point.outcome(total.mapping()));
+//!                 assert_eq!(total, before);
+//!             }
+//!         }
+//!     }
+//!     Ok(())
+//! }
+//!
+//! let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+//! check(&bytes).unwrap();
+//! ```
+//!
 //! [`Arbitrary`]: arbitrary::Arbitrary
+//! [`OtelMapping`]: crate::sketch::OtelMapping
 //! [`DDSketch`]: crate::sketch::DDSketch
 //! [`DDSketch::arbitrary_with_layout`]: crate::sketch::DDSketch::arbitrary_with_layout
 //! [`BinLayout`]: crate::sketch::BinLayout
@@ -62,8 +111,10 @@
 //! [`IntMapping`]: crate::sketch::IntMapping
 
 // One generator per file: `sketch` (the `Arbitrary` impls), `ddsketch` (DataDog's
-// message). An OTLP message generator belongs in a file of its own next to them.
+// message), `otlp` (OpenTelemetry's data point).
 mod ddsketch;
+mod otlp;
 mod sketch;
 
 pub use ddsketch::{ddsketch_message, DDSketchMessage, Decodes, Library, Refusal};
+pub use otlp::{otlp_data_point, OtlpDataPoint, OtlpDecodes, OtlpRefusal};

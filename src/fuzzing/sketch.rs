@@ -10,8 +10,10 @@
 
 use arbitrary::{Arbitrary, Error, Result, Unstructured};
 
-use crate::sketch::presets::MIN_LATENCY_NS;
-use crate::sketch::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use crate::sketch::presets::{MIN_LATENCY_NS, OTEL_LATENCY_SCALE};
+use crate::sketch::{
+    BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping,
+};
 
 /// Accuracies the libraries and the presets use, drawn more often than the rest.
 const COMMON_ACCURACIES: [f64; 6] = [0.01, 0.02, 0.005, 0.05, 0.001, 0.0078];
@@ -110,6 +112,25 @@ impl<'a> Arbitrary<'a> for IntMapping {
                 .copied();
         }
         IntMapping::with_mantissa_bits(u.int_in_range(0..=20)?).map_err(|_| Error::IncorrectFormat)
+    }
+}
+
+/// An OpenTelemetry scale: mostly the preset's (5) or one of 0 to 8 (the scales SDKs
+/// settle on for latencies, and those `tests/otel_interop.rs` checks), else any of
+/// OpenTelemetry's `-10..=20`.
+pub(super) fn otel_scale(u: &mut Unstructured<'_>) -> Result<i32> {
+    Ok(match u.int_in_range(0u8..=3)? {
+        0 => OTEL_LATENCY_SCALE,
+        1 | 2 => u.int_in_range(0..=8)?,
+        _ => u.int_in_range(OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE)?,
+    })
+}
+
+impl<'a> Arbitrary<'a> for OtelMapping {
+    /// Any scale from -10 to 20, mostly the preset's 5 and 0 to 8.
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        OtelMapping::with_scale(otel_scale(u)?).map_err(|_| Error::IncorrectFormat)
+        // valid
     }
 }
 
@@ -253,6 +274,7 @@ fn arbitrary_count(u: &mut Unstructured<'_>) -> Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::otlp;
     use crate::proto::{self, IndexConvention};
     use crate::sketch::presets;
     use proptest::prelude::{any, proptest, ProptestConfig};
@@ -302,8 +324,14 @@ mod tests {
         copy.merge(s).unwrap();
         let all = |t: &DDSketch<M, N>| u128::from(t.count()) + u128::from(t.saturated());
         assert_eq!(all(&copy), 2 * all(s));
-        // It encodes, and decodes back bin for bin, in either convention.
-        for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+        // It encodes, and decodes back bin for bin, in either convention. (Not at
+        // OpenTelemetry's scale -10, whose gamma 2^1024 no DDSketch message can carry.)
+        let conventions = if s.mapping().gamma().is_finite() {
+            &[IndexConvention::GoJava, IndexConvention::Python][..]
+        } else {
+            &[]
+        };
+        for &convention in conventions {
             let mut buf = vec![0u8; proto::encoded_len(s, convention)];
             proto::encode(s, convention, &mut buf).unwrap();
             let mut back = DDSketch::<M, N>::with_layout(s.layout());
@@ -312,6 +340,18 @@ mod tests {
             assert!(back.bins().eq(s.bins()));
             assert_eq!(back.zero_count(), s.zero_count());
         }
+    }
+
+    /// An OpenTelemetry sketch also travels as an OTLP data point, bin for bin.
+    fn assert_otlp_round_trip<const N: usize>(s: &DDSketch<OtelMapping, N>) {
+        let times = otlp::Timestamps::new(1, 2);
+        let mut buf = vec![0u8; otlp::encoded_len(s, times)];
+        otlp::encode(s, times, &mut buf).unwrap();
+        let mut back = DDSketch::<OtelMapping, N>::with_layout(s.layout());
+        let report = otlp::decode_into(&buf, &mut back).unwrap();
+        assert_eq!((report.added, report.saturated), (s.count(), 0));
+        assert!(back.bins().eq(s.bins()));
+        assert_eq!(back.zero_count(), s.zero_count());
     }
 
     fn arbitrary_of<'a, T: Arbitrary<'a>>(bytes: &'a [u8]) -> T {
@@ -326,6 +366,12 @@ mod tests {
             assert_valid(&arbitrary_of::<DDSketch<LogMapping, 64>>(&bytes));
             assert_valid(&arbitrary_of::<DDSketch<CubicMapping, 512>>(&bytes));
             assert_valid(&arbitrary_of::<DDSketch<IntMapping, 2048>>(&bytes));
+            let otel = arbitrary_of::<DDSketch<OtelMapping, 1024>>(&bytes);
+            assert_valid(&otel);
+            assert_otlp_round_trip(&otel);
+            let otel = arbitrary_of::<presets::OtelLatency>(&bytes);
+            assert_valid(&otel);
+            assert_otlp_round_trip(&otel);
             assert_valid(&arbitrary_of::<presets::LogLatency>(&bytes));
             let layout = presets::int_latency().layout();
             let s = presets::IntLatency::arbitrary_with_layout(&mut Unstructured::new(&bytes), layout).unwrap();
@@ -351,6 +397,7 @@ mod tests {
     fn presets_saturation_clamping_and_zero_bins_are_all_drawn() {
         let (mut preset, mut saturated, mut full, mut clamped, mut zero, mut offset) =
             (false, false, false, false, false, false);
+        let mut scales = std::collections::BTreeSet::new();
         for seed in 0..400 {
             let data = bytes(seed, 2000);
             let s = arbitrary_of::<presets::CubicLatency>(&data);
@@ -362,8 +409,18 @@ mod tests {
             offset |= s.mapping().index_offset() != 0.0;
             let int = arbitrary_of::<DDSketch<IntMapping, 256>>(&data);
             assert_valid(&int);
+            let otel = arbitrary_of::<DDSketch<OtelMapping, 256>>(&data);
+            assert_valid(&otel);
+            scales.insert(otel.mapping().scale());
         }
         assert!(preset && saturated && full && clamped && zero && offset);
+        // Both ends of OpenTelemetry's scales, the preset's and 0 to 8.
+        for scale in [-10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 20] {
+            assert!(
+                scales.contains(&scale),
+                "scale {scale} never drawn: {scales:?}"
+            );
+        }
     }
 
     #[test]
