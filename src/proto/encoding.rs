@@ -132,6 +132,10 @@ pub fn encoded_len<M: IndexMapping, const N: usize>(
 /// Writes `sketch` into `buf` as a DDSketch protobuf message in `convention`, and returns
 /// the number of bytes written ([`encoded_len`]). See the [module docs](crate::proto#encoding).
 ///
+/// Errors with [`EncodeError::BufferTooSmall`] if `buf` is too short, and with
+/// [`EncodeError::UnrepresentableMapping`] for a mapping whose gamma is infinite
+/// (OpenTelemetry's scale -10).
+///
 /// ```
 /// use tailguard::proto::{encode, IndexConvention};
 /// use tailguard::sketch::{DDSketch, LogMapping};
@@ -151,6 +155,9 @@ pub fn encode<M: IndexMapping, const N: usize>(
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let layout = Layout::of(sketch, convention);
+    if !layout.gamma.is_finite() {
+        return Err(EncodeError::UnrepresentableMapping);
+    }
     let needed = layout.total_len();
     if buf.len() < needed {
         return Err(EncodeError::BufferTooSmall { needed });
@@ -198,6 +205,21 @@ pub fn encode<M: IndexMapping, const N: usize>(
 
 #[cfg(test)]
 mod tests {
+    use crate::sketch::{DDSketch, OtelMapping};
+
+    #[test]
+    fn a_mapping_with_an_infinite_gamma_is_refused_and_nothing_is_written() {
+        let mapping = OtelMapping::with_scale(OtelMapping::MIN_SCALE).unwrap();
+        let mut s = DDSketch::<OtelMapping, 16>::new(mapping, 1.0).unwrap();
+        s.record(10.0).unwrap();
+        let mut buf = [0xAAu8; 256];
+        assert_eq!(
+            super::encode(&s, super::IndexConvention::GoJava, &mut buf),
+            Err(super::EncodeError::UnrepresentableMapping)
+        );
+        assert!(buf.iter().all(|&b| b == 0xAA));
+    }
+
     use super::*;
     use crate::proto::test_msg::{encode_vec, log, Msg};
     use crate::proto::{decode_into, read_mapping, Decoded};

@@ -135,6 +135,10 @@ pub enum EncodeError {
         /// [`otlp::encoded_len`](crate::otlp::encoded_len)).
         needed: usize,
     },
+    /// The sketch's mapping has no DDSketch protobuf form: its gamma is not a finite
+    /// number (OpenTelemetry's scale -10, whose base is `2^1024`). Nothing is written
+    /// rather than a message every reader refuses.
+    UnrepresentableMapping,
 }
 
 impl fmt::Display for EncodeError {
@@ -142,6 +146,9 @@ impl fmt::Display for EncodeError {
         match self {
             EncodeError::BufferTooSmall { needed } => {
                 write!(f, "buffer too small: the encoding needs {needed} bytes")
+            }
+            EncodeError::UnrepresentableMapping => {
+                f.write_str("the mapping's gamma is not finite: no DDSketch message can hold it")
             }
         }
     }

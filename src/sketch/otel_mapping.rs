@@ -37,7 +37,9 @@ const INV_LN_2: f64 = 1.0 / core::f64::consts::LN_2;
 /// Scales `-10..=20`, as OpenTelemetry: `2^scale` bins per power of two for `scale >= 0`,
 /// one bin per `2^-scale` powers of two below. The relative accuracy is
 /// `tanh(ln(b) / 2) = (b - 1) / (b + 1)`: 1.08 % at scale 5, 0.54 % at scale 6. At
-/// scale `-10`, `b = 2^1024` overflows: [`gamma`](IndexMapping::gamma) is `+inf` there.
+/// scale `-10`, `b = 2^1024` overflows: [`gamma`](IndexMapping::gamma) is `+inf` there,
+/// and such a sketch has no DDSketch protobuf form ([`proto::encode`](crate::proto::encode)
+/// refuses it with a typed error; OTLP encodes it).
 ///
 /// # As a DDSketch protobuf mapping
 ///
