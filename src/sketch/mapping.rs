@@ -384,17 +384,28 @@ const INT_MAX_BITS: u32 = 20;
 ///
 /// **Bin for bin with DataDog's Go and Java libraries.** Those libraries compute the key
 /// in `f64` with a multiplier they derive from gamma in floating point, a few units in the
-/// last place away from `2^k` (below it for k = 6, so every integer from 6 to 127 and
-/// every whole power of two from 2^0 on lands one bin lower there; above it for k = 7,
-/// where edges below 1/2 land lower). A value on a bin edge, or within about `2^-30` of a
-/// bin of one for k <= 8, can therefore land in the bin next to its exact one. tailguard
-/// replays both libraries' arithmetic for exactly those values (integer operations only:
-/// the record path stays free of floats) and gives the bin both give; where Go and Java
-/// disagree with each other (a few dozen edges for most `k`, for example values from 2^-2
-/// to 2^-1 at k = 5), it keeps the exact bin. All other values are in their exact bin in
-/// all three. The key tables come from the libraries themselves (sketches-go on Go 1.19,
-/// amd64: Go on arm64 fuses the multiply-add and can differ again; sketches-java 0.8.3);
+/// last place away from `2^k` (below it for k = 6, so every integer from 2 to 127, every
+/// power of two from 2 up and many whole numbers beyond, all bin edges, land one bin lower
+/// there; above it for k = 7, where edges below 1/2 land lower). A value on a bin edge, or
+/// within a hair of one (less than `2^-24` of a bin for k <= 8, more for larger k), can
+/// therefore land in the bin next to its exact one. tailguard replays both libraries'
+/// arithmetic for exactly those values (integer operations only: the record path stays
+/// free of floats) and gives the bin both give; where Go and Java disagree with each other
+/// (a few dozen edges for most `k`, for example the edges from 1/2 to 1 at k = 5), it
+/// keeps the exact bin. All other values are in their exact bin in all three. The
+/// multipliers come from the libraries themselves (sketches-go on Go 1.19, amd64: Go on
+/// arm64 fuses the multiply-add and can differ again; sketches-java 0.8.3), and
 /// `tests/datadog_keys.rs` compares with keys the real libraries computed.
+///
+/// ```
+/// use tailguard::sketch::{IndexMapping, IntMapping};
+/// let m = IntMapping::K6;
+/// // 7 = 2^2 * (1 + 48/64): exactly the lower edge of bin (2 << 6) + 48 = 176, which
+/// // DataDog's Go and Java libraries (and so tailguard) put in bin 175.
+/// assert_eq!(m.index_u64(7), 175);
+/// assert_eq!(m.index_u64(8), m.index_u64(7) + 16); // 8 = 2^3: 192, one lower too
+/// assert_eq!(m.index_u64(129), 448); // inside its bin: the exact one
+/// ```
 ///
 /// From 2^47 up, Go and Java's approximate log itself rounds away low mantissa bits
 /// (exponent plus significand in one `f64`), which can move a value onto the next edge;
