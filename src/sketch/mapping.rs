@@ -391,8 +391,9 @@ const INT_MAX_BITS: u32 = 20;
 /// therefore land in the bin next to its exact one. tailguard replays both libraries'
 /// arithmetic for exactly those values (integer operations only: the record path stays
 /// free of floats) and gives the bin both give; where Go and Java disagree with each other
-/// (a few dozen edges for most `k`, for example the edges from 1/2 to 1 at k = 5), it
-/// keeps the exact bin. All other values are in their exact bin in all three. The
+/// (a few dozen edges for most `k`, for example the edges from 1/2 to 1 at k = 5; every
+/// edge at k = 9 and 11, where Go's multiplier is exact and Java's is not), it keeps the
+/// exact bin. All other values are in their exact bin in all three. The
 /// multipliers come from the libraries themselves (sketches-go on Go 1.19, amd64: Go on
 /// arm64 fuses the multiply-add and can differ again; sketches-java 0.8.3), and
 /// `tests/datadog_keys.rs` compares with keys the real libraries computed.
