@@ -127,7 +127,12 @@ fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
     let second = otlp::decode_into(&buf, &mut b).expect("own output decodes");
     assert_eq!(second.added, a.count());
     assert_eq!(
-        (second.below_range, second.above_range, second.saturated, second.wide_zero),
+        (
+            second.below_range,
+            second.above_range,
+            second.saturated,
+            second.wide_zero
+        ),
         (0, 0, 0, 0)
     );
     assert_eq!(second.times, times);

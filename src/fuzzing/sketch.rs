@@ -323,7 +323,10 @@ mod tests {
         assert!(copy == *s);
         copy.merge(s).unwrap();
         let all = |t: &DDSketch<M, N>| u128::from(t.count()) + u128::from(t.saturated());
-        assert_eq!(all(&copy), 2 * all(s));
+        // `saturated` stops at u64::MAX (an arbitrary sketch, merged into itself over and
+        // over, can get there): past it, the dropped values are undercounted.
+        let ceiling = u128::from(copy.count()) + u128::from(u64::MAX);
+        assert_eq!(all(&copy), (2 * all(s)).min(ceiling));
         // It encodes, and decodes back bin for bin, in either convention. (Not at
         // OpenTelemetry's scale -10, whose gamma 2^1024 no DDSketch message can carry.)
         let conventions = if s.mapping().gamma().is_finite() {

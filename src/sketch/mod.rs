@@ -705,6 +705,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Values dropped because their bin was full (`u32::MAX`). Not part of [`count`](Self::count).
+    /// It stops at `u64::MAX` (reachable only by merging a sketch into itself some 32
+    /// times over): it never wraps, but past that it undercounts.
     pub fn saturated(&self) -> u64 {
         self.saturated
     }
