@@ -30,7 +30,8 @@ use core::time::Duration;
 use super::layout::Slot;
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
-    BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
+    check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
+    RecordError, RecordSliceError,
 };
 use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
 
@@ -94,6 +95,11 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
         Err(_) => 0,
     }
 }
+
+/// The longest run of values [`AtomicSketch`]'s slice records add to a bin at once.
+/// Any `u32` would do ([`add_saturating`] never overshoots); a full bin's count keeps
+/// runs within what one bin can take.
+const MAX_RUN: usize = BIN_LIMIT as usize;
 
 /// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
 /// through a shared reference.
@@ -192,6 +198,161 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d));
+    }
+
+    /// Records every value of `values`: what [`record_u64`](Self::record_u64) on each in
+    /// turn would record (tests/batch.rs checks it for every mapping), with one atomic
+    /// add per run of consecutive values that fall in the same bin (rather than one per
+    /// value) and one min and one max update per batch.
+    ///
+    /// Safe to race with other recorders, slice or not: every value is counted in its
+    /// bin or in [`saturated`](Self::saturated), exactly once (tests/stress.rs checks
+    /// it under contention). A bin that fills up part-way through a run takes what fits;
+    /// only the values that entered a bin enter min and max.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::like(&presets::int_latency());
+    /// std::thread::scope(|s| {
+    ///     for t in 1..=2u64 {
+    ///         let shared = &shared;
+    ///         s.spawn(move || shared.record_u64_slice(&[t * 1_000_000; 100]));
+    ///     }
+    /// });
+    /// assert_eq!(shared.count(), 200);
+    /// assert_eq!(shared.max(), Some(2e6));
+    /// ```
+    pub fn record_u64_slice(&self, values: &[u64]) {
+        let mapping = self.mapping;
+        let layout = self.layout();
+        self.record_runs(
+            values.iter().copied(),
+            |v| {
+                layout.slot(if v == 0 {
+                    i32::MIN
+                } else {
+                    mapping.index_u64(v)
+                })
+            },
+            |v, _| key_of_u64(v),
+        );
+    }
+
+    /// Records every value of `values`, all or nothing, with the rule of
+    /// [`DDSketch::record_slice`]: if any is NaN or negative, nothing is recorded and the
+    /// error names the first. Otherwise what [`record`](Self::record) on each in turn
+    /// would record, with the atomic adds of
+    /// [`record_u64_slice`](Self::record_u64_slice).
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch, RecordError};
+    /// let shared = AtomicSketch::like(&presets::log_latency());
+    /// shared.record_slice(&[2.5e6, 2.5e6, 7e6]).unwrap();
+    /// let err = shared.record_slice(&[1e6, f64::NAN]).unwrap_err();
+    /// assert_eq!((err.position, err.error), (1, RecordError::NaN));
+    /// assert_eq!(shared.count(), 3);
+    /// ```
+    pub fn record_slice(&self, values: &[f64]) -> Result<(), RecordSliceError> {
+        check_slice(values)?;
+        let mapping = self.mapping;
+        let layout = self.layout();
+        // +inf enters the extremes as the top of the range (as in `record`); found once.
+        let mut top = None;
+        self.record_runs(
+            // -0.0 becomes +0.0 (see `record`).
+            values.iter().map(|v| v.abs()),
+            |v| layout.slot(mapping.index(v)),
+            |v, slot| {
+                if slot == Slot::Top && v == f64::INFINITY {
+                    *top.get_or_insert_with(|| key_of_f64(layout.max_trackable()))
+                } else {
+                    key_of_f64(v)
+                }
+            },
+        );
+        Ok(())
+    }
+
+    /// Adds `values` run by run: consecutive values of one slot (at most [`MAX_RUN`])
+    /// go in with one add, then the keys of those that entered a bin update the
+    /// extremes, once for the whole batch.
+    #[inline]
+    fn record_runs<T: Copy>(
+        &self,
+        values: impl Iterator<Item = T> + Clone,
+        mut slot_of: impl FnMut(T) -> Slot,
+        mut key_of: impl FnMut(T, Slot) -> u32,
+    ) {
+        let (mut min, mut max) = (NO_MIN, 0u32);
+        let mut run: Option<(Slot, usize)> = None;
+        let mut from = values.clone();
+        for v in values {
+            let slot = slot_of(v);
+            match run {
+                Some((current, len)) if current == slot && len < MAX_RUN => {
+                    run = Some((slot, len.wrapping_add(1))); // < MAX_RUN
+                    continue;
+                }
+                Some((current, len)) => {
+                    let added = self.add_run(current, len);
+                    // The values of the run: the next `len` of `from`.
+                    for v in from.by_ref().take(added) {
+                        let key = key_of(v, current);
+                        min = min.min(key);
+                        max = max.max(key);
+                    }
+                    // Those that did not fit (added <= len).
+                    from.by_ref().take(len.wrapping_sub(added)).for_each(drop);
+                }
+                None => {}
+            }
+            run = Some((slot, 1));
+        }
+        if let Some((current, len)) = run {
+            let added = self.add_run(current, len);
+            for v in from.take(added) {
+                let key = key_of(v, current);
+                min = min.min(key);
+                max = max.max(key);
+            }
+        }
+        if min <= max {
+            self.update_extremes(min);
+            self.update_extremes(max);
+        }
+    }
+
+    /// Adds `len` values (at most [`MAX_RUN`]) to `slot`'s counter, as `len` calls of
+    /// [`add_one`](Self::add_one) would: what does not fit is counted as saturated, and
+    /// values of the top bin as clamped. Returns how many entered the counter (the
+    /// first ones of the run, as one by one).
+    #[inline]
+    fn add_run(&self, slot: Slot, len: usize) -> usize {
+        let n = u32::try_from(len).unwrap_or(u32::MAX); // len <= MAX_RUN: exact
+        let (counter, clamped) = match slot {
+            Slot::Zero => (Some(&self.zero), false),
+            Slot::Bin(pos) => (self.bins.get(pos), false),
+            Slot::Top => (self.bins.last(), true),
+        };
+        // A single value takes the plain add, as `record_u64` does; a longer run a
+        // compare-and-swap that adds what fits, never more.
+        let add = |c: &AtomicU32, n: u32| {
+            if n == 1 {
+                u32::from(increment(c).is_some())
+            } else {
+                add_saturating(c, n)
+            }
+        };
+        let added = counter.map_or(0, |c| add(c, n));
+        let mut lost = n.wrapping_sub(added); // added <= n
+        if clamped && added > 0 {
+            // The clamped counter itself may be full: keep the total exact (`add_one`).
+            lost = lost.wrapping_add(added.wrapping_sub(add(&self.clamped, added)));
+        }
+        if lost > 0 {
+            add_saturating(&self.saturated, lost);
+        }
+        added as usize
     }
 
     /// [`record`](Self::record), returning the count its bin had before (`None` if the
