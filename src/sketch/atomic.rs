@@ -700,6 +700,60 @@ mod tests {
         assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
     }
 
+    /// Bins, counters and extremes of two sketches, compared.
+    fn assert_same_counters<M: IndexMapping, const N: usize>(
+        a: &AtomicSketch<M, N>,
+        b: &AtomicSketch<M, N>,
+    ) {
+        let load = |s: &AtomicSketch<M, N>| s.counts().collect::<std::vec::Vec<_>>();
+        assert_eq!(load(a), load(b));
+        assert_eq!(a.clamped(), b.clamped());
+        assert_eq!(a.saturated(), b.saturated());
+        assert_eq!(a.min(), b.min());
+        assert_eq!(a.max(), b.max());
+    }
+
+    #[test]
+    fn slice_runs_fill_a_bin_as_one_by_one_would() {
+        type Small = AtomicSketch<IntMapping, 64>;
+        let fresh = || {
+            let s = Small::with_relative_accuracy(0.02, 1.0).unwrap();
+            // Two free places in the bin of 3, one in the clamped counter.
+            let pos = (s.mapping.index_u64(3) - s.min_index) as usize;
+            s.bins[pos].store(BIN_LIMIT - 2, Relaxed);
+            s.clamped.store(BIN_LIMIT - 1, Relaxed);
+            s
+        };
+        let (batch, single) = (fresh(), fresh());
+        // 32 bins per octave from 1.0: 3.0 .. 3.0625 is one bin. Of a run of four, the
+        // first two fit; the others are dropped and do not enter min and max.
+        let floats = [3.05, 3.01, 3.0, 3.02, 3.5];
+        batch.record_slice(&floats).unwrap();
+        floats.iter().for_each(|&v| single.record(v).unwrap());
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 2);
+        assert!(batch.min().unwrap() > 3.009 && batch.max().unwrap() > 3.49);
+        // A run into the now full bin adds nothing; a run of clamped values (the range
+        // ends at 4) goes into the top bin, and what does not fit in the clamped counter
+        // is counted as saturated, as `add_one` counts it.
+        let ints = [3u64, 3, 2, 2, 5, 7, 9, 1 << 40, 2];
+        batch.record_u64_slice(&ints);
+        ints.iter().for_each(|&v| single.record_u64(v));
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 2 + 2 + 3);
+        assert_eq!(
+            (batch.min(), batch.max()),
+            (Some(2.0), Some((1u64 << 40) as f64))
+        );
+        // +inf with the clamped counter full: the same again.
+        let floats = [f64::INFINITY, 0.0, -0.0];
+        batch.record_slice(&floats).unwrap();
+        floats.iter().for_each(|&v| single.record(v).unwrap());
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 8);
+        assert_eq!(batch.min(), Some(0.0));
+    }
+
     #[test]
     fn snapshots_count_no_more_clamped_than_the_top_bin_holds() {
         let s = AtomicSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
