@@ -104,7 +104,11 @@ fn check_dd<M: IndexMapping, const N: usize>(
 }
 
 /// The same for the atomic sketch: its counters, extremes and snapshot.
-fn check_atomic<M: IndexMapping, const N: usize>(empty: &DDSketch<M, N>, ints: &[u64], floats: &[f64]) {
+fn check_atomic<M: IndexMapping, const N: usize>(
+    empty: &DDSketch<M, N>,
+    ints: &[u64],
+    floats: &[f64],
+) {
     let batch = AtomicSketch::like(empty);
     let single = AtomicSketch::like(empty);
     batch.record_u64_slice(ints);
@@ -120,8 +124,14 @@ fn check_atomic<M: IndexMapping, const N: usize>(empty: &DDSketch<M, N>, ints: &
     assert_eq!(batch.count(), single.count());
     assert_eq!(batch.clamped(), single.clamped());
     assert_eq!(batch.saturated(), single.saturated());
-    assert_eq!(batch.min().map(f64::to_bits), single.min().map(f64::to_bits));
-    assert_eq!(batch.max().map(f64::to_bits), single.max().map(f64::to_bits));
+    assert_eq!(
+        batch.min().map(f64::to_bits),
+        single.min().map(f64::to_bits)
+    );
+    assert_eq!(
+        batch.max().map(f64::to_bits),
+        single.max().map(f64::to_bits)
+    );
     assert_same(&batch.snapshot(), &single.snapshot());
 }
 
@@ -135,7 +145,8 @@ fn check_all(ints: &[u64], floats: &[f64], prefill: u32) {
     let small_log = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 100.0).unwrap();
     let small_cubic = DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.02, 100.0).unwrap();
     let small_int = DDSketch::<IntMapping, 64>::new(IntMapping::K5, 100.0).unwrap();
-    let small_otel = DDSketch::<OtelMapping, 64>::new(OtelMapping::with_scale(3).unwrap(), 100.0).unwrap();
+    let small_otel =
+        DDSketch::<OtelMapping, 64>::new(OtelMapping::with_scale(3).unwrap(), 100.0).unwrap();
     check_dd(small_log.clone(), ints, floats, prefill);
     check_dd(small_cubic.clone(), ints, floats, prefill);
     check_dd(small_int.clone(), ints, floats, prefill);
@@ -152,11 +163,7 @@ fn check_all(ints: &[u64], floats: &[f64], prefill: u32) {
 
 /// Nothing, a little, or enough that the bins fill up during the batch.
 fn prefill() -> impl Strategy<Value = u32> {
-    prop_oneof![
-        Just(0u32),
-        0u32..1000,
-        (u32::MAX - 40)..=u32::MAX,
-    ]
+    prop_oneof![Just(0u32), 0u32..1000, (u32::MAX - 40)..=u32::MAX,]
 }
 
 /// Some values repeated, so that runs of one bin (coalesced by the atomic sketch) occur.
@@ -197,9 +204,7 @@ proptest! {
 #[test]
 fn the_error_names_the_first_bad_value() {
     let mut s = presets::int_latency();
-    let err = s
-        .record_slice(&[1e6, 2e6, -0.5, f64::NAN])
-        .unwrap_err();
+    let err = s.record_slice(&[1e6, 2e6, -0.5, f64::NAN]).unwrap_err();
     assert_eq!(
         err,
         RecordSliceError {
@@ -209,7 +214,10 @@ fn the_error_names_the_first_bad_value() {
     );
     assert_eq!(err.to_string(), "value is negative at position 2");
     let err = s.record_slice(&[f64::NAN, -1.0]).unwrap_err();
-    assert_eq!((err.position, err.error.to_string().as_str()), (0, "value is NaN"));
+    assert_eq!(
+        (err.position, err.error.to_string().as_str()),
+        (0, "value is NaN")
+    );
     assert!(s.is_empty());
     // An empty slice records nothing and is no error.
     s.record_slice(&[]).unwrap();

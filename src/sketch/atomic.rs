@@ -225,17 +225,18 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     pub fn record_u64_slice(&self, values: &[u64]) {
         let mapping = self.mapping;
         let layout = self.layout();
-        self.record_runs(
-            values.iter().copied(),
-            |v| {
-                layout.slot(if v == 0 {
-                    i32::MIN
-                } else {
-                    mapping.index_u64(v)
-                })
-            },
-            |v, _| key_of_u64(v),
-        );
+        let slot_of = |v: u64| {
+            layout.slot(if v == 0 {
+                i32::MIN
+            } else {
+                mapping.index_u64(v)
+            })
+        };
+        if let Some((min, max)) = self.record_runs(values, slot_of, |v| v) {
+            // The key is non-decreasing in the value: the extremes' keys are the keys'.
+            self.update_extremes(key_of_u64(min));
+            self.update_extremes(key_of_u64(max));
+        }
     }
 
     /// Records every value of `values`, all or nothing, with the rule of
@@ -256,70 +257,78 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         check_slice(values)?;
         let mapping = self.mapping;
         let layout = self.layout();
-        // +inf enters the extremes as the top of the range (as in `record`); found once.
+        // -0.0 becomes +0.0 (see `record`).
+        let slot_of = |v: f64| layout.slot(mapping.index(v.abs()));
+        // +inf enters the extremes as the top of the range (as in `record`), if it is
+        // clamped; looked up once.
         let mut top = None;
-        self.record_runs(
-            // -0.0 becomes +0.0 (see `record`).
-            values.iter().map(|v| v.abs()),
-            |v| layout.slot(mapping.index(v)),
-            |v, slot| {
-                if slot == Slot::Top && v == f64::INFINITY {
-                    *top.get_or_insert_with(|| key_of_f64(layout.max_trackable()))
-                } else {
-                    key_of_f64(v)
-                }
-            },
-        );
+        let stat = |v: f64| {
+            let v = v.abs();
+            if v == f64::INFINITY {
+                *top.get_or_insert_with(|| {
+                    if slot_of(v) == Slot::Top {
+                        layout.max_trackable()
+                    } else {
+                        v
+                    }
+                })
+            } else {
+                v
+            }
+        };
+        if let Some((min, max)) = self.record_runs(values, slot_of, stat) {
+            // Non-negative floats: the key is non-decreasing in the value.
+            self.update_extremes(key_of_f64(min));
+            self.update_extremes(key_of_f64(max));
+        }
         Ok(())
     }
 
     /// Adds `values` run by run: consecutive values of one slot (at most [`MAX_RUN`])
-    /// go in with one add, then the keys of those that entered a bin update the
-    /// extremes, once for the whole batch.
+    /// go in with one add. Returns the min and max of `stat` of the values that entered
+    /// a counter (`None` if none did), for one update of the extremes per batch.
     #[inline]
-    fn record_runs<T: Copy>(
+    fn record_runs<T: Copy + PartialOrd>(
         &self,
-        values: impl Iterator<Item = T> + Clone,
-        mut slot_of: impl FnMut(T) -> Slot,
-        mut key_of: impl FnMut(T, Slot) -> u32,
-    ) {
-        let (mut min, mut max) = (NO_MIN, 0u32);
-        let mut run: Option<(Slot, usize)> = None;
-        let mut from = values.clone();
-        for v in values {
-            let slot = slot_of(v);
-            match run {
-                Some((current, len)) if current == slot && len < MAX_RUN => {
-                    run = Some((slot, len.wrapping_add(1))); // < MAX_RUN
-                    continue;
-                }
-                Some((current, len)) => {
-                    let added = self.add_run(current, len);
-                    // The values of the run: the next `len` of `from`.
-                    for v in from.by_ref().take(added) {
-                        let key = key_of(v, current);
-                        min = min.min(key);
-                        max = max.max(key);
+        values: &[T],
+        slot_of: impl Fn(T) -> Slot,
+        mut stat: impl FnMut(T) -> T,
+    ) -> Option<(T, T)> {
+        let mut extremes: Option<(T, T)> = None;
+        let mut flush = |slot: Slot, run: &[T]| {
+            let added = self.add_run(slot, run.len());
+            // The first `added` values entered the counter, as one by one.
+            for &v in run.get(..added).unwrap_or_default() {
+                let v = stat(v);
+                extremes = Some(match extremes {
+                    None => (v, v),
+                    Some((min, max)) => {
+                        (if v < min { v } else { min }, if v > max { v } else { max })
                     }
-                    // Those that did not fit (added <= len).
-                    from.by_ref().take(len.wrapping_sub(added)).for_each(drop);
-                }
-                None => {}
+                });
             }
-            run = Some((slot, 1));
-        }
-        if let Some((current, len)) = run {
-            let added = self.add_run(current, len);
-            for v in from.take(added) {
-                let key = key_of(v, current);
-                min = min.min(key);
-                max = max.max(key);
+        };
+        let (&first, rest) = values.split_first()?;
+        let (mut slot, mut start, mut len) = (slot_of(first), 0usize, 1usize);
+        for (i, &v) in rest.iter().enumerate() {
+            let next = slot_of(v);
+            if next == slot && len < MAX_RUN {
+                len = len.wrapping_add(1); // <= MAX_RUN
+                continue;
             }
+            flush(
+                slot,
+                values
+                    .get(start..)
+                    .unwrap_or_default()
+                    .get(..len)
+                    .unwrap_or_default(),
+            );
+            // The position of `v` in `values`: i + 1 <= values.len().
+            (slot, start, len) = (next, i.wrapping_add(1), 1);
         }
-        if min <= max {
-            self.update_extremes(min);
-            self.update_extremes(max);
-        }
+        flush(slot, values.get(start..).unwrap_or_default());
+        extremes
     }
 
     /// Adds `len` values (at most [`MAX_RUN`]) to `slot`'s counter, as `len` calls of
