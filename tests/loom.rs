@@ -217,8 +217,8 @@ fn atomic_sketch_records_are_exact() {
     });
 }
 
-/// A slice record (runs of one bin added at once, by compare-and-swap) racing single
-/// and slice records: every bin exact, extremes of every value.
+/// A slice record (extremes updated once, after its adds) racing single and slice
+/// records: every bin exact, extremes of every value.
 #[test]
 fn atomic_sketch_slice_records_are_exact() {
     loom::model(|| {

@@ -60,8 +60,8 @@ fn atomic_sketch_bins_are_exact_under_contention() {
     assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
 }
 
-/// Slice records racing slice and single records: runs of one bin go in with one add
-/// each, and every bin still ends up exact.
+/// Slice records racing slice and single records (with runs of equal values, so that
+/// threads add to the same bins at once): every bin ends up exact.
 #[test]
 fn atomic_sketch_slice_records_are_exact_under_contention() {
     let shared = AtomicSketch::like(&presets::int_latency());

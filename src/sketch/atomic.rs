@@ -96,11 +96,6 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
     }
 }
 
-/// The longest run of values [`AtomicSketch`]'s slice records add to a bin at once.
-/// Any `u32` would do ([`add_saturating`] never overshoots); a full bin's count keeps
-/// runs within what one bin can take.
-const MAX_RUN: usize = BIN_LIMIT as usize;
-
 /// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
 /// through a shared reference.
 ///
@@ -202,13 +197,12 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
 
     /// Records every value of `values`: what [`record_u64`](Self::record_u64) on each in
     /// turn would record (tests/batch.rs checks it for every mapping), with one atomic
-    /// add per run of consecutive values that fall in the same bin (rather than one per
-    /// value) and one min and one max update per batch.
+    /// add per value and one min and one max update per batch (rather than two loads
+    /// per value).
     ///
     /// Safe to race with other recorders, slice or not: every value is counted in its
     /// bin or in [`saturated`](Self::saturated), exactly once (tests/stress.rs checks
-    /// it under contention). A bin that fills up part-way through a run takes what fits;
-    /// only the values that entered a bin enter min and max.
+    /// it under contention). Only the values that entered a bin enter min and max.
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch};
@@ -232,7 +226,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 mapping.index_u64(v)
             })
         };
-        if let Some((min, max)) = self.record_runs(values, slot_of, |v| v) {
+        if let Some((min, max)) = self.record_each(values, slot_of, |v| v) {
             // The key is non-decreasing in the value: the extremes' keys are the keys'.
             self.update_extremes(key_of_u64(min));
             self.update_extremes(key_of_u64(max));
@@ -242,8 +236,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Records every value of `values`, all or nothing, with the rule of
     /// [`DDSketch::record_slice`]: if any is NaN or negative, nothing is recorded and the
     /// error names the first. Otherwise what [`record`](Self::record) on each in turn
-    /// would record, with the atomic adds of
-    /// [`record_u64_slice`](Self::record_u64_slice).
+    /// would record, as [`record_u64_slice`](Self::record_u64_slice) records it.
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch, RecordError};
@@ -276,7 +269,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 v
             }
         };
-        if let Some((min, max)) = self.record_runs(values, slot_of, stat) {
+        if let Some((min, max)) = self.record_each(values, slot_of, stat) {
             // Non-negative floats: the key is non-decreasing in the value.
             self.update_extremes(key_of_f64(min));
             self.update_extremes(key_of_f64(max));
@@ -284,21 +277,20 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         Ok(())
     }
 
-    /// Adds `values` run by run: consecutive values of one slot (at most [`MAX_RUN`])
-    /// go in with one add. Returns the min and max of `stat` of the values that entered
-    /// a counter (`None` if none did), for one update of the extremes per batch.
+    /// Adds each of `values` to its counter as [`add_one`](Self::add_one) does (one
+    /// atomic add per value). Returns the min and max of `stat` of the values that
+    /// entered a counter (`None` if none did), for one update of the extremes per batch
+    /// rather than two loads per value.
     #[inline]
-    fn record_runs<T: Copy + PartialOrd>(
+    fn record_each<T: Copy + PartialOrd>(
         &self,
         values: &[T],
         slot_of: impl Fn(T) -> Slot,
         mut stat: impl FnMut(T) -> T,
     ) -> Option<(T, T)> {
         let mut extremes: Option<(T, T)> = None;
-        let mut flush = |slot: Slot, run: &[T]| {
-            let added = self.add_run(slot, run.len());
-            // The first `added` values entered the counter, as one by one.
-            for &v in run.get(..added).unwrap_or_default() {
+        for &v in values {
+            if self.add_one_to(slot_of(v)).is_some() {
                 let v = stat(v);
                 extremes = Some(match extremes {
                     None => (v, v),
@@ -307,61 +299,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                     }
                 });
             }
-        };
-        let (&first, rest) = values.split_first()?;
-        let (mut slot, mut start, mut len) = (slot_of(first), 0usize, 1usize);
-        for (i, &v) in rest.iter().enumerate() {
-            let next = slot_of(v);
-            if next == slot && len < MAX_RUN {
-                len = len.wrapping_add(1); // <= MAX_RUN
-                continue;
-            }
-            flush(
-                slot,
-                values
-                    .get(start..)
-                    .unwrap_or_default()
-                    .get(..len)
-                    .unwrap_or_default(),
-            );
-            // The position of `v` in `values`: i + 1 <= values.len().
-            (slot, start, len) = (next, i.wrapping_add(1), 1);
         }
-        flush(slot, values.get(start..).unwrap_or_default());
         extremes
-    }
-
-    /// Adds `len` values (at most [`MAX_RUN`]) to `slot`'s counter, as `len` calls of
-    /// [`add_one`](Self::add_one) would: what does not fit is counted as saturated, and
-    /// values of the top bin as clamped. Returns how many entered the counter (the
-    /// first ones of the run, as one by one).
-    #[inline]
-    fn add_run(&self, slot: Slot, len: usize) -> usize {
-        let n = u32::try_from(len).unwrap_or(u32::MAX); // len <= MAX_RUN: exact
-        let (counter, clamped) = match slot {
-            Slot::Zero => (Some(&self.zero), false),
-            Slot::Bin(pos) => (self.bins.get(pos), false),
-            Slot::Top => (self.bins.last(), true),
-        };
-        // A single value takes the plain add, as `record_u64` does; a longer run a
-        // compare-and-swap that adds what fits, never more.
-        let add = |c: &AtomicU32, n: u32| {
-            if n == 1 {
-                u32::from(increment(c).is_some())
-            } else {
-                add_saturating(c, n)
-            }
-        };
-        let added = counter.map_or(0, |c| add(c, n));
-        let mut lost = n.wrapping_sub(added); // added <= n
-        if clamped && added > 0 {
-            // The clamped counter itself may be full: keep the total exact (`add_one`).
-            lost = lost.wrapping_add(added.wrapping_sub(add(&self.clamped, added)));
-        }
-        if lost > 0 {
-            add_saturating(&self.saturated, lost);
-        }
-        added as usize
     }
 
     /// [`record`](Self::record), returning the count its bin had before (`None` if the
@@ -414,7 +353,14 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// saturated) and whether the value was above the range.
     #[inline]
     fn add_one(&self, index: i32) -> (Option<u32>, bool) {
-        let (bin, clamped) = match self.layout().slot(index) {
+        let slot = self.layout().slot(index);
+        (self.add_one_to(slot), slot == Slot::Top)
+    }
+
+    /// [`add_one`](Self::add_one) to the counter of `slot`.
+    #[inline]
+    fn add_one_to(&self, slot: Slot) -> Option<u32> {
+        let (bin, clamped) = match slot {
             Slot::Zero => (Some(&self.zero), false),
             Slot::Bin(pos) => (self.bins.get(pos), false),
             Slot::Top => (self.bins.last(), true),
@@ -432,7 +378,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 add_saturating(&self.saturated, 1);
             }
         }
-        (previous, clamped)
+        previous
     }
 
     #[inline]
