@@ -87,6 +87,30 @@ fn main() {
             (0..k).for_each(|i| w.record_u64(ns[value(i)]));
             black_box(&w);
         }
+        // Per value: k values in slices of 1,000 (as the wall-clock `batch` group).
+        "batch/tailguard/int/slice" => {
+            let mut s = presets::int_latency();
+            ns.chunks_exact(1000)
+                .cycle()
+                .take(k / 1000)
+                .for_each(|c| s.record_u64_slice(c));
+            black_box(&s);
+        }
+        "batch/tailguard/cubic/slice" => {
+            let mut s = presets::cubic_latency();
+            f.chunks_exact(1000).cycle().take(k / 1000).for_each(|c| {
+                let _ = s.record_slice(c);
+            });
+            black_box(&s);
+        }
+        "batch/tailguard/atomic/slice" => {
+            let s = AtomicSketch::like(&presets::int_latency());
+            ns.chunks_exact(1000)
+                .cycle()
+                .take(k / 1000)
+                .for_each(|c| s.record_u64_slice(c));
+            black_box(&s);
+        }
         "hedge/threshold" | "hedge/should_hedge" => {
             let clock = ManualClock::new();
             let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();

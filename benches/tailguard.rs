@@ -49,7 +49,7 @@ const SAMPLES: usize = 1_000_000;
 const P99: f64 = 0.99;
 
 /// The groups, run in this order.
-const GROUPS: &[fn(&mut Benches, &Data)] = &[record, quantile, merge, hedge];
+const GROUPS: &[fn(&mut Benches, &Data)] = &[record, batch, quantile, merge, hedge];
 
 /// The two criterion runners, one per clock.
 pub struct Benches {
@@ -204,6 +204,43 @@ fn record(c: &mut Benches, data: &Data) {
     record_batch(&mut g, "sketches-ddsketch", ddsketch_peer(), f, |s, v| {
         s.add(v)
     });
+    record_batch(&mut g, "hdrhistogram", hdr_peer(), u, |s, v| {
+        s.saturating_record(v)
+    });
+    g.finish();
+}
+
+/// The slice records: each iteration records the next `BATCH` values with one call,
+/// beside the same values one by one (tailguard's and hdrhistogram's per-value record),
+/// so criterion reports time per value for all of them.
+fn batch(c: &mut Benches, data: &Data) {
+    let mut g = c.cpu.benchmark_group("batch");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let (f, u) = (&data.ns_f64[..], &data.ns[..]);
+    let mut slices = u.chunks_exact(BATCH).cycle();
+    let mut int = presets::int_latency();
+    g.bench_function("tailguard/int/slice", |b| {
+        b.iter(|| int.record_u64_slice(slices.next().unwrap_or_default()))
+    });
+    black_box(&int);
+    let mut float_slices = f.chunks_exact(BATCH).cycle();
+    let mut cubic = presets::cubic_latency();
+    g.bench_function("tailguard/cubic/slice", |b| {
+        b.iter(|| cubic.record_slice(float_slices.next().unwrap_or_default()))
+    });
+    black_box(&cubic);
+    let atomic = AtomicSketch::like(&presets::int_latency());
+    g.bench_function("tailguard/atomic/slice", |b| {
+        b.iter(|| atomic.record_u64_slice(slices.next().unwrap_or_default()))
+    });
+    black_box(&atomic);
+    record_batch(
+        &mut g,
+        "tailguard/int/one-by-one",
+        presets::int_latency(),
+        u,
+        |s, v| s.record_u64(v),
+    );
     record_batch(&mut g, "hdrhistogram", hdr_peer(), u, |s, v| {
         s.saturating_record(v)
     });

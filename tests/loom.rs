@@ -217,6 +217,30 @@ fn atomic_sketch_records_are_exact() {
     });
 }
 
+/// A slice record (extremes updated once, after its adds) racing single and slice
+/// records: every bin exact, extremes of every value.
+#[test]
+fn atomic_sketch_slice_records_are_exact() {
+    loom::model(|| {
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let sketch = Arc::new(AtomicSketch::<IntMapping, 4>::new(mapping, 1.0).unwrap());
+        let other = sketch.clone();
+        let t = thread::spawn(move || {
+            other.record_u64(2);
+            other.record_u64_slice(&[3, 12]);
+        });
+        sketch.record_u64_slice(&[2, 3, 3, 1]);
+        t.join().unwrap();
+        let snapshot = sketch.snapshot();
+        let mut expected = tailguard::DDSketch::<IntMapping, 4>::new(mapping, 1.0).unwrap();
+        expected.record_u64_slice(&[2, 3, 12, 2, 3, 3, 1]);
+        assert!(snapshot.bins().eq(expected.bins()));
+        assert_eq!(snapshot.count(), 7);
+        assert_eq!(sketch.min(), Some(1.0));
+        assert_eq!(sketch.max(), Some(12.0));
+    });
+}
+
 /// Racing withdrawals and deposits never overdraw: granted <= cap + ratio * requests.
 #[test]
 fn ratio_budget_never_overdraws() {

@@ -60,6 +60,61 @@ fn atomic_sketch_bins_are_exact_under_contention() {
     assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
 }
 
+/// Slice records racing slice and single records (with runs of equal values, so that
+/// threads add to the same bins at once): every bin ends up exact.
+#[test]
+fn atomic_sketch_slice_records_are_exact_under_contention() {
+    let shared = AtomicSketch::like(&presets::int_latency());
+    let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let shared = &shared;
+                s.spawn(move || {
+                    let mut tally = presets::int_latency();
+                    let mut rng = Rng::new(100 + t);
+                    let mut block = [0u64; 64];
+                    for round in 0..RECORDS / 64 {
+                        // Half the blocks in runs of eight equal values (shared bins
+                        // between threads), half latency-like.
+                        for (i, v) in block.iter_mut().enumerate() {
+                            *v = if round % 2 == 0 {
+                                1_000_000 * (i as u64 / 8 + 1)
+                            } else {
+                                value(&mut rng)
+                            };
+                        }
+                        if round % 3 == 2 {
+                            block.iter().for_each(|&v| shared.record_u64(v));
+                        } else {
+                            shared.record_u64_slice(&block);
+                        }
+                        tally.record_u64_slice(&block);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut expected = presets::int_latency();
+    for tally in &tallies {
+        expected.merge(tally).unwrap();
+    }
+    let got = shared.snapshot();
+    assert_eq!(got.count(), expected.count());
+    assert_eq!(got.count(), THREADS * (RECORDS / 64) * 64);
+    assert!(
+        got.bins().eq(expected.bins()),
+        "every bin must match the tallies"
+    );
+    assert_eq!(got.zero_count(), expected.zero_count());
+    assert_eq!(shared.clamped(), expected.clamped());
+    assert_eq!(shared.saturated(), 0);
+    let (min, max) = (expected.min().unwrap(), expected.max().unwrap());
+    assert!(shared.min().unwrap() <= min && shared.min().unwrap() >= min * (1.0 - 1e-6));
+    assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
+}
+
 #[test]
 fn window_conserves_every_record_while_rotating_and_querying() {
     let clock = ManualClock::new();

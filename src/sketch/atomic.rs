@@ -30,7 +30,8 @@ use core::time::Duration;
 use super::layout::Slot;
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
-    BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
+    check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
+    RecordError, RecordSliceError,
 };
 use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
 
@@ -194,6 +195,114 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.record_u64(crate::clock::duration_to_nanos(d));
     }
 
+    /// Records every value of `values`: what [`record_u64`](Self::record_u64) on each in
+    /// turn would record (tests/batch.rs checks it for every mapping), with one atomic
+    /// add per value and one min and one max update per batch (rather than two loads
+    /// per value).
+    ///
+    /// Safe to race with other recorders, slice or not: every value is counted in its
+    /// bin or in [`saturated`](Self::saturated), exactly once (tests/stress.rs checks
+    /// it under contention). Only the values that entered a bin enter min and max.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::like(&presets::int_latency());
+    /// std::thread::scope(|s| {
+    ///     for t in 1..=2u64 {
+    ///         let shared = &shared;
+    ///         s.spawn(move || shared.record_u64_slice(&[t * 1_000_000; 100]));
+    ///     }
+    /// });
+    /// assert_eq!(shared.count(), 200);
+    /// assert_eq!(shared.max(), Some(2e6));
+    /// ```
+    pub fn record_u64_slice(&self, values: &[u64]) {
+        let mapping = self.mapping;
+        let layout = self.layout();
+        let slot_of = |v: u64| {
+            layout.slot(if v == 0 {
+                i32::MIN
+            } else {
+                mapping.index_u64(v)
+            })
+        };
+        if let Some((min, max)) = self.record_each(values, slot_of, |v| v) {
+            // The key is non-decreasing in the value: the extremes' keys are the keys'.
+            self.update_extremes(key_of_u64(min));
+            self.update_extremes(key_of_u64(max));
+        }
+    }
+
+    /// Records every value of `values`, all or nothing, with the rule of
+    /// [`DDSketch::record_slice`]: if any is NaN or negative, nothing is recorded and the
+    /// error names the first. Otherwise what [`record`](Self::record) on each in turn
+    /// would record, as [`record_u64_slice`](Self::record_u64_slice) records it.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch, RecordError};
+    /// let shared = AtomicSketch::like(&presets::log_latency());
+    /// shared.record_slice(&[2.5e6, 2.5e6, 7e6]).unwrap();
+    /// let err = shared.record_slice(&[1e6, f64::NAN]).unwrap_err();
+    /// assert_eq!((err.position, err.error), (1, RecordError::NaN));
+    /// assert_eq!(shared.count(), 3);
+    /// ```
+    pub fn record_slice(&self, values: &[f64]) -> Result<(), RecordSliceError> {
+        check_slice(values)?;
+        let mapping = self.mapping;
+        let layout = self.layout();
+        // -0.0 becomes +0.0 (see `record`).
+        let slot_of = |v: f64| layout.slot(mapping.index(v.abs()));
+        // +inf enters the extremes as the top of the range (as in `record`), if it is
+        // clamped; looked up once.
+        let mut top = None;
+        let stat = |v: f64| {
+            let v = v.abs();
+            if v == f64::INFINITY {
+                *top.get_or_insert_with(|| {
+                    if slot_of(v) == Slot::Top {
+                        layout.max_trackable()
+                    } else {
+                        v
+                    }
+                })
+            } else {
+                v
+            }
+        };
+        if let Some((min, max)) = self.record_each(values, slot_of, stat) {
+            // Non-negative floats: the key is non-decreasing in the value.
+            self.update_extremes(key_of_f64(min));
+            self.update_extremes(key_of_f64(max));
+        }
+        Ok(())
+    }
+
+    /// Adds each of `values` to its counter as [`add_one`](Self::add_one) does (one
+    /// atomic add per value). Returns the min and max of `stat` of the values that
+    /// entered a counter (`None` if none did), for one update of the extremes per batch
+    /// rather than two loads per value.
+    #[inline]
+    fn record_each<T: Copy + PartialOrd>(
+        &self,
+        values: &[T],
+        slot_of: impl Fn(T) -> Slot,
+        mut stat: impl FnMut(T) -> T,
+    ) -> Option<(T, T)> {
+        let mut extremes: Option<(T, T)> = None;
+        for &v in values {
+            if self.add_one_to(slot_of(v)).is_some() {
+                let v = stat(v);
+                extremes = Some(match extremes {
+                    None => (v, v),
+                    Some((min, max)) => {
+                        (if v < min { v } else { min }, if v > max { v } else { max })
+                    }
+                });
+            }
+        }
+        extremes
+    }
+
     /// [`record`](Self::record), returning the count its bin had before (`None` if the
     /// bin was full): the window uses it to pace the refreshes of its cached quantile
     /// without a shared counter.
@@ -244,7 +353,14 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// saturated) and whether the value was above the range.
     #[inline]
     fn add_one(&self, index: i32) -> (Option<u32>, bool) {
-        let (bin, clamped) = match self.layout().slot(index) {
+        let slot = self.layout().slot(index);
+        (self.add_one_to(slot), slot == Slot::Top)
+    }
+
+    /// [`add_one`](Self::add_one) to the counter of `slot`.
+    #[inline]
+    fn add_one_to(&self, slot: Slot) -> Option<u32> {
+        let (bin, clamped) = match slot {
             Slot::Zero => (Some(&self.zero), false),
             Slot::Bin(pos) => (self.bins.get(pos), false),
             Slot::Top => (self.bins.last(), true),
@@ -262,7 +378,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 add_saturating(&self.saturated, 1);
             }
         }
-        (previous, clamped)
+        previous
     }
 
     #[inline]
@@ -537,6 +653,60 @@ mod tests {
         assert_eq!(s.saturated(), 2);
         assert_eq!(add_saturating(&s.bins[pos], 5), 0);
         assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
+    }
+
+    /// Bins, counters and extremes of two sketches, compared.
+    fn assert_same_counters<M: IndexMapping, const N: usize>(
+        a: &AtomicSketch<M, N>,
+        b: &AtomicSketch<M, N>,
+    ) {
+        let load = |s: &AtomicSketch<M, N>| s.counts().collect::<std::vec::Vec<_>>();
+        assert_eq!(load(a), load(b));
+        assert_eq!(a.clamped(), b.clamped());
+        assert_eq!(a.saturated(), b.saturated());
+        assert_eq!(a.min(), b.min());
+        assert_eq!(a.max(), b.max());
+    }
+
+    #[test]
+    fn slice_runs_fill_a_bin_as_one_by_one_would() {
+        type Small = AtomicSketch<IntMapping, 64>;
+        let fresh = || {
+            let s = Small::with_relative_accuracy(0.02, 1.0).unwrap();
+            // Two free places in the bin of 3, one in the clamped counter.
+            let pos = (s.mapping.index_u64(3) - s.min_index) as usize;
+            s.bins[pos].store(BIN_LIMIT - 2, Relaxed);
+            s.clamped.store(BIN_LIMIT - 1, Relaxed);
+            s
+        };
+        let (batch, single) = (fresh(), fresh());
+        // 32 bins per octave from 1.0: 3.0 .. 3.0625 is one bin. Of a run of four, the
+        // first two fit; the others are dropped and do not enter min and max.
+        let floats = [3.05, 3.01, 3.0, 3.02, 3.5];
+        batch.record_slice(&floats).unwrap();
+        floats.iter().for_each(|&v| single.record(v).unwrap());
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 2);
+        assert!(batch.min().unwrap() > 3.009 && batch.max().unwrap() > 3.49);
+        // A run into the now full bin adds nothing; a run of clamped values (the range
+        // ends at 4) goes into the top bin, and what does not fit in the clamped counter
+        // is counted as saturated, as `add_one` counts it.
+        let ints = [3u64, 3, 2, 2, 5, 7, 9, 1 << 40, 2];
+        batch.record_u64_slice(&ints);
+        ints.iter().for_each(|&v| single.record_u64(v));
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 2 + 2 + 3);
+        assert_eq!(
+            (batch.min(), batch.max()),
+            (Some(2.0), Some((1u64 << 40) as f64))
+        );
+        // +inf with the clamped counter full: the same again.
+        let floats = [f64::INFINITY, 0.0, -0.0];
+        batch.record_slice(&floats).unwrap();
+        floats.iter().for_each(|&v| single.record(v).unwrap());
+        assert_same_counters(&batch, &single);
+        assert_eq!(batch.saturated(), 8);
+        assert_eq!(batch.min(), Some(0.0));
     }
 
     #[test]

@@ -130,6 +130,67 @@ impl fmt::Display for RecordError {
 
 impl core::error::Error for RecordError {}
 
+/// Why a slice of values was not recorded ([`DDSketch::record_slice`],
+/// [`AtomicSketch::record_slice`]): the first bad value and where it is. Nothing was
+/// recorded, not even the values before it.
+///
+/// To record the good values anyway, record `&values[..position]` and go on after it:
+///
+/// ```
+/// use tailguard::sketch::{presets, RecordError};
+/// let mut s = presets::log_latency();
+/// let mut rest: &[f64] = &[1e6, 2e6, f64::NAN, 3e6];
+/// let mut skipped = 0;
+/// while let Err(e) = s.record_slice(rest) {
+///     assert_eq!(e.error, RecordError::NaN);
+///     let (good, bad) = rest.split_at(e.position);
+///     s.record_slice(good).unwrap(); // all good: cannot fail
+///     rest = bad.get(1..).unwrap_or_default();
+///     skipped += 1;
+/// }
+/// assert_eq!((s.count(), skipped), (3, 1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RecordSliceError {
+    /// The position of the first bad value in the slice.
+    pub position: usize,
+    /// What is wrong with it.
+    pub error: RecordError,
+}
+
+impl fmt::Display for RecordSliceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at position {}", self.error, self.position)
+    }
+}
+
+impl core::error::Error for RecordSliceError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+/// The first NaN or negative value of `values`, as [`record`](DDSketch::record) would
+/// refuse it. One branch-free pass over the slice (it vectorises) in the common case of
+/// no bad value.
+#[inline]
+pub(crate) fn check_slice(values: &[f64]) -> Result<(), RecordSliceError> {
+    // `v >= 0.0` is false for NaN and every negative value (-0.0 passes, as in `record`).
+    if values.iter().fold(true, |ok, &v| ok & (v >= 0.0)) {
+        return Ok(());
+    }
+    let position = values
+        .iter()
+        .position(|&v| v.is_nan() || v < 0.0)
+        .unwrap_or(0);
+    let error = match values.get(position) {
+        Some(v) if v.is_nan() => RecordError::NaN,
+        _ => RecordError::Negative,
+    };
+    Err(RecordSliceError { position, error })
+}
+
 /// The quantile asked for is not in [0, 1] (or is NaN).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -462,6 +523,151 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             };
             s.add_to_sum(lo, hi);
         }
+    }
+
+    /// Records every value of `values`: the same bins, counters, min, max and sum as
+    /// [`record_u64`](Self::record_u64) on each value in turn (tests/batch.rs checks it
+    /// for every mapping), in one pass whose per-value work is independent: the index
+    /// computations do not wait on one another, and min, max and the exact sum are
+    /// reduced over the batch and folded in once.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    /// let mut s = presets::int_latency();
+    /// let block = [1_200_000u64, 950_000, 0, 3_100_000]; // a DMA block, say
+    /// s.record_u64_slice(&block);
+    /// assert_eq!(s.count(), 4);
+    /// assert_eq!((s.min(), s.max()), (Some(0.0), Some(3_100_000.0)));
+    /// assert_eq!(s.sum(), 5_250_000.0);
+    /// ```
+    pub fn record_u64_slice(&mut self, values: &[u64]) {
+        if !self.fits_without_saturating(values.len()) {
+            // A bin may fill up: value by value, so that exactly the same values are
+            // dropped (and left out of min, max and sum) as one by one.
+            values.iter().for_each(|&v| self.record_u64(v));
+            return;
+        }
+        let layout = self.layout();
+        let (mut zeros, mut clamped) = (0u32, 0u32);
+        let (mut min, mut max, mut sum) = (u64::MAX, 0u64, 0u128);
+        for &value in values {
+            let index = if value == 0 {
+                i32::MIN
+            } else {
+                self.mapping.index_u64(value)
+            };
+            self.add_one_unsaturated(layout.slot(index), &mut zeros, &mut clamped);
+            min = min.min(value);
+            max = max.max(value);
+            // At most 2^64 values below 2^64 each: cannot wrap.
+            sum = sum.wrapping_add(u128::from(value));
+        }
+        self.finish_unsaturated(values.len(), zeros, clamped);
+        if !values.is_empty() {
+            let s = &mut self.int_stats;
+            s.min = s.min.min(min);
+            s.max = s.max.max(max);
+            s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
+        }
+    }
+
+    /// Records every value of `values`, all or nothing: if any is NaN or negative,
+    /// nothing is recorded and the error names the first such value and its position.
+    /// Otherwise the same bins, counters, min, max and sum as [`record`](Self::record) on
+    /// each value in turn (tests/batch.rs checks it for every mapping, bit for bit).
+    ///
+    /// The values are checked in a first, vectorised pass, then recorded in one pass
+    /// whose index computations are independent; min and max are reduced over the batch.
+    /// The float sum is added value by value, in order, as `record` adds it: a sum
+    /// reduced otherwise would round differently.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, RecordError, RecordSliceError};
+    /// let mut s = presets::cubic_latency();
+    /// s.record_slice(&[1.5e6, 2.5e6, 0.0]).unwrap();
+    /// assert_eq!(s.count(), 3);
+    /// let bad = s.record_slice(&[4e6, -1.0, f64::NAN]);
+    /// let want = RecordSliceError { position: 1, error: RecordError::Negative };
+    /// assert_eq!(bad, Err(want));
+    /// assert_eq!(s.count(), 3); // nothing of that slice was recorded
+    /// ```
+    pub fn record_slice(&mut self, values: &[f64]) -> Result<(), RecordSliceError> {
+        check_slice(values)?;
+        if !self.fits_without_saturating(values.len()) {
+            // Every value is valid: these cannot fail.
+            values.iter().for_each(|&v| {
+                let _ = self.record(v);
+            });
+            return Ok(());
+        }
+        let layout = self.layout();
+        let (mut zeros, mut clamped) = (0u32, 0u32);
+        let s = self.float_stats;
+        let (mut min, mut max, mut sum) = (s.min, s.max, s.sum);
+        // +inf enters the stats as the top of the range (as in `record_n`); found once.
+        let mut top = None;
+        for &value in values {
+            // -0.0 becomes +0.0 (see `record_n`).
+            let mut v = value.abs();
+            let slot = layout.slot(self.mapping.index(v));
+            if slot == Slot::Top && v == f64::INFINITY {
+                v = *top.get_or_insert_with(|| layout.max_trackable());
+            }
+            self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
+            // v is not NaN: plain comparisons do what f64::min and max do.
+            if v < min {
+                min = v;
+            }
+            if v > max {
+                max = v;
+            }
+            sum += v;
+        }
+        self.finish_unsaturated(values.len(), zeros, clamped);
+        self.float_stats = FloatStats { min, max, sum };
+        Ok(())
+    }
+
+    /// Whether `n` more values fit in the bins whatever bins they fall in: every bin
+    /// holds at most `count`, so none can pass `u32::MAX` if `count + n` does not.
+    #[inline]
+    fn fits_without_saturating(&self, n: usize) -> bool {
+        self.count.saturating_add(n as u64) <= u64::from(u32::MAX)
+    }
+
+    /// Adds one value to `slot`, where [`fits_without_saturating`] holds for the batch:
+    /// no counter can overflow. The zero bin and the clamped values are tallied in
+    /// `zeros` and `clamped`, for [`finish_unsaturated`](Self::finish_unsaturated).
+    ///
+    /// [`fits_without_saturating`]: Self::fits_without_saturating
+    #[inline(always)]
+    fn add_one_unsaturated(&mut self, slot: Slot, zeros: &mut u32, clamped: &mut u32) {
+        // The counters stay at most `count + n <= u32::MAX`: no add wraps.
+        let bin = match slot {
+            Slot::Zero => {
+                *zeros = zeros.wrapping_add(1);
+                return;
+            }
+            Slot::Bin(pos) => self.bins.get_mut(pos),
+            Slot::Top => {
+                *clamped = clamped.wrapping_add(1);
+                self.bins.last_mut()
+            }
+        };
+        // Always Some: `pos < N` and `N > 0`.
+        if let Some(bin) = bin {
+            *bin = bin.wrapping_add(1);
+        }
+    }
+
+    /// The counters of a batch of `n` values added by
+    /// [`add_one_unsaturated`](Self::add_one_unsaturated).
+    #[inline]
+    fn finish_unsaturated(&mut self, n: usize, zeros: u32, clamped: u32) {
+        // n <= u32::MAX - count (see `fits_without_saturating`): nothing here wraps.
+        self.zero_count = self.zero_count.wrapping_add(zeros);
+        self.count = self.count.wrapping_add(n as u64);
+        self.clamped = self.clamped.saturating_add(u64::from(clamped));
     }
 
     /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).

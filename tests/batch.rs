@@ -1,0 +1,243 @@
+//! The slice records (`record_u64_slice`, `record_slice`) record exactly what recording
+//! each value in turn records: bins, zero bin, count, clamped, saturated, min, max and
+//! sum, bit for bit, for the presets of every mapping and for sketches small enough that
+//! values fall below and above their range. The f64 slice is all or nothing.
+
+use proptest::prelude::*;
+use tailguard::sketch::{
+    presets, AtomicSketch, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping,
+    OtelMapping, RecordSliceError,
+};
+
+/// Integers of every size, with the edges and latency-like values over-represented.
+fn u64_value() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1u64),
+        Just(u64::MAX),
+        Just(u64::MAX - 1),
+        0u64..2_000,                          // below the presets' range (1 µs)
+        1_000u64..100_000_000_000,            // in it
+        100_000_000_000u64..=u64::MAX / 1024, // above it
+        any::<u64>(),
+        // A power of two, or one either side: bin edges of the integer mappings.
+        (0u32..64, -1i64..=1).prop_map(|(e, d)| (1u64 << e).wrapping_add_signed(d)),
+    ]
+}
+
+/// Floats of every kind: valid ones (with +inf, -0.0 and subnormals) mostly, and NaN and
+/// negative values sometimes.
+fn f64_value(bad: bool) -> BoxedStrategy<f64> {
+    let good = prop_oneof![
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::INFINITY),
+        Just(f64::MAX),
+        Just(f64::MIN_POSITIVE / 4.0),
+        0.0..2_000.0f64,
+        1e3..1e11f64,
+        1e11..1e300f64,
+        (0u64..0x7ff0_0000_0000_0000).prop_map(f64::from_bits),
+        u64_value().prop_map(|v| v as f64),
+    ];
+    if bad {
+        prop_oneof![
+            8 => good,
+            1 => Just(f64::NAN),
+            1 => Just(f64::NEG_INFINITY),
+            1 => -1e12..-1e-300f64,
+        ]
+        .boxed()
+    } else {
+        good.boxed()
+    }
+}
+
+/// Equal in every counter and statistic, bit for bit.
+fn assert_same<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSketch<M, N>) {
+    assert!(a == b, "{a:?} != {b:?}");
+    assert!(a.bins().eq(b.bins()));
+    assert_eq!(a.zero_count(), b.zero_count());
+    assert_eq!(a.count(), b.count());
+    assert_eq!(a.clamped(), b.clamped());
+    assert_eq!(a.saturated(), b.saturated());
+    let bits = |x: Option<f64>| x.map(f64::to_bits);
+    assert_eq!(bits(a.min()), bits(b.min()));
+    assert_eq!(bits(a.max()), bits(b.max()));
+    assert_eq!(a.sum().to_bits(), b.sum().to_bits());
+}
+
+/// `record_u64_slice` against `record_u64` on each, then `record_slice` against
+/// `record` on each (into the same sketches: the two paths share bins and stats), from
+/// a sketch that already holds `prefill` copies of a value (near `u32::MAX`, bins fill
+/// up during the batch and the values that do not fit must be dropped alike).
+fn check_dd<M: IndexMapping, const N: usize>(
+    empty: DDSketch<M, N>,
+    ints: &[u64],
+    floats: &[f64],
+    prefill: u32,
+) {
+    let mut batch = empty.clone();
+    batch.record_n(5e6, prefill).unwrap();
+    batch.record_u64_n(u64::MAX, prefill / 2);
+    let mut single = batch.clone();
+    batch.record_u64_slice(ints);
+    ints.iter().for_each(|&v| single.record_u64(v));
+    assert_same(&batch, &single);
+
+    let before = batch.clone();
+    let result = batch.record_slice(floats);
+    match floats.iter().position(|v| v.is_nan() || *v < 0.0) {
+        Some(position) => {
+            let bad = floats[position];
+            let err = result.unwrap_err();
+            assert_eq!(err.position, position);
+            assert_eq!(Err(err.error), single.record(bad));
+            assert_same(&batch, &before); // nothing recorded
+        }
+        None => {
+            result.unwrap();
+            floats.iter().for_each(|&v| single.record(v).unwrap());
+            assert_same(&batch, &single);
+        }
+    }
+}
+
+/// The same for the atomic sketch: its counters, extremes and snapshot.
+fn check_atomic<M: IndexMapping, const N: usize>(
+    empty: &DDSketch<M, N>,
+    ints: &[u64],
+    floats: &[f64],
+) {
+    let batch = AtomicSketch::like(empty);
+    let single = AtomicSketch::like(empty);
+    batch.record_u64_slice(ints);
+    ints.iter().for_each(|&v| single.record_u64(v));
+    let result = batch.record_slice(floats);
+    match floats.iter().position(|v| v.is_nan() || *v < 0.0) {
+        Some(position) => assert_eq!(result.unwrap_err().position, position),
+        None => {
+            result.unwrap();
+            floats.iter().for_each(|&v| single.record(v).unwrap());
+        }
+    }
+    assert_eq!(batch.count(), single.count());
+    assert_eq!(batch.clamped(), single.clamped());
+    assert_eq!(batch.saturated(), single.saturated());
+    assert_eq!(
+        batch.min().map(f64::to_bits),
+        single.min().map(f64::to_bits)
+    );
+    assert_eq!(
+        batch.max().map(f64::to_bits),
+        single.max().map(f64::to_bits)
+    );
+    assert_same(&batch.snapshot(), &single.snapshot());
+}
+
+/// Every preset, and a small sketch of each mapping (values fall below and above it).
+fn check_all(ints: &[u64], floats: &[f64], prefill: u32) {
+    check_dd(presets::log_latency(), ints, floats, prefill);
+    check_dd(presets::cubic_latency(), ints, floats, prefill);
+    check_dd(presets::int_latency(), ints, floats, prefill);
+    check_dd(presets::int_latency_coarse(), ints, floats, prefill);
+    check_dd(presets::otel_latency(), ints, floats, prefill);
+    let small_log = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 100.0).unwrap();
+    let small_cubic = DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.02, 100.0).unwrap();
+    let small_int = DDSketch::<IntMapping, 64>::new(IntMapping::K5, 100.0).unwrap();
+    let small_otel =
+        DDSketch::<OtelMapping, 64>::new(OtelMapping::with_scale(3).unwrap(), 100.0).unwrap();
+    check_dd(small_log.clone(), ints, floats, prefill);
+    check_dd(small_cubic.clone(), ints, floats, prefill);
+    check_dd(small_int.clone(), ints, floats, prefill);
+    check_dd(small_otel.clone(), ints, floats, prefill);
+    check_atomic(&presets::log_latency(), ints, floats);
+    check_atomic(&presets::cubic_latency(), ints, floats);
+    check_atomic(&presets::int_latency(), ints, floats);
+    check_atomic(&presets::otel_latency(), ints, floats);
+    check_atomic(&small_log, ints, floats);
+    check_atomic(&small_cubic, ints, floats);
+    check_atomic(&small_int, ints, floats);
+    check_atomic(&small_otel, ints, floats);
+}
+
+/// Nothing, a little, or enough that the bins fill up during the batch.
+fn prefill() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(0u32), 0u32..1000, (u32::MAX - 40)..=u32::MAX,]
+}
+
+/// Some values repeated, so that runs of one bin (coalesced by the atomic sketch) occur.
+fn with_runs<T: Clone + core::fmt::Debug>(
+    values: impl Strategy<Value = Vec<T>>,
+) -> impl Strategy<Value = Vec<T>> {
+    (values, proptest::collection::vec(1usize..6, 0..64)).prop_map(|(values, repeats)| {
+        values
+            .iter()
+            .zip(repeats.iter().chain(core::iter::repeat(&1)))
+            .flat_map(|(v, &r)| core::iter::repeat_n(v.clone(), r))
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+
+    #[test]
+    fn slices_record_what_one_by_one_records(
+        ints in with_runs(proptest::collection::vec(u64_value(), 0..80)),
+        floats in with_runs(proptest::collection::vec(f64_value(false), 0..80)),
+        prefill in prefill(),
+    ) {
+        check_all(&ints, &floats, prefill);
+    }
+
+    #[test]
+    fn a_bad_float_records_nothing_of_its_slice(
+        ints in proptest::collection::vec(u64_value(), 0..40),
+        floats in proptest::collection::vec(f64_value(true), 0..40),
+        prefill in prefill(),
+    ) {
+        check_all(&ints, &floats, prefill);
+    }
+}
+
+#[test]
+fn the_error_names_the_first_bad_value() {
+    let mut s = presets::int_latency();
+    let err = s.record_slice(&[1e6, 2e6, -0.5, f64::NAN]).unwrap_err();
+    assert_eq!(
+        err,
+        RecordSliceError {
+            position: 2,
+            error: tailguard::sketch::RecordError::Negative
+        }
+    );
+    assert_eq!(err.to_string(), "value is negative at position 2");
+    let err = s.record_slice(&[f64::NAN, -1.0]).unwrap_err();
+    assert_eq!(
+        (err.position, err.error.to_string().as_str()),
+        (0, "value is NaN")
+    );
+    assert!(s.is_empty());
+    // An empty slice records nothing and is no error.
+    s.record_slice(&[]).unwrap();
+    s.record_u64_slice(&[]);
+    assert!(s.is_empty() && s.min().is_none());
+}
+
+#[test]
+fn a_long_batch_equals_one_by_one() {
+    // Latency-like values with runs, past one vectorised chunk many times over.
+    let mut rng = tailguard_support::Rng::new(14);
+    let values: Vec<u64> = (0..100_000)
+        .map(|i| {
+            if i % 7 == 0 {
+                5_000_000
+            } else {
+                rng.lognormal(15.4, 1.0) as u64
+            }
+        })
+        .collect();
+    let floats: Vec<f64> = values.iter().map(|&v| v as f64 * 1.000_1).collect();
+    check_all(&values, &floats, 0);
+}
