@@ -290,9 +290,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// record into a bin since the last clear pays it, so the hot path does not.
     ///
     /// Always two read-modify-writes, released: a [`clear`](Self::clear) whose reset of
-    /// the range comes after them in the range's modification order synchronizes with
-    /// them, so its scan of the bins sees this record's add and clears it; one whose reset
-    /// comes before leaves them to widen the range afresh. Either way, a bin that holds a
+    /// either end comes after this record's widening of it (in that atomic's modification
+    /// order) synchronizes with it, so its scan of every bin sees this record's add and
+    /// clears it; one whose resets both come before leaves the range widened afresh. Either way, a bin that holds a
     /// value once its record has returned is inside the range: a scan of the range never
     /// misses one (records still under way may or may not be seen, as ever).
     #[cold]
@@ -429,15 +429,15 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// are reset; one racing record may leave its value there.
     pub fn clear(&self) -> u64 {
         // The occupied range is reset before any bin is cleared, with acquiring swaps: a
-        // record whose widening this reset overwrites happened before the loads below,
-        // which see its add (see `occupy`). So only the bins of the old range can hold a
-        // value a later scan would miss: the others are empty or hold a record that
-        // widens the new range itself.
-        let low = self.occupied_low.swap(NO_LOW, Acquire) as usize;
-        let high = self.occupied_high.swap(0, Acquire) as usize;
-        let bins = self.bins.get(low..=high).unwrap_or(&[]);
+        // record whose widening of either end this reset overwrites happened before the
+        // loads below, which see its add and clear it (see `occupy`); any other record
+        // widens the new range itself. Every bin is read, not only the old range: a
+        // record may have widened one end before the reset and the other after it, so
+        // the old range need not hold its bin (loom found that interleaving).
+        self.occupied_low.swap(NO_LOW, Acquire);
+        self.occupied_high.swap(0, Acquire);
         let mut removed = 0u64;
-        for counter in core::iter::once(&self.zero).chain(bins) {
+        for counter in core::iter::once(&self.zero).chain(self.bins.iter()) {
             // A load first: clearing an already-empty bin then costs no write.
             if counter.load(Relaxed) != 0 {
                 removed = removed.saturating_add(u64::from(counter.swap(0, Relaxed)));
