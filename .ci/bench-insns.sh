@@ -29,7 +29,9 @@ for id in record/tailguard/log record/tailguard/cubic record/tailguard/int \
   batch/tailguard/atomic/slice; do
   printf '| `%s` | %s |\n' "$id" "$(per_op "$id" 200000)"
 done
-for id in quantile/tailguard quantile/sketches-ddsketch quantile/hdrhistogram; do
+for id in quantile/tailguard quantile/tailguard/p50 quantile/tailguard/p999 \
+  quantile/tailguard/int quantile/tailguard/cubic quantile/tailguard/atomic \
+  quantile/tailguard/window/refresh quantile/sketches-ddsketch quantile/hdrhistogram; do
   printf '| `%s` | %s |\n' "$id" "$(per_op "$id" 5000)"
 done
 for id in merge/tailguard merge/sketches-ddsketch merge/hdrhistogram; do

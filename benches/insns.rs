@@ -162,6 +162,46 @@ fn main() {
                 let _ = black_box(s.quantile(black_box(0.99)));
             });
         }
+        "quantile/tailguard/p50" | "quantile/tailguard/p999" => {
+            let s = fill_log(&ns);
+            let q = if op.ends_with("p50") { 0.5 } else { 0.999 };
+            (0..k).for_each(|_| {
+                let _ = black_box(s.quantile(black_box(q)));
+            });
+        }
+        "quantile/tailguard/int" | "quantile/tailguard/cubic" => {
+            let (mut int, mut cubic) = (presets::int_latency(), presets::cubic_latency());
+            ns.iter().for_each(|&x| {
+                int.record_u64(x);
+                cubic.record_u64(x);
+            });
+            (0..k).for_each(|_| {
+                let _ = black_box(if op.ends_with("int") {
+                    int.quantile(black_box(0.99))
+                } else {
+                    cubic.quantile(black_box(0.99))
+                });
+            });
+        }
+        // The same p99 from an `AtomicSketch` (`LogLatency` layout), and a window's refresh
+        // of its cached p90 (three `IntLatency` slots, all the data in the current one).
+        "quantile/tailguard/atomic" => {
+            let s = AtomicSketch::like(&presets::log_latency());
+            ns.iter().for_each(|&x| s.record_u64(x));
+            (0..k).for_each(|_| {
+                let _ = black_box(s.quantile(black_box(0.99)));
+            });
+        }
+        "quantile/tailguard/window/refresh" => {
+            let clock = ManualClock::new();
+            let config = WindowConfig::new()
+                .with_refresh_records(0)
+                .with_refresh_interval(std::time::Duration::ZERO);
+            let w = Window::like(&clock, &presets::int_latency(), config).unwrap();
+            ns.iter().for_each(|&x| w.record_u64(x));
+            (0..k).for_each(|_| w.refresh());
+            black_box(w.cached_quantile());
+        }
         "quantile/sketches-ddsketch" => {
             let s = fill_dd(&ns);
             (0..k).for_each(|_| {

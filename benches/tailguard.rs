@@ -272,6 +272,22 @@ fn quantile(c: &mut Benches, data: &Data) {
     g.bench_function("tailguard/cubic", |b| {
         b.iter(|| cubic.quantile(black_box(P99)))
     });
+    // The same p99 from an `AtomicSketch` (`LogLatency` layout), and a window's refresh
+    // of its cached p90 (three `IntLatency` slots, all the data in the current one).
+    let atomic = AtomicSketch::like(&presets::log_latency());
+    let clock = ManualClock::new();
+    let config = WindowConfig::new()
+        .with_refresh_records(0)
+        .with_refresh_interval(Duration::ZERO);
+    let window = Window::like(&clock, &presets::int_latency(), config).expect("valid window");
+    for &v in &data.ns {
+        atomic.record_u64(v);
+        window.record_u64(v);
+    }
+    g.bench_function("tailguard/atomic", |b| {
+        b.iter(|| atomic.quantile(black_box(P99)))
+    });
+    g.bench_function("tailguard/window/refresh", |b| b.iter(|| window.refresh()));
     g.bench_function("sketches-ddsketch", |b| {
         b.iter(|| dd.quantile(black_box(P99)))
     });

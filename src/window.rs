@@ -37,7 +37,10 @@
 //!
 //! # The cached quantile
 //!
-//! Computing a quantile scans every bin; [`cached_quantile`](Window::cached_quantile)
+//! Computing a quantile scans the slots' occupied bins (those from the lowest to the
+//! highest filled since each slot was last cleared: a few hundred for latencies, against
+//! the thousands of a preset), once for the count and once from the nearer end for the
+//! rank; [`cached_quantile`](Window::cached_quantile)
 //! instead returns one configured quantile (p90 by default) cached in one atomic: one
 //! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
 //! its delay there). It is refreshed by the recording path, with no shared counter on the
@@ -59,8 +62,8 @@
 //! that finds a refresh under way leaves a request that the refresher honours with another
 //! scan before it returns, so no refresh is lost.
 //!
-//! **What a published quantile is.** A refresh reads every bin twice (the total, then the
-//! rank), between two reads of a rotation counter that each rotation bumps before and after
+//! **What a published quantile is.** A refresh reads the occupied bins twice (the total,
+//! then the rank; no bin outside them holds a value whose record has returned), between two reads of a rotation counter that each rotation bumps before and after
 //! it clears slots; a scan that overlapped a clear is thrown away and redone. A rotation
 //! withdraws the cached quantile (it reads `None`) before it clears anything, and a refresh
 //! publishes with a compare-and-swap that fails if a rotation came since its scan began.
@@ -76,7 +79,7 @@
 //! # Interrupt safety
 //!
 //! Every field touched by recording, rotating and refreshing is a native 32-bit atomic.
-//! A record that rotates or refreshes costs `O(SLOTS * N)`; from an interrupt handler, set
+//! A record that rotates or refreshes costs up to `O(SLOTS * N)` (the occupied bins); from an interrupt handler, set
 //! `refresh_records` and `refresh_interval` to zero and call [`refresh`](Window::refresh)
 //! from the main loop if that matters. A refresh asked for from an interrupt handler while
 //! the main loop is refreshing returns at once; the main loop's refresh does the work.
@@ -86,6 +89,7 @@ use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{duration_to_nanos, Clock, Instant};
+use crate::sketch::atomic::Occupied;
 use crate::sketch::rank::{rank_value, Quantile};
 use crate::sketch::{
     AtomicSketch, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
@@ -721,7 +725,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         self.cached_count.load(Ordering::Relaxed)
     }
 
-    /// The value at quantile `q` over the window, computed now (scans every bin); `None` if
+    /// The value at quantile `q` over the window, computed now (scans the occupied bins); `None` if
     /// the window is empty.
     ///
     /// `q = 0` and `q = 1` give the min and max recorded (to a part per million, rounded
@@ -758,10 +762,14 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// The value of the bin holding quantile `q` of all slots, by the rank rule, and the
     /// count whose rank it is.
     fn rank_value(&self, q: Quantile) -> (Option<f64>, u64) {
-        rank_value(self.slots.as_slice(), &self.slot(0).layout(), q)
+        rank_value(
+            &Occupied::new(self.slots.as_slice()),
+            &self.slot(0).layout(),
+            q,
+        )
     }
 
-    /// How many values the window holds now (scans every bin).
+    /// How many values the window holds now (scans the occupied bins).
     pub fn count(&self) -> u64 {
         self.rotate_if_due();
         self.slots.iter().map(AtomicSketch::count).sum()

@@ -3,9 +3,19 @@
 //! bottom, whose cumulative count exceeds the rank), for every q, on every kind of input:
 //! zeros, values below and above the range, `+inf`, integer and float records, merges,
 //! saturated bins.
+//!
+//! The same for the scans of an `AtomicSketch` and of a `Window`, which read only the bins
+//! between the lowest and highest filled since the last clear, from the nearer end: they
+//! must answer as the definition over every bin of a snapshot (which reads all of them).
 
+use core::time::Duration;
 use proptest::prelude::*;
-use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+
+use tailguard::clock::ManualClock;
+use tailguard::sketch::{
+    AtomicSketch, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping,
+};
+use tailguard::window::{Window, WindowConfig};
 
 /// The definition, bin by bin from the bottom, through the public API only.
 fn reference<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, q: f64) -> Option<f64> {
@@ -16,19 +26,25 @@ fn reference<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, q: f64) -> Opt
     if q == 1.0 {
         return Some(max);
     }
-    let rank = (q * s.count().saturating_sub(1) as f64) as u64;
     let clamp = |v: f64| v.max(min).min(max);
+    Some(rank_value(s, q).map_or(max, clamp))
+}
+
+/// The representative of the rank's bin (0 for the zero bin), not clamped; `None` if the
+/// sketch is empty.
+fn rank_value<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, q: f64) -> Option<f64> {
+    let rank = (q * s.count().saturating_sub(1) as f64) as u64;
     let mut cumulative = u64::from(s.zero_count());
     if cumulative > rank {
-        return Some(clamp(0.0));
+        return Some(0.0);
     }
     for bin in s.bins() {
         cumulative += u64::from(bin.count);
         if cumulative > rank {
-            return Some(clamp(s.mapping().value(bin.index)));
+            return Some(s.mapping().value(bin.index));
         }
     }
-    Some(max)
+    None
 }
 
 fn check<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, extra_qs: &[f64]) {
@@ -79,6 +95,7 @@ fn check_all<const N: usize>(a: &[(Value, u32)], b: &[(Value, u32)], qs: &[f64])
     one::<LogMapping, N>(a, b, qs);
     one::<CubicMapping, N>(a, b, qs);
     one::<IntMapping, N>(a, b, qs);
+    one::<OtelMapping, N>(a, b, qs);
 }
 
 proptest! {
@@ -94,6 +111,22 @@ proptest! {
         check_all::<3>(&a, &b, &qs);
         check_all::<1>(&a, &b, &qs);
         check_all::<300>(&a, &b, &qs);
+    }
+
+    /// `AtomicSketch::quantile` and `count` read only the occupied range, which a clear
+    /// resets: after each of two rounds of records (the second after a clear), they
+    /// answer as the definition over a snapshot's every bin, as does a window over its
+    /// slots, through rotations.
+    #[test]
+    fn atomic_and_window_scans_answer_as_the_definition(
+        a in prop::collection::vec((value(), 1u32..4), 0..60),
+        b in prop::collection::vec((value(), 1u32..4), 0..60),
+        qs in prop::collection::vec(0.0f64..=1.0, 0..8),
+    ) {
+        check_atomic::<LogMapping>(&a, &b, &qs);
+        check_atomic::<CubicMapping>(&a, &b, &qs);
+        check_atomic::<IntMapping>(&a, &b, &qs);
+        check_atomic::<OtelMapping>(&a, &b, &qs);
     }
 
     #[test]
@@ -169,4 +202,81 @@ fn atomic_snapshot_with_max_at_bin_boundaries() {
     one::<LogMapping>();
     one::<CubicMapping>();
     one::<IntMapping>();
+}
+
+fn record_atomic<M: IndexMapping, const N: usize>(s: &AtomicSketch<M, N>, v: Value) {
+    match v {
+        Value::Float(v) => s.record(v).unwrap(),
+        Value::Int(v) => s.record_u64(v),
+    }
+}
+
+fn check_atomic<M: IndexMapping>(a: &[(Value, u32)], b: &[(Value, u32)], qs: &[f64]) {
+    fn against_snapshot<M: IndexMapping, const N: usize>(s: &AtomicSketch<M, N>, qs: &[f64]) {
+        let snap = s.snapshot();
+        assert_eq!(s.count(), snap.count());
+        assert_eq!(s.is_empty(), snap.is_empty());
+        let grid = (0..=100).map(|i| f64::from(i) / 100.0);
+        for q in grid.chain(qs.iter().copied()) {
+            assert_eq!(s.quantile(q).unwrap(), reference(&snap, q), "q = {q}");
+        }
+    }
+    fn one<M: IndexMapping, const N: usize>(a: &[(Value, u32)], b: &[(Value, u32)], qs: &[f64]) {
+        let s = AtomicSketch::<M, N>::with_relative_accuracy(0.02, 1.0).unwrap();
+        let clock = ManualClock::new();
+        let config = WindowConfig::new()
+            .with_interval(Duration::from_secs(1))
+            .with_quantile(0.9);
+        let window = Window::<_, M, N>::new(
+            &clock,
+            M::with_relative_accuracy(0.02).unwrap(),
+            1.0,
+            config,
+        )
+        .unwrap();
+        let check_window = || {
+            let snap = window.snapshot();
+            assert_eq!(window.count(), snap.count());
+            let grid = (1..100).map(|i| f64::from(i) / 100.0);
+            for q in grid.chain(qs.iter().copied().filter(|&q| q > 0.0 && q < 1.0)) {
+                assert_eq!(window.quantile(q).unwrap(), rank_value(&snap, q), "q = {q}");
+            }
+            window.refresh();
+            let cached = rank_value(&snap, 0.9).map(|v| f64::from(v as f32));
+            assert_eq!(window.cached_quantile(), cached);
+        };
+        for (i, &(v, n)) in a.iter().enumerate() {
+            for _ in 0..n {
+                record_atomic(&s, v);
+                match v {
+                    Value::Float(v) => window.record(v).unwrap(),
+                    Value::Int(v) => window.record_u64(v),
+                }
+            }
+            if i % 16 == 15 {
+                // A rotation now and then: the oldest slot is cleared and refilled.
+                clock.advance(Duration::from_secs(1));
+            }
+        }
+        against_snapshot(&s, qs);
+        check_window();
+        s.clear();
+        clock.advance(Duration::from_secs(1));
+        check_window();
+        for &(v, n) in b {
+            for _ in 0..n {
+                record_atomic(&s, v);
+                window.record_u64(match v {
+                    Value::Float(v) => v as u64,
+                    Value::Int(v) => v,
+                });
+            }
+        }
+        against_snapshot(&s, qs);
+        check_window();
+    }
+    one::<M, 64>(a, b, qs);
+    one::<M, 3>(a, b, qs);
+    one::<M, 1>(a, b, qs);
+    one::<M, 300>(a, b, qs);
 }

@@ -13,7 +13,9 @@
 //! # What is kept, and how exactly
 //!
 //! * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
-//!   on); [`count`](AtomicSketch::count) scans them. A bin saturates at 2^31: a record that
+//!   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
+//!   filled since the last clear (the *occupied range*, widened by the first record into a
+//!   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
 //!   finds it full takes its add back and is counted in
 //!   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
 //!   can never wrap, even with many recorders racing.
@@ -33,7 +35,10 @@ use super::{
     check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
     RecordError, RecordSliceError,
 };
-use crate::sync::{zeroed, AtomicU32, Ordering::Relaxed};
+use crate::sync::{
+    zeroed, AtomicU32,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 /// A bin at this count is full. Half the `u32` range, so that racing recorders, each of
 /// which may add one before taking it back, can never wrap it.
@@ -41,6 +46,10 @@ pub(crate) const BIN_LIMIT: u32 = 1 << 31;
 
 /// `min_key` of a sketch that has seen no value.
 const NO_MIN: u32 = u32::MAX;
+
+/// `occupied_low` of a sketch none of whose bins was filled since it was made or cleared
+/// (with `occupied_high` at 0, the range is empty).
+const NO_LOW: u32 = u32::MAX;
 
 /// The upper 32 bits of a non-negative `f64`: integer order equals numeric order.
 #[inline]
@@ -100,7 +109,7 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// through a shared reference.
 ///
 /// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
-/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 40` bytes.
+/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 48` bytes.
 ///
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};
@@ -133,6 +142,11 @@ pub struct AtomicSketch<M, const N: usize> {
     min_key: AtomicU32,
     /// [`key_of_f64`] of the largest value (0 when empty).
     max_key: AtomicU32,
+    /// The lowest and highest positions of the bins taken from zero since the sketch was
+    /// made or last cleared: quantile and count scans read only these (see
+    /// [`Occupied`]). [`NO_LOW`] and 0 when there are none.
+    occupied_low: AtomicU32,
+    occupied_high: AtomicU32,
 }
 
 impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
@@ -172,6 +186,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
             saturated: AtomicU32::new(0),
             min_key: AtomicU32::new(NO_MIN),
             max_key: AtomicU32::new(0),
+            occupied_low: AtomicU32::new(NO_LOW),
+            occupied_high: AtomicU32::new(0),
         }
     }
 
@@ -360,12 +376,17 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// [`add_one`](Self::add_one) to the counter of `slot`.
     #[inline]
     fn add_one_to(&self, slot: Slot) -> Option<u32> {
-        let (bin, clamped) = match slot {
-            Slot::Zero => (Some(&self.zero), false),
-            Slot::Bin(pos) => (self.bins.get(pos), false),
-            Slot::Top => (self.bins.last(), true),
+        let (bin, pos, clamped) = match slot {
+            Slot::Zero => (Some(&self.zero), None, false),
+            Slot::Bin(pos) => (self.bins.get(pos), Some(pos), false),
+            Slot::Top => (self.bins.last(), Some(N.wrapping_sub(1)), true), // N >= 1
         };
         let previous = bin.and_then(increment);
+        if previous == Some(0) {
+            if let Some(pos) = pos {
+                self.occupy(pos);
+            }
+        }
         match previous {
             Some(_) if clamped => {
                 if increment(&self.clamped).is_none() {
@@ -381,6 +402,31 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         previous
     }
 
+    /// Widens the occupied range to a bin this record took from zero: only the first
+    /// record into a bin since the last clear pays it, so the hot path does not.
+    ///
+    /// Always two read-modify-writes, released: a [`clear`](Self::clear) whose reset of
+    /// either end comes after this record's widening of it (in that atomic's modification
+    /// order) synchronizes with it, so its scan of every bin sees this record's add and
+    /// clears it; one whose resets both come before leaves the range widened afresh. Either way, a bin that holds a
+    /// value once its record has returned is inside the range: a scan of the range never
+    /// misses one (records still under way may or may not be seen, as ever).
+    #[cold]
+    fn occupy(&self, pos: usize) {
+        // N < i32::MAX (`BinLayout`), so the position fits.
+        let pos = pos as u32;
+        self.occupied_low.fetch_min(pos, Release);
+        self.occupied_high.fetch_max(pos, Release);
+    }
+
+    /// The occupied range of positions, as last widened (empty if `low > high`).
+    fn occupied(&self) -> (usize, usize) {
+        (
+            self.occupied_low.load(Relaxed) as usize,
+            self.occupied_high.load(Relaxed) as usize,
+        )
+    }
+
     #[inline]
     fn update_extremes(&self, key: u32) {
         if key < self.min_key.load(Relaxed) {
@@ -391,29 +437,28 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         }
     }
 
-    /// How many values the sketch holds: a scan of the `N` bins.
+    /// How many values the sketch holds: a scan of the zero bin and of the bins from the
+    /// lowest to the highest ever filled since the last clear.
     pub fn count(&self) -> u64 {
-        self.counts().map(u64::from).sum()
+        Occupied::new(core::slice::from_ref(self)).count()
     }
 
     /// Whether the sketch holds no values.
     pub fn is_empty(&self) -> bool {
-        self.counts().all(|c| c == 0)
-    }
-
-    /// The zero bin, then every bin, as relaxed loads.
-    fn counts(&self) -> impl Iterator<Item = u32> + '_ {
-        core::iter::once(&self.zero)
-            .chain(self.bins.iter())
-            .map(|c| c.load(Relaxed))
+        self.count() == 0
     }
 
     /// The value at quantile `q`, with [`DDSketch::quantile`]'s convention, or `None` if
-    /// empty. Scans the bins twice; concurrent records may or may not be seen.
+    /// empty. Scans the occupied bins for the count, then from the nearer end for the
+    /// rank; concurrent records may or may not be seen.
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
         let extremes = self.min().zip(self.max());
         sketch_quantile(q, extremes, |q| {
-            rank_value(core::slice::from_ref(self), &self.layout(), q)
+            rank_value(
+                &Occupied::new(core::slice::from_ref(self)),
+                &self.layout(),
+                q,
+            )
         })
     }
 
@@ -499,6 +544,14 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// the returned total or stays in the sketch: never both, never neither. Min and max
     /// are reset; one racing record may leave its value there.
     pub fn clear(&self) -> u64 {
+        // The occupied range is reset before any bin is cleared, with acquiring swaps: a
+        // record whose widening of either end this reset overwrites happened before the
+        // loads below, which see its add and clear it (see `occupy`); any other record
+        // widens the new range itself. Every bin is read, not only the old range: a
+        // record may have widened one end before the reset and the other after it, so
+        // the old range need not hold its bin (loom found that interleaving).
+        self.occupied_low.swap(NO_LOW, Acquire);
+        self.occupied_high.swap(0, Acquire);
         let mut removed = 0u64;
         for counter in core::iter::once(&self.zero).chain(self.bins.iter()) {
             // A load first: clearing an already-empty bin then costs no write.
@@ -514,34 +567,96 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 }
 
-/// The union of sketches of one layout (a window's slots, or one sketch), searched in two
-/// passes: one over the bins for the count, one for the rank. Records racing the passes
-/// only add to bins, so the rank is found; only a clear between them (which a caller that
-/// cares detects) leaves it unfound.
-impl<M: IndexMapping, const N: usize> RankedBins for [AtomicSketch<M, N>] {
+/// The union of sketches of one layout (a window's slots, or one sketch) over the union
+/// of their occupied ranges, read once: no bin outside holds a value whose record has
+/// returned (see [`AtomicSketch::occupy`]), so scanning only these answers as scanning
+/// them all.
+///
+/// Searched in two passes over the same positions: one for the count, one for the rank,
+/// from the nearer end. Records racing the passes only add to bins, so the second finds
+/// at least what the first counted and the rank is found from either end; only a clear
+/// between them (which a caller that cares detects) leaves it unfound.
+pub(crate) struct Occupied<'a, M, const N: usize> {
+    sketches: &'a [AtomicSketch<M, N>],
+    /// The positions scanned (none if `low > high`).
+    low: usize,
+    high: usize,
+}
+
+impl<'a, M: IndexMapping, const N: usize> Occupied<'a, M, N> {
+    /// The occupied positions of `sketches`, as they are now.
+    pub(crate) fn new(sketches: &'a [AtomicSketch<M, N>]) -> Self {
+        let (low, high) = sketches.iter().map(AtomicSketch::occupied).fold(
+            (usize::MAX, 0),
+            |(l, h), (low, high)| {
+                if low > high {
+                    (l, h) // none filled
+                } else {
+                    (l.min(low), h.max(high))
+                }
+            },
+        );
+        Occupied {
+            sketches,
+            low,
+            high,
+        }
+    }
+
+    /// The counts at position `pos` of all the sketches, summed.
+    #[inline]
+    fn at(&self, pos: usize) -> u64 {
+        in_bin(self.sketches, pos).fold(0, u64::saturating_add)
+    }
+
+    /// The positions scanned, lowest first.
+    fn positions(&self) -> core::ops::RangeInclusive<usize> {
+        // An empty range when nothing was filled (`low = usize::MAX`).
+        self.low..=self.high
+    }
+}
+
+impl<M: IndexMapping, const N: usize> RankedBins for Occupied<'_, M, N> {
     fn count(&self) -> u64 {
-        (0..N)
-            .flat_map(|pos| in_bin(self, pos))
-            .chain(zeros(self))
+        self.sketches
+            .iter()
+            .map(|s| {
+                s.bins
+                    .get(self.positions())
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|b| u64::from(b.load(Relaxed)))
+                    .fold(u64::from(s.zero.load(Relaxed)), u64::saturating_add)
+            })
             .fold(0, u64::saturating_add)
     }
 
     fn zero_count(&self) -> u64 {
-        zeros(self).fold(0, u64::saturating_add)
+        self.sketches
+            .iter()
+            .map(|s| u64::from(s.zero.load(Relaxed)))
+            .fold(0, u64::saturating_add)
     }
 
-    fn position_of_rank(&self, rank: u64, zero: u64, _count: u64) -> Option<usize> {
-        let mut cumulative = zero;
-        (0..N).find(|&pos| {
-            cumulative = in_bin(self, pos).fold(cumulative, u64::saturating_add);
-            cumulative > rank
-        })
+    /// From the top for a rank in the upper half: the bin is the highest one at or above
+    /// which the bins hold `count - rank` values or more (the same bin as from the bottom:
+    /// the bins below it and the zero bin then hold `rank` or fewer).
+    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
+        if rank >= count / 2 {
+            let need = count.saturating_sub(rank);
+            let mut above = 0u64;
+            self.positions().rev().find(|&pos| {
+                above = above.saturating_add(self.at(pos));
+                above >= need
+            })
+        } else {
+            let mut cumulative = zero;
+            self.positions().find(|&pos| {
+                cumulative = cumulative.saturating_add(self.at(pos));
+                cumulative > rank
+            })
+        }
     }
-}
-
-/// The zero bins of `sketches`, as relaxed loads.
-fn zeros<M, const N: usize>(sketches: &[AtomicSketch<M, N>]) -> impl Iterator<Item = u64> + '_ {
-    sketches.iter().map(|s| u64::from(s.zero.load(Relaxed)))
 }
 
 /// The bins at position `pos` of `sketches`, as relaxed loads.
@@ -660,7 +775,13 @@ mod tests {
         a: &AtomicSketch<M, N>,
         b: &AtomicSketch<M, N>,
     ) {
-        let load = |s: &AtomicSketch<M, N>| s.counts().collect::<std::vec::Vec<_>>();
+        // Every bin, not only the occupied range: the range is under test too.
+        let load = |s: &AtomicSketch<M, N>| {
+            core::iter::once(&s.zero)
+                .chain(s.bins.iter())
+                .map(|c| c.load(Relaxed))
+                .collect::<std::vec::Vec<_>>()
+        };
         assert_eq!(load(a), load(b));
         assert_eq!(a.clamped(), b.clamped());
         assert_eq!(a.saturated(), b.saturated());
