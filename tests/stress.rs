@@ -42,26 +42,35 @@ fn atomic_sketch_bins_are_exact_under_contention() {
             .collect();
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
+    assert_matches_tallies(&shared, &tallies, THREADS * RECORDS);
+}
+
+/// The shared sketch holds exactly what the threads' own tallies hold: every bin, the
+/// zero bin, the clamped and saturated counters; min and max to their keys' precision.
+fn assert_matches_tallies(
+    shared: &AtomicSketch<IntMapping, 1698>,
+    tallies: &[DDSketch<IntMapping, 1698>],
+    records: u64,
+) {
     let mut expected = presets::int_latency();
-    for tally in &tallies {
+    for tally in tallies {
         expected.merge(tally).unwrap();
     }
     let got = shared.snapshot();
-    assert_eq!(got.count(), THREADS * RECORDS);
-    assert_eq!(shared.count(), THREADS * RECORDS);
+    assert_eq!(got.count(), records);
+    assert_eq!(shared.count(), records);
     assert!(
         got.bins().eq(expected.bins()),
         "every bin must match the per-thread tallies"
     );
     assert_eq!(got.zero_count(), expected.zero_count());
     assert_eq!(shared.clamped(), expected.clamped());
+    assert_eq!(shared.saturated(), 0);
     let (min, max) = (expected.min().unwrap(), expected.max().unwrap());
     assert!(shared.min().unwrap() <= min && shared.min().unwrap() >= min * (1.0 - 1e-6));
     assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
 }
 
-/// Slice records racing slice and single records (with runs of equal values, so that
-/// threads add to the same bins at once): every bin ends up exact.
 #[test]
 fn atomic_sketch_slice_records_are_exact_under_contention() {
     let shared = AtomicSketch::like(&presets::int_latency());
@@ -96,23 +105,7 @@ fn atomic_sketch_slice_records_are_exact_under_contention() {
             .collect();
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
-    let mut expected = presets::int_latency();
-    for tally in &tallies {
-        expected.merge(tally).unwrap();
-    }
-    let got = shared.snapshot();
-    assert_eq!(got.count(), expected.count());
-    assert_eq!(got.count(), THREADS * (RECORDS / 64) * 64);
-    assert!(
-        got.bins().eq(expected.bins()),
-        "every bin must match the tallies"
-    );
-    assert_eq!(got.zero_count(), expected.zero_count());
-    assert_eq!(shared.clamped(), expected.clamped());
-    assert_eq!(shared.saturated(), 0);
-    let (min, max) = (expected.min().unwrap(), expected.max().unwrap());
-    assert!(shared.min().unwrap() <= min && shared.min().unwrap() >= min * (1.0 - 1e-6));
-    assert!(shared.max().unwrap() <= max && shared.max().unwrap() >= max * (1.0 - 1e-6));
+    assert_matches_tallies(&shared, &tallies, THREADS * (RECORDS / 64) * 64);
 }
 
 #[test]
