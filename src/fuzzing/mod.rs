@@ -118,3 +118,18 @@ mod sketch;
 
 pub use ddsketch::{ddsketch_message, DDSketchMessage, Decodes, Library, Refusal};
 pub use otlp::{otlp_data_point, OtlpDataPoint, OtlpDecodes, OtlpRefusal};
+
+/// Deterministic pseudo-random bytes (a 64-bit LCG's high bytes): the generators' tests
+/// feed them to `Unstructured`.
+#[cfg(test)]
+fn test_bytes(seed: u64, len: usize) -> std::vec::Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 56) as u8
+        })
+        .collect()
+}

@@ -889,6 +889,7 @@ impl Out<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fuzzing::test_bytes as bytes;
     use crate::otlp::{decode_into, read_scale};
     use proptest::prelude::{any, proptest, ProptestConfig};
     use std::collections::BTreeSet;
@@ -1023,19 +1024,6 @@ mod tests {
         fn generated_points_decode_as_they_say(bytes in proptest::collection::vec(any::<u8>(), 0..6000)) {
             check(&bytes);
         }
-    }
-
-    /// Deterministic pseudo-random bytes (a 64-bit LCG's high bytes).
-    fn bytes(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..len)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                (x >> 56) as u8
-            })
-            .collect()
     }
 
     #[test]

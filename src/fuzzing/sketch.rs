@@ -274,6 +274,7 @@ fn arbitrary_count(u: &mut Unstructured<'_>) -> Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fuzzing::test_bytes as bytes;
     use crate::otlp;
     use crate::proto::{self, IndexConvention};
     use crate::sketch::presets;
@@ -381,19 +382,6 @@ mod tests {
             assert!(presets::int_latency().check_compatible(&s).is_ok());
             assert_valid(&s);
         }
-    }
-
-    /// Deterministic pseudo-random bytes (a 64-bit LCG's high bytes).
-    fn bytes(seed: u64, len: usize) -> vec::Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..len)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                (x >> 56) as u8
-            })
-            .collect()
     }
 
     #[test]
