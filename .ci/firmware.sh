@@ -29,3 +29,6 @@ for board in "${boards[@]}"; do
     -semihosting-config enable=on,target=native \
     -kernel "target/$target/release/tailguard-firmware"
 done
+
+# The embassy firmware: race_embassy on an embassy executor, defmt decoded by defmt-print.
+bash ../.ci/firmware-embassy.sh # (this script runs in firmware/)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The embassy firmware (firmware/embassy/): tailguard's race_embassy on an embassy executor
+# with our own SysTick time driver, under QEMU on the Cortex-M0 (micro:bit, 16 KiB of RAM)
+# and the Cortex-M4F. It hedges a stalling simulated sensor, checks that the hedges rescue
+# the stalls after the warm-up within the budget, measures its stack by stack painting,
+# and logs all of it with defmt over semihosting; defmt-print decodes that on the host, and
+# this script checks the decoded lines. Called by .ci/firmware.sh.
+set -euo pipefail
+cd "$(dirname "$0")/../firmware/embassy"
+
+# Pinned, so that a new release cannot change what CI checks; it decodes defmt 1's frames.
+defmt_print_version=1.2.0
+if [ "$(defmt-print --version 2>/dev/null | head -n 1)" != "defmt-print $defmt_print_version" ]; then
+  cargo install defmt-print --version "$defmt_print_version" --locked
+fi
+
+# target, QEMU cpu, QEMU machine, icount shift. `-icount shift=S` makes the emulated core
+# execute one instruction per 2^S ns of virtual time, which SysTick (and so embassy-time)
+# counts: the run is deterministic whatever the host's load, and the shift sets the core's
+# speed near the real board's clock (the micro:bit's 16 MHz: 2^6 ns, 15.6 MHz; the MPS2's
+# 25 MHz: 2^5 ns, 31 MHz), so the hedger's own work costs what it would there.
+# `sleep=off`: idle time is skipped, not waited for.
+boards=(
+  "thumbv6m-none-eabi cortex-m0 microbit 6"
+  "thumbv7em-none-eabihf cortex-m4 mps2-an386 5"
+)
+
+# A decoded line must match the extended regex $1.
+expect() {
+  grep -Eq "$1" "$decoded" || {
+    echo "no decoded line matches /$1/ on $machine" >&2
+    exit 1
+  }
+}
+
+cargo fmt -- --check
+for board in "${boards[@]}"; do
+  read -r target cpu machine shift <<<"$board"
+  cargo build --release --locked --target "$target"
+done
+for board in "${boards[@]}"; do
+  read -r target cpu machine shift <<<"$board"
+  echo "--- embassy firmware on $machine ($cpu, $target)"
+  elf="target/$target/release/tailguard-firmware-embassy"
+  frames="target/$target/embassy.defmt"
+  decoded="target/$target/embassy.log"
+  # Semihosting's stdout (with target=native, QEMU's own stdout) carries defmt's binary
+  # frames and nothing else: the firmware prints no text.
+  status=0
+  timeout 120 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
+    -icount "shift=$shift,align=off,sleep=off" \
+    -semihosting-config enable=on,target=native \
+    -kernel "$elf" >"$frames" || status=$?
+  defmt-print -e "$elf" <"$frames" | tee "$decoded"
+  if [ "$status" -ne 0 ]; then
+    echo "the embassy firmware exited $status on $machine" >&2
+    exit 1
+  fi
+  # The decoded lines: the hedger's Stats (tailguard's defmt::Format) with hedges sent and
+  # won, the rescued stalls, the summaries, the stack figure and every check passed.
+  expect '^INFO +at the end Stats \{ requests: 500, hedges: [1-9][0-9]*, hedge_wins: [1-9][0-9]*,'
+  expect '^INFO +rescue Rescue \{ stalls: [1-9][0-9]*, rescued: [1-9][0-9]*,'
+  expect '^INFO +hedged Summary \{ count: 400, p50_us: [0-9]+, p99_us: [0-9]+, slow: [0-9]+ \}'
+  expect '^INFO +hedged latencies DDSketch \{ bins: 300, count: 400,'
+  expect '^INFO +stack of the run StackUse \{ peak: [0-9]+, size: [0-9]+ \}'
+  expect '^INFO +9 passed, 0 failed$'
+done
