@@ -6,7 +6,7 @@
 //! 0 if every check passed, 1 otherwise (a panic exits 1 too).
 //!
 //! The output is defmt's binary frames: `defmt-print -e <this ELF>` decodes them (see
-//! `.ci/firmware.sh`). Time comes from our own embassy-time driver over SysTick
+//! `.ci/firmware-embassy.sh`). Time comes from our own embassy-time driver over SysTick
 //! (`time_driver.rs`).
 #![no_std]
 #![no_main]
@@ -26,8 +26,8 @@ use crate::run::{SensorHedger, Sketch};
 /// Builds the hedger and the summary sketch into statics, then runs the executor. Built
 /// here, in thread mode before the executor starts, their construction's stack is free
 /// again before the run; built inside the task, their temporaries would widen the task's
-/// poll frame for the whole run (a 9.6 KiB frame on the Cortex-M0 when tried, more than
-/// the micro:bit's RAM leaves for the stack).
+/// poll frame for the whole run (9.6 KiB on the Cortex-M0 when tried: the micro:bit's
+/// stack overflowed its RAM and the core locked up).
 #[entry]
 fn main() -> ! {
     let Some(peripherals) = cortex_m::Peripherals::take() else {

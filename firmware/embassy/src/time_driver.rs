@@ -27,7 +27,7 @@ const CORE_HZ: u64 = 16_000_000; // microbit
 /// SysTick's reload value: one exception per tick. 2,500 or 1,600 core cycles, well
 /// within SysTick's 24 bits.
 const RELOAD: u32 = (CORE_HZ / TICK_HZ - 1) as u32;
-const _: () = assert!(CORE_HZ % TICK_HZ == 0 && CORE_HZ / TICK_HZ <= 1 << 24);
+const _: () = assert!(CORE_HZ.is_multiple_of(TICK_HZ) && CORE_HZ / TICK_HZ <= 1 << 24);
 
 struct SysTickDriver {
     /// Ticks since `start`. 64 bits, so read and written in a critical section (the
