@@ -47,6 +47,7 @@
 
 pub mod atomic;
 mod datadog_linear;
+mod fast_log;
 mod layout;
 mod mapping;
 mod otel_mapping;
