@@ -158,34 +158,32 @@ fn special_values() {
     }
 }
 
-/// Any positive double (every bit pattern up to +inf, so subnormals and the whole exponent
-/// range), and realistic latencies, under the common mappings and any accuracy.
-mod random {
-    use super::*;
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2048))]
-
-        #[test]
-        fn any_positive_double(bits in 0u64..=f64::INFINITY.to_bits()) {
-            let v = f64::from_bits(bits);
-            for m in common().iter().chain(&unusual()) {
-                check(m, v);
-            }
+    /// Any positive double (every bit pattern up to +inf: subnormals and the whole exponent
+    /// range), under the common and the unusual mappings.
+    #[test]
+    fn any_positive_double(bits in 0u64..=f64::INFINITY.to_bits()) {
+        let v = f64::from_bits(bits);
+        for m in common().iter().chain(&unusual()) {
+            check(m, v);
         }
+    }
 
-        #[test]
-        fn latencies_under_any_accuracy(
-            alpha in 1e-6f64..0.5,
-            offset in prop_oneof![Just(0.0), -1e4f64..1e4],
-            ns in 1u64..100_000_000_000,
-            frac in 0.0f64..1.0,
-        ) {
-            let g = LogMapping::with_relative_accuracy(alpha).unwrap().gamma();
-            let m = LogMapping::from_gamma_offset(g, offset).unwrap();
-            check(&m, ns as f64);
-            check(&m, ns as f64 + frac);
-            check(&m, (ns as f64) * 1e-9);
-        }
+    /// Realistic latencies (whole and fractional nanoseconds, and in seconds) under any
+    /// accuracy and offset.
+    #[test]
+    fn latencies_under_any_accuracy(
+        alpha in 1e-6f64..0.5,
+        offset in prop_oneof![Just(0.0), -1e4f64..1e4],
+        ns in 1u64..100_000_000_000,
+        frac in 0.0f64..1.0,
+    ) {
+        let g = LogMapping::with_relative_accuracy(alpha).unwrap().gamma();
+        let m = LogMapping::from_gamma_offset(g, offset).unwrap();
+        check(&m, ns as f64);
+        check(&m, ns as f64 + frac);
+        check(&m, (ns as f64) * 1e-9);
     }
 }

@@ -19,7 +19,7 @@
 //!
 //! | mapping | bins per factor of 10 at 1 % | record cost | float ops on record |
 //! |---|---|---|---|
-//! | [`LogMapping`] | 116 | one `ln` | yes |
+//! | [`LogMapping`] | 116 | a table-driven `ln` (`libm`'s within a hair of a bin edge) | yes |
 //! | [`CubicMapping`] | 117 | bit extraction + 3 multiply-adds | yes (no `ln`) |
 //! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts | none |
 
@@ -209,7 +209,15 @@ impl Scale {
 /// The memory-optimal mapping: `index = floor(ln(v) / ln(gamma))`, with DataDog's floor
 /// (a negative whole number goes one lower, as in DataDog's Go and Java libraries).
 ///
-/// Fewest bins for a given accuracy; costs one `libm::ln` per record.
+/// Fewest bins for a given accuracy. A record computes the logarithm from the float's
+/// exponent, a 128-entry table and a cubic (about 45 instructions on x86-64, no division),
+/// whose error is proven below `2^-34`. Where that bound cannot decide the bin (a value
+/// closer to a bin edge than about `6e-9` of the bin's width at 1 %) and for zero,
+/// subnormals and `+inf`, the index falls back to `libm::log`, so **every key is the one `floor(libm::log(v) *
+/// multiplier + offset)` gives**, the computation DataDog's Go and Java libraries make. This
+/// holds on every input as long as `libm::log` is within `2^-34` of the exact logarithm
+/// (it is documented within one unit in the last place, `2^-43` at most here); were libm
+/// itself misrounded by a few units, the keys would still be today's.
 ///
 /// ```
 /// use tailguard::sketch::{IndexMapping, LogMapping};
