@@ -240,8 +240,8 @@ mod tests {
     #[test]
     fn table_is_what_the_proof_assumes() {
         // ln 2 split so that n * LN2_HI is exact for n < 2000 (fdlibm's constants).
-        const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-        const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+        const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+        const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
         for (j, pair) in SEGMENTS.chunks_exact(2).enumerate() {
             let (inv, t) = (pair[0], pair[1]);
             let c = 1.0 + (2 * j + 1) as f64 / 256.0; // exact

@@ -273,9 +273,9 @@ impl IndexMapping for LogMapping {
         self.scale.offset
     }
 
-    /// DataDog's key, `floor(libm::log(value) * multiplier + offset)` with DataDog's floor,
-    /// through [`fast_log`](super::fast_log); `libm::log` only within a hair of a bin
-    /// edge (see [`KEY_SLACK`] for the proof that the key is the same).
+    // DataDog's key, `floor(libm::log(value) * multiplier + offset)` with DataDog's floor,
+    // through `fast_log::ln`; `libm::log` only within a hair of a bin edge (see KEY_SLACK
+    // for the proof that the key is the same).
     #[inline]
     fn index(&self, value: f64) -> i32 {
         let Scale {
