@@ -19,11 +19,11 @@
 //!
 //! | mapping | bins per factor of 10 at 1 % | record cost | float ops on record |
 //! |---|---|---|---|
-//! | [`LogMapping`] | 116 | one `ln` | yes |
+//! | [`LogMapping`] | 116 | a table-driven `ln` (`libm`'s within a hair of a bin edge) | yes |
 //! | [`CubicMapping`] | 117 | bit extraction + 3 multiply-adds | yes (no `ln`) |
 //! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts | none |
 
-use super::{datadog_linear, ConfigError};
+use super::{datadog_linear, fast_log, ConfigError};
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -209,7 +209,15 @@ impl Scale {
 /// The memory-optimal mapping: `index = floor(ln(v) / ln(gamma))`, with DataDog's floor
 /// (a negative whole number goes one lower, as in DataDog's Go and Java libraries).
 ///
-/// Fewest bins for a given accuracy; costs one `libm::ln` per record.
+/// Fewest bins for a given accuracy. A record computes the logarithm from the float's
+/// exponent, a 128-entry table and a cubic (about 50 instructions on x86-64, no division),
+/// whose error is proven below `2^-34`. Where that bound cannot decide the bin (a value
+/// closer to a bin edge than about `6e-9` of the bin's width at 1 %) and for zero,
+/// subnormals and `+inf`, the index falls back to `libm::log`, so **every key is the one `floor(libm::log(v) *
+/// multiplier + offset)` gives**, the computation DataDog's Go and Java libraries make. This
+/// holds on every input as long as `libm::log` is within `2^-34` of the exact logarithm
+/// (it is documented within one unit in the last place, `2^-43` at most here); were libm
+/// itself misrounded by a few units, the keys would still be today's.
 ///
 /// ```
 /// use tailguard::sketch::{IndexMapping, LogMapping};
@@ -265,13 +273,86 @@ impl IndexMapping for LogMapping {
         self.scale.offset
     }
 
+    // DataDog's key, `floor(libm::log(value) * multiplier + offset)` with DataDog's floor,
+    // through `fast_log::ln`; `libm::log` only within a hair of a bin edge (see KEY_SLACK
+    // for the proof that the key is the same).
     #[inline]
     fn index(&self, value: f64) -> i32 {
-        self.scale.index(libm::log(value))
+        let Scale {
+            multiplier, offset, ..
+        } = self.scale;
+        if let Some(ln) = fast_log::ln(value) {
+            let w = ln * multiplier;
+            let slack = multiplier * KEY_SLACK;
+            // The exact path's key argument lies in [low, high].
+            let below = w - slack;
+            let low = below + offset;
+            let high = (w + slack) + offset;
+            // A guess at floor(low): round to nearest (the bits of `1.5 * 2^52 + x` end
+            // with the integer nearest x, for |x| < 2^51) of about `low - 1/2`, one
+            // addition sooner than from `low` (the offset's half is computed aside, in
+            // parallel). Whatever the guess is, the test below only passes if no integer
+            // lies in [low, high] and the guess is the one below them: then every value
+            // between has that floor, DataDog's included (no negative whole number among
+            // them). NaN and infinities (a multiplier of +inf, alpha below about 5.6e-17)
+            // fail it, as does a key outside the i32 range (the guess wraps around).
+            let guess = ((below + (offset - 0.5)) + ROUND_TO_INTEGER).to_bits() as i32;
+            let floor = f64::from(guess);
+            if floor < low && high < floor + 1.0 {
+                return guess;
+            }
+        }
+        self.exact_index(value)
     }
 
     fn lower_bound(&self, index: i32) -> f64 {
         libm::exp(self.scale.lower_bound_log(index))
+    }
+}
+
+/// How far `fast_log::ln(v) * multiplier` may lie from `libm::log(v) * multiplier` (both
+/// rounded), per unit of multiplier: `2^-33`.
+///
+/// With `m` the multiplier, `L = libm::log(v)`, `z = fast_log::ln(v)`, `P = fl(L * m)` and
+/// `w = fl(z * m)`, for a positive normal `v` (`|ln v| < 709.8`):
+///
+/// `|P - w| <= |P - L m| + m |L - ln v| + m |ln v - z| + |z m - w|`
+/// `<= 2^-53 |L m| + m 2^-43 + m 2^-34 + 2^-53 |z m|`
+/// `<= m (2^-42.5 + 2^-43 + 2^-34) < m * 1.005 * 2^-34`,
+///
+/// using libm's documented bound (below one unit in the last place, at most `2^-43` for a
+/// result below 1024) and `fast_log::LN_ERROR`. `KEY_SLACK = 2^-33` doubles that: the keys
+/// stay identical even if libm's `log` were off by up to `2^-34` (`5.8e-11`, hundreds of
+/// units in the last place or more). `s = m * KEY_SLACK` is exact (a power of two), so `P`
+/// lies in `[w - s, w + s]`; rounding is monotone and `P` is a double, so
+/// `fl(w - s) <= P <= fl(w + s)`, then `fl(fl(w - s) + offset) <= fl(P + offset) <=
+/// fl(fl(w + s) + offset)`: the exact path's key argument lies between the two that the
+/// fast path checks. When no integer lies between those two, DataDog's floor (monotone)
+/// gives every value between them the same key; else [`LogMapping::exact_index`] computes
+/// it as before (a value within `2 m 2^-33` of a bin edge: a chance of about `1.2e-8` at
+/// 1 %).
+const KEY_SLACK: f64 = 1.0 / (1u64 << 33) as f64;
+
+// The derivation above, checked when the crate compiles: the fast logarithm's bound, libm's
+// (2^-43) and the two roundings (2^-42.5 for |ln v| < 710) leave about half of KEY_SLACK
+// spare.
+const _: () = assert!(
+    fast_log::LN_ERROR + 1.0 / (1u64 << 43) as f64 + 710.0 / (1u64 << 52) as f64
+        <= KEY_SLACK * 0.51
+);
+
+/// `1.5 * 2^52`: adding it to a double below `2^51` in size rounds that to an integer,
+/// which the low bits of the sum hold (two's complement).
+const ROUND_TO_INTEGER: f64 = 6_755_399_441_055_744.0;
+
+impl LogMapping {
+    /// The key as computed before the fast logarithm: `libm::log`, times the multiplier,
+    /// plus the offset, DataDog's floor. Out of line: only values a hair from a bin edge,
+    /// and zero, subnormals and +inf, come here.
+    #[cold]
+    #[inline(never)]
+    fn exact_index(&self, value: f64) -> i32 {
+        self.scale.index(libm::log(value))
     }
 }
 
