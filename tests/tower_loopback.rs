@@ -81,11 +81,12 @@ async fn hedges_over_loopback_and_releases_the_loser() {
     assert!(backend.cancelled() <= u64::from(stats.hedges));
     assert_eq!(backend.answered() + backend.cancelled(), backend.attempts());
     // Losers stop early: many are cancelled mid-handler. How many answer in the instant
-    // before their cancel lands depends on the machine's load (45 % did on a loaded
-    // two-core CI run, against a few percent when idle), so the bound is a quarter; the
-    // exact accounting above and the closed connections below are what must hold.
+    // before their cancel lands depends on the machine's load (a few percent when idle;
+    // 45 % on a loaded two-core CI run, 75 % with a dozen compilers beside it), so the
+    // bound is an eighth; the exact accounting above and the closed connections below are
+    // what must hold.
     assert!(
-        backend.cancelled() * 4 >= u64::from(stats.hedges),
+        backend.cancelled() * 8 >= u64::from(stats.hedges),
         "cancelled {} of {} hedges",
         backend.cancelled(),
         stats.hedges
