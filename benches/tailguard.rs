@@ -8,9 +8,16 @@
 //! Medians land in `target/criterion/<group>/<id>/new/estimates.json`; BENCHMARKS.md
 //! holds today's figures and what each id measures.
 //!
-//! The data: 10^6 latencies in nanoseconds, log-normal with mean 5 ms and sd 2 ms, 5 % of
-//! them times 10 (docs/reference.md, workload A), drawn once from a seeded generator before anything is
-//! timed. Every peer is configured for about 1 % relative accuracy over the presets' range:
+//! The data: two data sets of latencies in nanoseconds (support's `data_set`), each drawn
+//! once from a seeded generator before anything is timed, and every group runs on both:
+//!
+//! * `workload-a`: 10^6 values, log-normal with mean 5 ms and sd 2 ms, 5 % of them times 10
+//!   (docs/reference.md, workload A). Its groups keep their plain names (`record`, ...).
+//! * `heavy-tail`: 2^20 values, a log-normal body around 3 ms (sigma 1) with a 3 % Pareto
+//!   tail (from 30 ms, shape 1.2), 1 µs .. 100 s. Its groups are `<group>/heavy-tail`
+//!   (`record/heavy-tail`, ...).
+//!
+//! Every peer is configured for about 1 % relative accuracy over the presets' range:
 //!
 //! * tailguard: the presets (1 µs .. 100 s; `IntLatency` is 0.78 %).
 //! * sketches-ddsketch 0.4: `Config::new(0.01, 2048, 1e3)`: alpha 1 %, at most 2,048 bins
@@ -18,6 +25,8 @@
 //! * hdrhistogram 7: `Histogram::<u64>::new_with_bounds(1_000, 100_000_000_000, 2)`: two
 //!   significant digits, that is 128 linear sub-buckets per power of two, a relative
 //!   resolution of 1/128 = 0.78 % (the same bin widths as tailguard's `IntLatency`).
+//! * quantile-sketch 0.1 (the lock-free peer of `AtomicSketch`):
+//!   `ConcurrentDDSketch::with_err_and_range(0.01, 1, 1e11)`, a cubic mapping at 1 %.
 //!
 //! Time: `record` and `quantile` (and any group on `c.cpu`) measure the thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`), which leaves out the time the bench waits for a core while
@@ -25,7 +34,10 @@
 //! as reading the CPU clock is a system call of about a microsecond.
 //!
 //! Adding a group: write `fn name(c: &mut Benches, data: &Data)` (use `c.cpu` or
-//! `c.wall`) and list it in `GROUPS`.
+//! `c.wall`, and name the group `data.group("name")`) and list it in `GROUPS`.
+//!
+//! `benches/ratios.rs` measures issue 14's targets table from the same data sets, as
+//! medians of per-round ratios with interleaved rounds (`cargo bench --bench ratios`).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -33,18 +45,17 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use hdrhistogram::Histogram;
+use quantile_sketch::ConcurrentDDSketch;
 use sketches_ddsketch::{Config, DDSketch as PeerSketch};
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
 use tailguard::window::{Window, WindowConfig};
-use tailguard_support::dist::Dist;
+use tailguard_support::data_set::{DataSet, DATA_SETS};
 
 /// How many values one timed iteration of a `record` bench records.
 const BATCH: usize = 1_000;
-/// How many latencies are drawn.
-const SAMPLES: usize = 1_000_000;
 /// The quantile the `quantile` group asks for.
 const P99: f64 = 0.99;
 
@@ -99,26 +110,32 @@ impl Measurement for CpuTime {
 #[cfg(not(unix))]
 pub type CpuTime = WallTime;
 
-/// The pre-generated latencies, in the two forms the sketches take.
+/// One data set's pre-generated latencies, in the two forms the sketches take.
 pub struct Data {
+    set: DataSet,
     ns: Vec<u64>,
     ns_f64: Vec<f64>,
 }
 
 impl Data {
-    fn generate() -> Data {
-        let ns: Vec<u64> = Dist::Stragglers
-            .samples(0x7a11_9a4d, SAMPLES)
-            .into_iter()
-            .map(|v| (v.round() as u64).max(1))
-            .collect();
+    fn generate(set: DataSet) -> Data {
+        let ns = set.ns();
         let ns_f64 = ns.iter().map(|&v| v as f64).collect();
-        Data { ns, ns_f64 }
+        Data { set, ns, ns_f64 }
+    }
+
+    /// The criterion group `name` on this data set: workload A keeps the plain names (the
+    /// ids every earlier figure in BENCHMARKS.md has), the others add `/<data set>`.
+    fn group(&self, name: &str) -> String {
+        match self.set {
+            DataSet::WorkloadA => name.to_string(),
+            other => format!("{name}/{}", other.name()),
+        }
     }
 
     /// The first or second half of the data, as integers.
     fn half(&self, second: bool) -> &[u64] {
-        let (a, b) = self.ns.split_at(SAMPLES / 2);
+        let (a, b) = self.ns.split_at(self.ns.len() / 2);
         if second {
             b
         } else {
@@ -129,6 +146,11 @@ impl Data {
 
 fn ddsketch_peer() -> PeerSketch {
     PeerSketch::new(Config::new(0.01, 2048, 1e3))
+}
+
+fn concurrent_peer() -> ConcurrentDDSketch {
+    // `insert` panics outside the range: every value of both data sets is in 1 .. 1e11.
+    ConcurrentDDSketch::with_err_and_range(0.01, 1.0, 1e11)
 }
 
 fn hdr_peer() -> Histogram<u64> {
@@ -157,7 +179,7 @@ fn record_batch<S, V: Copy, M: Measurement>(
 }
 
 fn record(c: &mut Benches, data: &Data) {
-    let mut g = c.cpu.benchmark_group("record");
+    let mut g = c.cpu.benchmark_group(data.group("record"));
     g.throughput(Throughput::Elements(BATCH as u64));
     let (f, u) = (&data.ns_f64[..], &data.ns[..]);
     record_batch(
@@ -201,6 +223,10 @@ fn record(c: &mut Benches, data: &Data) {
     record_batch(&mut g, "tailguard/window", &window, u, |w, v| {
         w.record_u64(v)
     });
+    // The lock-free peer of `tailguard/atomic`, uncontended (f64 values: its only input).
+    record_batch(&mut g, "quantile-sketch", &concurrent_peer(), f, |s, v| {
+        s.insert(v)
+    });
     record_batch(&mut g, "sketches-ddsketch", ddsketch_peer(), f, |s, v| {
         s.add(v)
     });
@@ -214,7 +240,7 @@ fn record(c: &mut Benches, data: &Data) {
 /// beside the same values one by one (tailguard's and hdrhistogram's per-value record),
 /// so criterion reports time per value for all of them.
 fn batch(c: &mut Benches, data: &Data) {
-    let mut g = c.cpu.benchmark_group("batch");
+    let mut g = c.cpu.benchmark_group(data.group("batch"));
     g.throughput(Throughput::Elements(BATCH as u64));
     let (f, u) = (&data.ns_f64[..], &data.ns[..]);
     let mut slices = u.chunks_exact(BATCH).cycle();
@@ -249,7 +275,7 @@ fn batch(c: &mut Benches, data: &Data) {
 
 /// p99 of a sketch holding all the data.
 fn quantile(c: &mut Benches, data: &Data) {
-    let mut g = c.cpu.benchmark_group("quantile");
+    let mut g = c.cpu.benchmark_group(data.group("quantile"));
     // `tailguard`: LogLatency, the peer's mapping (and its representative value, an exp).
     // The other presets answer through their own mappings: `tailguard/int` (bit
     // operations) and `tailguard/cubic` (a cube root), measured alongside.
@@ -301,7 +327,7 @@ fn quantile(c: &mut Benches, data: &Data) {
 /// merge gets a fresh copy of the target, cloned outside the timing in batches of
 /// `MERGE_BATCH` (so the copies stay in cache).
 fn merge(c: &mut Benches, data: &Data) {
-    let mut g = c.wall.benchmark_group("merge");
+    let mut g = c.wall.benchmark_group(data.group("merge"));
     let (a, b) = (data.half(false), data.half(true));
 
     let fill = |values: &[u64]| {
@@ -357,13 +383,15 @@ fn merge_bench<S: Clone, M: Measurement>(
 }
 
 fn main() {
-    let data = Data::generate();
     let mut c = Benches {
         cpu: config(Criterion::default().with_measurement(cpu_time())),
         wall: config(Criterion::default()),
     };
-    for group in GROUPS {
-        group(&mut c, &data);
+    for set in DATA_SETS {
+        let data = Data::generate(set);
+        for group in GROUPS {
+            group(&mut c, &data);
+        }
     }
     c.cpu.final_summary();
     c.wall.final_summary();
@@ -390,7 +418,7 @@ fn cpu_time() -> CpuTime {
 /// `should_hedge` on a warm hedger, and the budgets' `try_acquire`. The budgets are
 /// refilled between iterations outside the timing where they would run dry.
 fn hedge(c: &mut Benches, data: &Data) {
-    let mut g = c.wall.benchmark_group("hedge");
+    let mut g = c.wall.benchmark_group(data.group("hedge"));
     let clock = ManualClock::new();
     let hedger = Hedger::new(&clock, HedgeConfig::new()).expect("valid hedger");
     for &v in data.ns.iter().take(100_000) {

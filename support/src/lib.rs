@@ -6,6 +6,8 @@
 //! * `workload` (feature `std`): the reference workloads A, B, C and D of
 //!   docs/reference.md, as latency draws.
 //! * `dist` (feature `std`): the distributions the accuracy tests run over.
+//! * `data_set` (feature `std`): the benches' two latency data sets (workload A and a
+//!   heavy-tailed one).
 //! * [`firmware`]: the firmware's known workload and what is read back from it, shared by
 //!   firmware/ (which runs it on a microcontroller) and tests/firmware_expected.rs (which
 //!   runs it on the host).
@@ -20,6 +22,8 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "std")]
+pub mod data_set;
 #[cfg(feature = "std")]
 pub mod dist;
 pub mod firmware;
