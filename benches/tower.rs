@@ -11,8 +11,9 @@
 //! * `tower/passthrough`: through `HedgeLayer`, a POST (the policy refuses it: no clone,
 //!   no hedger);
 //! * `tower/hedged`: through `HedgeLayer`, a GET: the request and the service are cloned
-//!   for a possible backup, a ticket is taken (a budget deposit), the hedger says `Wait`
-//!   and a timer future is made, the primary answers and the latency is recorded.
+//!   for a possible backup, a ticket is taken (a budget deposit), the hedger says `Wait`,
+//!   the primary answers in its first poll (so no timer is made) and the latency is
+//!   recorded.
 //!
 //! Wall time per request, uncontended.
 //!

@@ -128,6 +128,10 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// configuration allows at most [`MAX_HEDGES`](crate::hedge::MAX_HEDGES), and the service
 /// has room for that many). One latency per request is learned; see
 /// [what is recorded](crate::hedge#what-is-recorded).
+///
+/// The hedge timer (`sleep`) is made only for a request still running at the end of a
+/// poll, so a request answered in its first poll (a cache, a local service) costs no
+/// runtime timer; the delay then counts from the end of that first poll.
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
     inner: S,
