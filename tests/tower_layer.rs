@@ -671,3 +671,54 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
     let stats = hedger.stats();
     assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
 }
+
+/// The hedge timer is registered with the runtime only for a request still running after
+/// its first poll: one answered at once (a cache, a local service) makes no timer at all.
+#[tokio::test(start_paused = true)]
+async fn a_request_answered_at_once_makes_no_timer() {
+    let hedger = hedger();
+    for _ in 0..100 {
+        hedger.record(10 * MS); // warm: a learned delay, every GET waits for it
+    }
+    let timers = Arc::new(AtomicU32::new(0));
+    let counted = Arc::clone(&timers);
+    let sleep = move |d: Duration| {
+        counted.fetch_add(1, SeqCst);
+        tokio::time::sleep(d)
+    };
+    let layer = HedgeLayer::new(Arc::clone(&hedger), sleep);
+    let mut at_once = layer.clone().layer(service_fn(|_: Request<()>| async {
+        Ok::<_, Infallible>(Response::new(()))
+    }));
+    let mut after_1ms = layer.layer(service_fn(|_: Request<()>| async {
+        tokio::time::sleep(MS).await;
+        Ok::<_, Infallible>(Response::new(()))
+    }));
+
+    at_once
+        .ready()
+        .await
+        .unwrap()
+        .call(get("http://a.example/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        timers.load(SeqCst),
+        0,
+        "answered in its first poll: no timer"
+    );
+    after_1ms
+        .ready()
+        .await
+        .unwrap()
+        .call(get("http://a.example/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        timers.load(SeqCst),
+        1,
+        "still running after its first poll: a timer"
+    );
+    let stats = hedger.stats();
+    assert_eq!((stats.primary_wins, stats.hedges), (2, 0));
+}

@@ -51,8 +51,10 @@ mod policy;
 mod targets;
 
 use core::future::Future;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
+use core::time::Duration;
 use std::sync::Arc;
 
 use pin_project_lite::pin_project;
@@ -126,6 +128,10 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// configuration allows at most [`MAX_HEDGES`](crate::hedge::MAX_HEDGES), and the service
 /// has room for that many). One latency per request is learned; see
 /// [what is recorded](crate::hedge#what-is-recorded).
+///
+/// The hedge timer (`sleep`) is made only for a request still running at the end of a
+/// poll, so a request answered in its first poll (a cache, a local service) costs no
+/// runtime timer; the delay then counts from the end of that first poll.
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
     inner: S,
@@ -204,7 +210,7 @@ pin_project! {
         #[pin]
         second_backup: Option<Oneshot<S, Req>>,
         #[pin]
-        timer: Option<Sl::Future>,
+        timer: Option<Timer<Sl::Future>>,
         // `None`: a request passed through unhedged.
         race: Option<Race<S, Req, H>>,
         sleep: Sl,
@@ -236,7 +242,7 @@ where
         let policy = &*this.policy;
         let spare = &mut race.spare;
         let more = race.hedger.max_hedges() > 1;
-        let make_backup = || {
+        let mut make_backup = || {
             let backup = spare.take()?;
             // Another hedge may follow: prepare its copy now (only requests that are
             // hedged pay for it).
@@ -245,22 +251,116 @@ where
             }
             Some(backup)
         };
-        let slots = Slots {
-            primary: this.primary,
-            backups: [this.first_backup, this.second_backup],
-            timer: this.timer,
+        // A timer found ready when it is armed fires in this poll (the race polls it
+        // again), as the race's own timer would, a couple of times at most: a timer that
+        // is always ready then costs a wake-up per round, not a busy loop here.
+        let mut rounds = 0u8;
+        loop {
+            let slots = Slots {
+                primary: this.primary.as_mut(),
+                backups: [this.first_backup.as_mut(), this.second_backup.as_mut()],
+                timer: this.timer.as_mut(),
+            };
+            let polled = race.core.poll(
+                &*race.hedger,
+                cx,
+                slots,
+                &mut Unarmed::<Sl>(PhantomData),
+                &mut make_backup,
+                |output| policy.classify(output),
+            );
+            if let Poll::Ready(end) = polled {
+                return Poll::Ready(match end {
+                    RaceEnd::Won { output, .. } | RaceEnd::Failed { output, .. } => output,
+                });
+            }
+            // Still running: now the hedge timer, if the hedger asked for one, is
+            // registered with the runtime. A request answered in its first poll (a cache,
+            // a local service) never arms one, nor pays to deregister it.
+            let Some(timer) = this.timer.as_mut().as_pin_mut() else {
+                return Poll::Pending;
+            };
+            if timer.arm(this.sleep, cx).is_pending() {
+                return Poll::Pending;
+            }
+            if rounds >= 2 {
+                cx.waker().wake_by_ref(); // the race sees it fire on the next poll
+                return Poll::Pending;
+            }
+            rounds = rounds.saturating_add(1);
+        }
+    }
+}
+
+pin_project! {
+    /// The timer of the next hedge. The race makes it unarmed (a duration only: no
+    /// runtime timer, no clock read); the response future arms it, making and polling
+    /// the runtime's timer, only when the race is still running at the end of a poll.
+    /// Unarmed, it never completes; armed, it completes when the runtime's timer does.
+    struct Timer<F> {
+        duration: Duration,
+        fired: bool,
+        #[pin]
+        armed: Option<F>,
+    }
+}
+
+impl<F: Future<Output = ()>> Timer<F> {
+    /// Arms the timer (once) and polls it: ready if it has fired.
+    fn arm<Sl: Sleep<Future = F>>(
+        self: Pin<&mut Self>,
+        sleep: &mut Sl,
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
+        let mut this = self.project();
+        if *this.fired {
+            return Poll::Ready(());
+        }
+        if this.armed.is_none() {
+            this.armed.set(Some(sleep.sleep(*this.duration)));
+        }
+        let Some(armed) = this.armed.as_mut().as_pin_mut() else {
+            return Poll::Pending;
         };
-        let end = core::task::ready!(race.core.poll(
-            &*race.hedger,
-            cx,
-            slots,
-            this.sleep,
-            make_backup,
-            |output| policy.classify(output),
-        ));
-        Poll::Ready(match end {
-            RaceEnd::Won { output, .. } | RaceEnd::Failed { output, .. } => output,
-        })
+        core::task::ready!(armed.poll(cx));
+        // Fired: the runtime's timer is done with; the race reads `fired`.
+        this.armed.set(None);
+        *this.fired = true;
+        Poll::Ready(())
+    }
+}
+
+impl<F: Future<Output = ()>> Future for Timer<F> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        if *this.fired {
+            return Poll::Ready(());
+        }
+        match this.armed.as_pin_mut() {
+            Some(armed) => {
+                core::task::ready!(armed.poll(cx));
+                Poll::Ready(())
+            }
+            // Not armed yet: the response future arms it before it returns `Pending`.
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// The [`Sleep`] the race is given: it makes unarmed [`Timer`]s of `Sl`'s futures.
+struct Unarmed<Sl>(PhantomData<fn() -> Sl>);
+
+impl<Sl: Sleep> Sleep for Unarmed<Sl> {
+    type Future = Timer<Sl::Future>;
+
+    fn sleep(&mut self, duration: Duration) -> Self::Future {
+        Timer {
+            duration,
+            fired: false,
+            armed: None,
+        }
     }
 }
 
