@@ -614,6 +614,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// computations do not wait on one another, and min, max and the exact sum are
     /// reduced over the batch and folded in once.
     ///
+    /// With [`IntMapping`] on x86-64 and aarch64 the indices of a chunk are computed
+    /// through an exact integer-to-`f64` conversion, which vectorises (see
+    /// [`IndexMapping::index_u64_fast_slice`]); on other targets (cores without an FPU)
+    /// with integer operations only, as [`record_u64`](Self::record_u64). The bins are
+    /// the same either way.
+    ///
     /// ```
     /// use tailguard::sketch::presets;
     /// let mut s = presets::int_latency();
