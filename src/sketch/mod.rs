@@ -302,6 +302,14 @@ impl IntStats {
         self.sum_hi = self.sum_hi.wrapping_add(hi).wrapping_add(u64::from(carry));
     }
 
+    /// The carry of an add to the low word (rare: out of line).
+    #[cold]
+    #[inline(never)]
+    fn carry_into_high_word(&mut self) {
+        // Cannot wrap (see the type's docs).
+        self.sum_hi = self.sum_hi.wrapping_add(1);
+    }
+
     /// Adds another sketch's sum, exactly up to [`MERGED_SUM_CAP`].
     fn merge_sum(&mut self, other: u128) {
         let sum = self.sum();
@@ -322,6 +330,9 @@ fn mul_wide(value: u64, n: u32) -> (u64, u64) {
     let product = u128::from(value).wrapping_mul(u128::from(n));
     (product as u64, product.wrapping_shr(64) as u64)
 }
+
+/// How many values the slice records index at once, into a buffer on the stack.
+const SLICE_CHUNK: usize = 64;
 
 /// How many bins the quantile scan sums at once (vectorised) before looking inside.
 const SCAN_CHUNK: usize = 16;
@@ -453,6 +464,38 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// [module docs](self) for values outside the range.
     #[inline]
     pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
+        // The fast path: a positive value (not NaN, not -0.0, not +inf: its index is above
+        // the range) that lands in a bin of the range which is not full. Everything else
+        // (errors, zero, the zero bin, clamping, saturation) is `record_n`'s, out of line.
+        if value > 0.0 {
+            let pos = self.mapping.index(value).wrapping_sub(self.min_index) as u32 as usize;
+            // One unsigned compare for both ends (see `BinLayout::slot`): an index below
+            // `min_index` wraps to at least `N`.
+            if let Some(bin) = self.bins.get_mut(pos) {
+                if *bin != u32::MAX {
+                    *bin = bin.wrapping_add(1);
+                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
+                    self.count = self.count.wrapping_add(1);
+                    let s = &mut self.float_stats;
+                    // Not NaN: plain comparisons do what f64::min and max do, cheaper.
+                    if value < s.min {
+                        s.min = value;
+                    }
+                    if value > s.max {
+                        s.max = value;
+                    }
+                    s.sum += value;
+                    return Ok(());
+                }
+            }
+        }
+        self.record_one_slow(value)
+    }
+
+    /// [`record`](Self::record) of the values its fast path leaves out.
+    #[cold]
+    #[inline(never)]
+    fn record_one_slow(&mut self, value: f64) -> Result<(), RecordError> {
         self.record_n(value, 1)
     }
 
@@ -494,6 +537,46 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// With [`IntMapping`] this path uses no float arithmetic at all.
     #[inline]
     pub fn record_u64(&mut self, value: u64) {
+        // The fast path: a value whose index the mapping finds on its own fast path, in a
+        // bin of the range which is not full. Zero, the zero bin, clamping, saturation and
+        // the mapping's slow cases are `record_u64_n`'s, out of line.
+        if let Some(index) = self.mapping.index_u64_fast(value) {
+            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
+            // One unsigned compare for both ends (see `BinLayout::slot`): an index below
+            // `min_index` wraps to at least `N`.
+            if let Some(bin) = self.bins.get_mut(pos) {
+                if *bin != u32::MAX {
+                    *bin = bin.wrapping_add(1);
+                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
+                    self.count = self.count.wrapping_add(1);
+                    let s = &mut self.int_stats;
+                    // Branches, not selects: a new min or max is rare, and a branch not
+                    // taken is the cheapest on a Cortex-M (where these are two-word
+                    // compares).
+                    if value < s.min {
+                        s.min = value;
+                    }
+                    if value > s.max {
+                        s.max = value;
+                    }
+                    // The high word moves once in 2^64 / value records: a branch, not an
+                    // add-with-carry into two more words (on a 32-bit core).
+                    let (lo, carry) = s.sum_lo.overflowing_add(value);
+                    s.sum_lo = lo;
+                    if carry {
+                        s.carry_into_high_word();
+                    }
+                    return;
+                }
+            }
+        }
+        self.record_u64_one_slow(value)
+    }
+
+    /// [`record_u64`](Self::record_u64) of the values its fast path leaves out.
+    #[cold]
+    #[inline(never)]
+    fn record_u64_one_slow(&mut self, value: u64) {
         self.record_u64_n(value, 1)
     }
 
@@ -532,6 +615,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// computations do not wait on one another, and min, max and the exact sum are
     /// reduced over the batch and folded in once.
     ///
+    /// With [`IntMapping`] on x86-64 and aarch64 the indices of a chunk are computed
+    /// through an exact integer-to-`f64` conversion, which vectorises (see
+    /// [`IndexMapping::index_u64_fast_slice`]); on other targets (cores without an FPU)
+    /// with integer operations only, as [`record_u64`](Self::record_u64). The bins are
+    /// the same either way.
+    ///
     /// ```
     /// use tailguard::sketch::presets;
     /// let mut s = presets::int_latency();
@@ -551,17 +640,43 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let layout = self.layout();
         let (mut zeros, mut clamped) = (0u32, 0u32);
         let (mut min, mut max, mut sum) = (u64::MAX, 0u64, 0u128);
-        for &value in values {
-            let index = if value == 0 {
-                i32::MIN
-            } else {
-                self.mapping.index_u64(value)
-            };
-            self.add_one_unsaturated(layout.slot(index), &mut zeros, &mut clamped);
-            min = min.min(value);
-            max = max.max(value);
+        // In registers for the loop: stores to the bins might otherwise alias them.
+        let (mapping, min_index) = (self.mapping, self.min_index);
+        let mut indices = [0i32; SLICE_CHUNK];
+        for chunk in values.chunks(SLICE_CHUNK) {
+            // The indices first, in a loop of their own (vectorised where the mapping
+            // allows), then the bins.
+            mapping.index_u64_fast_slice(chunk, &mut indices);
+            for (&value, &index) in chunk.iter().zip(&indices) {
+                // Selects (no branch to mispredict): each value must be compared anyway.
+                min = min.min(value);
+                max = max.max(value);
+                // A bin of the range: one compare for both ends (see `record_u64`);
+                // i32::MIN (the mapping's slow cases) and the rest through the slot.
+                let pos = index.wrapping_sub(min_index) as u32 as usize;
+                match self.bins.get_mut(pos) {
+                    // `count + n <= u32::MAX`: cannot wrap.
+                    Some(bin) => *bin = bin.wrapping_add(1),
+                    None => {
+                        let index = if value == 0 {
+                            i32::MIN
+                        } else {
+                            mapping.index_u64(value)
+                        };
+                        self.add_one_unsaturated(layout.slot(index), &mut zeros, &mut clamped);
+                    }
+                }
+            }
+            // The two halves of the values summed apart (each sum below 2^32 * 64): adds
+            // that vectorise, where a 128-bit sum would carry from value to value.
+            let (mut low, mut high) = (0u64, 0u64);
+            for &value in chunk {
+                low = low.wrapping_add(value & 0xffff_ffff);
+                high = high.wrapping_add(value >> 32u32);
+            }
             // At most 2^64 values below 2^64 each: cannot wrap.
-            sum = sum.wrapping_add(u128::from(value));
+            let chunk_sum = u128::from(low).wrapping_add(u128::from(high) << 32u32);
+            sum = sum.wrapping_add(chunk_sum);
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
         if !values.is_empty() {
@@ -607,14 +722,25 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (mut min, mut max, mut sum) = (s.min, s.max, s.sum);
         // +inf enters the stats as the top of the range (as in `record_n`); found once.
         let mut top = None;
+        // In registers for the loop: stores to the bins might otherwise alias them.
+        let (mapping, min_index) = (self.mapping, self.min_index);
         for &value in values {
             // -0.0 becomes +0.0 (see `record_n`).
             let mut v = value.abs();
-            let slot = layout.slot(self.mapping.index(v));
-            if slot == Slot::Top && v == f64::INFINITY {
-                v = *top.get_or_insert_with(|| layout.max_trackable());
+            let index = mapping.index(v);
+            // A bin of the range: one compare for both ends (see `record`); the zero bin
+            // and the top through the layout's slot.
+            let pos = index.wrapping_sub(min_index) as u32 as usize;
+            if let Some(bin) = self.bins.get_mut(pos) {
+                // `count + n <= u32::MAX`: cannot wrap.
+                *bin = bin.wrapping_add(1);
+            } else {
+                let slot = layout.slot(index);
+                if slot == Slot::Top && v == f64::INFINITY {
+                    v = *top.get_or_insert_with(|| layout.max_trackable());
+                }
+                self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
             }
-            self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
             // v is not NaN: plain comparisons do what f64::min and max do.
             if v < min {
                 min = v;
@@ -1226,6 +1352,29 @@ mod tests {
         t.merge(&s).unwrap();
         assert_eq!(t.count(), u64::from(u32::MAX));
         assert_eq!(t.saturated(), 4 + 10);
+    }
+
+    #[test]
+    fn single_records_into_a_full_bin_are_saturated_and_stay_out_of_the_stats() {
+        // The fast paths of `record` and `record_u64` leave a full bin to `record_n`.
+        let mut int = presets::int_latency();
+        int.record_u64_n(5_000, u32::MAX);
+        int.record_u64(5_001); // the same bin
+        int.record(5_000.0).unwrap();
+        assert_eq!((int.count(), int.saturated()), (u64::from(u32::MAX), 2));
+        assert_eq!(int.sum(), 5_000.0 * f64::from(u32::MAX));
+        assert_eq!((int.min(), int.max()), (Some(5_000.0), Some(5_000.0)));
+        int.record_u64(9_000); // another bin: counted
+        assert_eq!(
+            (int.count(), int.max()),
+            (u64::from(u32::MAX) + 1, Some(9_000.0))
+        );
+        let mut cubic = presets::cubic_latency();
+        cubic.record_n(5_000.0, u32::MAX).unwrap();
+        cubic.record(5_000.5).unwrap();
+        cubic.record_u64(5_000);
+        assert_eq!((cubic.count(), cubic.saturated()), (u64::from(u32::MAX), 2));
+        assert_eq!(cubic.max(), Some(5_000.0));
     }
 
     #[test]
