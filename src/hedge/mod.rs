@@ -361,7 +361,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
         // After an idle gap, expire what the window no longer holds before this request's
         // decisions read its cached threshold.
-        self.window.rotate_if_due_at(now);
+        self.window.maintain_at(now);
         Counters::bump(&self.counters.requests);
         self.budget.on_request();
         Ticket {
@@ -377,7 +377,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// back-off), or why there is none (cold start).
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
-        self.window.rotate_if_due_at(now);
+        self.window.maintain_at(now);
         self.delays(now).map(|d| Duration::from_nanos(d.delay))
     }
 
