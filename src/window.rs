@@ -530,7 +530,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         if self.in_window(age) {
             self.slot(reading.ticks())
         } else if rotate {
-            self.catch_up(now, reading)
+            self.catch_up(reading)
         } else {
             self.slot_without_rotating(reading, age)
         }
@@ -607,16 +607,15 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Brings the window to the interval of `reading` (taken at `now`): rotates forward,
+    /// Brings the window to the interval of `reading`: rotates forward,
     /// or restarts the window if the clock went back past it, unless another caller is
     /// rotating. Returns the slot to record into.
     #[cold]
-    fn catch_up(&self, mut now: Instant, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
+    fn catch_up(&self, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
         if self.behind(self.epoch.age(&self.intervals, reading)) {
             // A stale reading (a recorder delayed after reading the clock, an old `now`
             // passed in) is not a clock that went back: read the clock again.
-            now = self.clock.now();
-            reading = self.intervals.at(now);
+            reading = self.intervals.at(self.clock.now());
         }
         if self
             .rotating
