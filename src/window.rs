@@ -47,8 +47,9 @@
 //! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
 //! its delay there).
 //!
-//! **Records ask, maintenance scans.** A record never scans: it only leaves a request (one
-//! word, written only if no request is pending), with no shared counter on the hot path
+//! **Records ask, maintenance scans.** A record never scans: at most it leaves a request
+//! (one read-modify-write of one word, only when a trigger below fires), with no shared
+//! counter on the hot path
 //! (each record knows only its own bin's count). The scan is done by the next
 //! *maintenance*: [`maintain`](Window::maintain), any query ([`quantile`](Window::quantile),
 //! [`count`](Window::count), [`snapshot`](Window::snapshot)), [`refresh`](Window::refresh)
@@ -56,7 +57,8 @@
 //! [`delay`](crate::hedge::Hedger::delay). A refresh is asked for:
 //!
 //! * by every rotation;
-//! * by every record while the last refresh counted fewer than `warmup_records` values;
+//! * by every maintenance while the last refresh counted fewer than `warmup_records`
+//!   values (the records themselves do not ask then);
 //! * by a record that brings its bin's count to a power of two from 16 up: while the window
 //!   fills (the first seconds, or after a shift) that is often, so the cached value tracks
 //!   a growing sample instead of staying with the first few values; once bins are large it
@@ -361,9 +363,9 @@ impl From<ConfigError> for WindowError {
 /// for ms in 1..=100 {
 ///     window.record_duration(Duration::from_millis(ms));
 /// }
-/// // Records only ask for refreshes of the cached p90 (on every record during warm-up,
-/// // then when a bin's count reaches a power of two or a multiple of 1,024, and every
-/// // second); `maintain` does what was asked, `refresh` always rescans.
+/// // Records only ask for refreshes of the cached p90 (when a bin's count reaches a power
+/// // of two or a multiple of 1,024); `maintain` does what was asked, and refreshes on
+/// // every call during warm-up (32 values) and every second; `refresh` always rescans.
 /// window.maintain();
 /// let p90 = window.cached_quantile().unwrap(); // one atomic load, in nanoseconds
 /// assert!((p90 - 90e6).abs() <= 0.01 * 90e6);
@@ -577,20 +579,19 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 let n = p.wrapping_add(1);
                 (n & p == 0 && n >= 16) || n & self.refresh_mask == 0
             });
-        if by_count || self.cached_count.load(Ordering::Relaxed) < self.config.warmup_records {
+        if by_count {
             self.ask_for_refresh();
         }
     }
 
-    /// Leaves a refresh request for the next maintenance. A load first: while the window
-    /// warms up every record asks, and a request already left needs no write.
+    /// Leaves a refresh request for the next maintenance. Always a read-modify-write, even
+    /// when a request is pending: the maintenance that takes the request (acquiring the
+    /// word) then sees this caller's writes, its record or its clears; a load that saw a
+    /// request pending would not order them (loom found a stale threshold published so).
     #[inline]
     fn ask_for_refresh(&self) {
-        if self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED == 0 {
-            // Release: the maintenance that takes the request sees this record's add.
-            self.refresh_state
-                .fetch_or(REFRESH_WANTED, Ordering::Release);
-        }
+        self.refresh_state
+            .fetch_or(REFRESH_WANTED, Ordering::Release);
     }
 
     /// Whether `refresh_interval` has passed since the last refresh (or the clock went back
@@ -694,7 +695,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     ///
     /// let clock = ManualClock::new();
     /// let window = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
-    /// window.record_u64(2_000_000); // O(1): asks for a refresh (warm-up), scans nothing
+    /// window.record_u64(2_000_000); // O(1): scans nothing
     /// assert_eq!(window.cached_quantile(), None);
     /// window.maintain(); // the scan
     /// assert!(window.cached_quantile().is_some());
@@ -707,7 +708,11 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     #[inline]
     pub(crate) fn maintain_at(&self, now: Instant) {
         let _ = self.slot_at(now, true);
-        if self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED != 0 || self.refresh_due(now)
+        // While warming up every maintenance refreshes (records do not ask then: that
+        // would be a write per record).
+        if self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED != 0
+            || self.cached_count.load(Ordering::Relaxed) < self.config.warmup_records
+            || self.refresh_due(now)
         {
             self.refresh_at(now);
         }

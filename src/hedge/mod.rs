@@ -27,9 +27,11 @@
 //!
 //! # Cost
 //!
-//! `start` is one budget deposit (a compare-and-swap), a counter and the window's rotation
-//! check (a clock reading against the published interval: it rotates, once per interval,
-//! so that no decision after an idle gap reads expired data); `should_hedge` is a few
+//! `start` is one budget deposit (a compare-and-swap), a counter and the window's
+//! [maintenance](Window::maintain) (a clock reading against the published interval and one
+//! load: it rotates, once per interval, so that no decision after an idle gap reads expired
+//! data, and scans the window's occupied bins when records asked for a refresh of the
+//! cached percentile, so the recording path in `on_success` never scans); `should_hedge` is a few
 //! atomic loads (the window's cached percentile, which is `None` below `min_samples`, and the
 //! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
 //!
