@@ -489,6 +489,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// Records one value at the clock's current time. NaN and negative values are errors
     /// and change nothing.
+    #[inline]
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
         let now = self.clock.now();
         let previous = self
@@ -499,11 +500,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// Records an integer value (nanoseconds, say) at the clock's current time.
+    #[inline]
     pub fn record_u64(&self, value: u64) {
         self.record_u64_at(self.clock.now(), value);
     }
 
     /// Records a duration, as whole nanoseconds, at the clock's current time.
+    #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64_at(self.clock.now(), duration_to_nanos(d));
     }
@@ -511,6 +514,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// Records a duration as of `now`, for callers that have just read the clock (to
     /// compute that duration, say): saves a second clock read. A `now` behind the window
     /// is checked against the clock before anything is expired.
+    #[inline]
     pub fn record_duration_at(&self, now: Instant, d: Duration) {
         self.record_u64_at(now, duration_to_nanos(d));
     }
