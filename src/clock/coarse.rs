@@ -223,7 +223,7 @@ const fn reciprocal(d: u64) -> (u64, u32, bool) {
     }
     // Not a power of two, and the caller passes d >= 8: floor_log2 < 64, d > 2^floor_log2.
     let floor_log2 = 63u32.wrapping_sub(d.leading_zeros());
-    let dividend = 1u128 << (64 + floor_log2);
+    let dividend = 1u128 << 64u32.wrapping_add(floor_log2);
     let wide = d as u128;
     let (proposed, rem) = match (dividend.checked_div(wide), dividend.checked_rem(wide)) {
         // d > 2^floor_log2, so the quotient is below 2^64 and the casts are exact.
