@@ -150,6 +150,7 @@ pub trait Clock {
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
+    #[inline]
     fn now(&self) -> Instant {
         (**self).now()
     }
@@ -173,6 +174,7 @@ impl<F: Fn() -> Instant> FnClock<F> {
 }
 
 impl<F: Fn() -> Instant> Clock for FnClock<F> {
+    #[inline]
     fn now(&self) -> Instant {
         (self.0)()
     }
@@ -191,6 +193,7 @@ impl<F> core::fmt::Debug for FnClock<F> {
 pub struct NoClock;
 
 impl Clock for NoClock {
+    #[inline]
     fn now(&self) -> Instant {
         Instant::ZERO
     }
@@ -248,6 +251,7 @@ impl ManualClock {
 }
 
 impl Clock for ManualClock {
+    #[inline]
     fn now(&self) -> Instant {
         Instant(self.nanos.load(portable_atomic::Ordering::Acquire))
     }
@@ -287,6 +291,7 @@ impl StdClock {
 
 #[cfg(feature = "std")]
 impl Clock for StdClock {
+    #[inline]
     fn now(&self) -> Instant {
         let epoch = STD_EPOCH.get_or_init(std::time::Instant::now);
         Instant(duration_to_nanos(epoch.elapsed()))
@@ -305,6 +310,7 @@ pub struct EmbassyClock;
 
 #[cfg(feature = "embassy-time")]
 impl Clock for EmbassyClock {
+    #[inline]
     fn now(&self) -> Instant {
         Instant::from_ticks(
             embassy_time::Instant::now().as_ticks(),

@@ -8,8 +8,10 @@
 //!
 //! # Rotation
 //!
-//! Rotation is lazy: the first record or query that finds the clock in a later interval
-//! than the published one rotates, on its own thread (no timer, no task). Only one caller
+//! Rotation is lazy: the first record, query or [`maintain`](Window::maintain) that finds
+//! the clock in a later interval than the published one rotates, on its own thread (no
+//! timer, no task; records leave it to the others if configured with
+//! [`with_rotate_on_record(false)`](WindowConfig::with_rotate_on_record)). Only one caller
 //! rotates at a time (a try-lock: the others do not wait, they record into the slot of
 //! the interval they read). Rotating clears, by swapping each bin with zero, the slots of
 //! the intervals that leave the window, then publishes the new interval.
@@ -43,20 +45,41 @@
 //! rank; [`cached_quantile`](Window::cached_quantile)
 //! instead returns one configured quantile (p90 by default) cached in one atomic: one
 //! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
-//! its delay there). It is refreshed by the recording path, with no shared counter on the
-//! hot path (each record knows only its own bin's count):
+//! its delay there).
 //!
-//! * at every rotation;
-//! * on every record while the window holds fewer than `warmup_records` values;
-//! * when a record brings its bin's count to a power of two from 16 up: while the window
+//! **Records ask, maintenance scans.** A record never scans: at most it leaves a request
+//! (one read-modify-write of one word, only when a trigger below fires), with no shared
+//! counter on the hot path
+//! (each record knows only its own bin's count). The scan is done by the next
+//! *maintenance*: [`maintain`](Window::maintain), any query ([`quantile`](Window::quantile),
+//! [`count`](Window::count), [`snapshot`](Window::snapshot)), [`refresh`](Window::refresh)
+//! (which always scans), and the hedger's [`start`](crate::hedge::Hedger::start) and
+//! [`delay`](crate::hedge::Hedger::delay). A refresh is asked for:
+//!
+//! * by every rotation;
+//! * by every maintenance while the last refresh counted fewer than `warmup_records`
+//!   values (the records themselves do not ask then);
+//! * by a record that brings its bin's count to a power of two from 16 up: while the window
 //!   fills (the first seconds, or after a shift) that is often, so the cached value tracks
 //!   a growing sample instead of staying with the first few values; once bins are large it
 //!   is rare;
-//! * when a record brings its bin's count to a multiple of `refresh_records` (a bin that
+//! * by a record that brings its bin's count to a multiple of `refresh_records` (a bin that
 //!   holds a share `s` of the values reaches it every `refresh_records / s` records);
-//! * when `refresh_interval` has passed since the last refresh (or the clock went back by
-//!   as much);
-//! * on the next record after a refresh was asked for while another one was under way.
+//! * by a maintenance that finds `refresh_interval` passed since the last refresh (or the
+//!   clock gone back by as much);
+//! * again, by a refresh that finds another one under way.
+//!
+//! **How stale the cached quantile can be.** If the application maintains the window at
+//! least once every `m` (a hedger does on every request it starts), then: a refresh asked
+//! for is done within `m`; after a rotation the cached quantile reads `None` for at most
+//! `m` (a rotation withdraws it at once, see below, so it never outlives its data); and
+//! with `refresh_interval = r > 0` the cached quantile is never computed more than
+//! `r + m` before (plus the refresh clock's tick of about 1 ms, rounded in favour of
+//! refreshing). Between refreshes it misses the records made since the last one, at most
+//! what the triggers above let through (each bin may grow by half, or by
+//! `refresh_records`). A window that is never maintained never refreshes: its cached
+//! quantile stays `None`, or what it was at the last maintenance until a rotation
+//! withdraws it.
 //!
 //! [`refresh`](Window::refresh) forces one. Only one caller refreshes at a time; a caller
 //! that finds a refresh under way leaves a request that the refresher honours with another
@@ -76,13 +99,21 @@
 //! is `None`. It is the representative value of the rank's bin (not clamped to the
 //! window's min and max).
 //!
-//! # Interrupt safety
+//! # Interrupt safety and the cost of a record
 //!
-//! Every field touched by recording, rotating and refreshing is a native 32-bit atomic.
-//! A record that rotates or refreshes costs up to `O(SLOTS * N)` (the occupied bins); from an interrupt handler, set
-//! `refresh_records` and `refresh_interval` to zero and call [`refresh`](Window::refresh)
-//! from the main loop if that matters. A refresh asked for from an interrupt handler while
-//! the main loop is refreshing returns at once; the main loop's refresh does the work.
+//! Every field touched by recording, rotating and refreshing is a native 32-bit atomic,
+//! and no record divides a 64-bit number (the interval is found by a multiply with its
+//! reciprocal). A record never scans bins for the cached quantile (see above). The one
+//! record per interval that first finds the clock past the published interval rotates,
+//! which clears the slots leaving the window: up to `SLOTS * (N + 1)` loads. For
+//! interrupt handlers, configure
+//! [`with_rotate_on_record(false)`](WindowConfig::with_rotate_on_record): then every
+//! record does the same bounded work (a clock reading, a multiply, a few loads, the
+//! sketch's record and at most one request write), and the main loop (thread mode) calls
+//! [`maintain`](Window::maintain) at least once per interval, which does the rotations
+//! and the scans. A maintenance that finds another one under way (say, an interrupt
+//! handler that calls it while the main loop is refreshing) returns at once; the one
+//! under way does the work.
 
 use core::fmt;
 use core::time::Duration;
@@ -170,6 +201,7 @@ pub struct WindowConfig {
     refresh_interval: Duration,
     warmup_records: u32,
     min_count: u32,
+    rotate_on_record: bool,
 }
 
 impl WindowConfig {
@@ -184,6 +216,7 @@ impl WindowConfig {
             refresh_interval: Duration::from_secs(1),
             warmup_records: 32,
             min_count: 1,
+            rotate_on_record: true,
         }
     }
 
@@ -224,6 +257,24 @@ impl WindowConfig {
     pub const fn with_min_count(mut self, values: u32) -> Self {
         self.min_count = values;
         self
+    }
+
+    /// Whether the record that first finds the clock past the published interval rotates
+    /// (the default) or leaves the rotation to the next [`Window::maintain`] (or query).
+    /// With `false` every record costs the same, a few dozen instructions plus the
+    /// sketch's own record (for interrupt handlers: see the [module docs](crate::window));
+    /// the application must then maintain the window at least once per interval, or
+    /// records made after the interval ends are kept in the slot of the interval they
+    /// read, ahead of the published one, and those more than one interval ahead may be
+    /// expired by the rotation that catches up.
+    pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
+        self.rotate_on_record = rotate;
+        self
+    }
+
+    /// Whether records rotate the window.
+    pub const fn rotate_on_record(&self) -> bool {
+        self.rotate_on_record
     }
 
     /// The interval length.
@@ -312,9 +363,10 @@ impl From<ConfigError> for WindowError {
 /// for ms in 1..=100 {
 ///     window.record_duration(Duration::from_millis(ms));
 /// }
-/// // The cached p90 is refreshed on every record during warm-up (32 records), then
-/// // every 1,024 records or every second: force a refresh to see all 100 now.
-/// window.refresh();
+/// // Records only ask for refreshes of the cached p90 (when a bin's count reaches a power
+/// // of two or a multiple of 1,024); `maintain` does what was asked, and refreshes on
+/// // every call during warm-up (32 values) and every second; `refresh` always rescans.
+/// window.maintain();
 /// let p90 = window.cached_quantile().unwrap(); // one atomic load, in nanoseconds
 /// assert!((p90 - 90e6).abs() <= 0.01 * 90e6);
 /// assert!((window.quantile(0.99).unwrap().unwrap() - 99e6).abs() <= 0.01 * 99e6);
@@ -437,19 +489,24 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// Records one value at the clock's current time. NaN and negative values are errors
     /// and change nothing.
+    #[inline]
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
         let now = self.clock.now();
-        let previous = self.slot_at(now).record_returning_bin_count(value)?;
-        self.after_record(now, previous);
+        let previous = self
+            .slot_at(now, self.config.rotate_on_record)
+            .record_returning_bin_count(value)?;
+        self.after_record(previous);
         Ok(())
     }
 
     /// Records an integer value (nanoseconds, say) at the clock's current time.
+    #[inline]
     pub fn record_u64(&self, value: u64) {
         self.record_u64_at(self.clock.now(), value);
     }
 
     /// Records a duration, as whole nanoseconds, at the clock's current time.
+    #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64_at(self.clock.now(), duration_to_nanos(d));
     }
@@ -457,25 +514,44 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// Records a duration as of `now`, for callers that have just read the clock (to
     /// compute that duration, say): saves a second clock read. A `now` behind the window
     /// is checked against the clock before anything is expired.
+    #[inline]
     pub fn record_duration_at(&self, now: Instant, d: Duration) {
         self.record_u64_at(now, duration_to_nanos(d));
     }
 
     #[inline]
     fn record_u64_at(&self, now: Instant, value: u64) {
-        let previous = self.slot_at(now).record_u64_returning_bin_count(value);
-        self.after_record(now, previous);
+        let previous = self
+            .slot_at(now, self.config.rotate_on_record)
+            .record_u64_returning_bin_count(value);
+        self.after_record(previous);
     }
 
     /// The slot to record into at `now`: the slot of `now`'s interval if that is in the
-    /// window, after rotating if `now` is past it.
+    /// window, after rotating if `now` is past it (and `rotate`).
     #[inline]
-    fn slot_at(&self, now: Instant) -> &AtomicSketch<M, N> {
+    fn slot_at(&self, now: Instant, rotate: bool) -> &AtomicSketch<M, N> {
         let reading = self.intervals.at(now);
-        if self.in_window(self.epoch.age(&self.intervals, reading)) {
+        let age = self.epoch.age(&self.intervals, reading);
+        if self.in_window(age) {
             self.slot(reading.ticks())
+        } else if rotate {
+            self.catch_up(reading)
         } else {
-            self.catch_up(now, reading)
+            self.slot_without_rotating(reading, age)
+        }
+    }
+
+    /// Where a record that does not rotate goes when its reading is not in the window: a
+    /// reading behind it into the published interval's slot; any other into its own
+    /// interval's slot, as a record racing a rotation does. Either way it is in a slot
+    /// until a rotation clears it and counts it as expired: conserved.
+    #[cold]
+    fn slot_without_rotating(&self, reading: CoarseInstant, age: Age) -> &AtomicSketch<M, N> {
+        match age {
+            // The published interval is `-d` ahead of the reading.
+            Age::Ticks(d) if d < 0 => self.slot(reading.ticks().wrapping_add(d.unsigned_abs())),
+            _ => self.slot(reading.ticks()),
         }
     }
 
@@ -494,8 +570,11 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         &self.slots[(ticks % SLOTS as u64) as usize]
     }
 
+    /// Asks for a refresh when this record calls for one. Never scans: the scan is done by
+    /// the next [`maintain`](Self::maintain) (or query), so a record costs the same at
+    /// every call.
     #[inline]
-    fn after_record(&self, now: Instant, previous: Option<u32>) {
+    fn after_record(&self, previous: Option<u32>) {
         // The bin's new count is a power of two from 16 up (the window has grown by about
         // half since this bin last triggered: frequent while it fills, rare once it is
         // full) or a multiple of `refresh_records`.
@@ -504,14 +583,19 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 let n = p.wrapping_add(1);
                 (n & p == 0 && n >= 16) || n & self.refresh_mask == 0
             });
-        let warming = self.cached_count.load(Ordering::Relaxed) < self.config.warmup_records;
-        if by_count
-            || warming
-            || self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED != 0
-            || self.refresh_due(now)
-        {
-            self.refresh_at(now);
+        if by_count {
+            self.ask_for_refresh();
         }
+    }
+
+    /// Leaves a refresh request for the next maintenance. Always a read-modify-write, even
+    /// when a request is pending: the maintenance that takes the request (acquiring the
+    /// word) then sees this caller's writes, its record or its clears; a load that saw a
+    /// request pending would not order them (loom found a stale threshold published so).
+    #[inline]
+    fn ask_for_refresh(&self) {
+        self.refresh_state
+            .fetch_or(REFRESH_WANTED, Ordering::Release);
     }
 
     /// Whether `refresh_interval` has passed since the last refresh (or the clock went back
@@ -528,16 +612,15 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Brings the window to the interval of `reading` (taken at `now`): rotates forward,
+    /// Brings the window to the interval of `reading`: rotates forward,
     /// or restarts the window if the clock went back past it, unless another caller is
     /// rotating. Returns the slot to record into.
     #[cold]
-    fn catch_up(&self, mut now: Instant, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
+    fn catch_up(&self, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
         if self.behind(self.epoch.age(&self.intervals, reading)) {
             // A stale reading (a recorder delayed after reading the clock, an old `now`
             // passed in) is not a clock that went back: read the clock again.
-            now = self.clock.now();
-            reading = self.intervals.at(now);
+            reading = self.intervals.at(self.clock.now());
         }
         if self
             .rotating
@@ -584,7 +667,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
         self.rotating.store(false, Ordering::Release);
         if clear.is_some() {
-            self.refresh_at(now);
+            // The cached quantile is withdrawn until then: the next maintenance refreshes.
+            self.ask_for_refresh();
         }
         self.slot(reading.ticks())
     }
@@ -599,16 +683,43 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Brings the window up to the clock's current interval (records and queries do this
-    /// themselves).
-    pub fn rotate_if_due(&self) {
-        self.rotate_if_due_at(self.clock.now());
+    /// Brings the window up to the clock's current interval and, if a record or a
+    /// rotation asked for it or `refresh_interval` has passed since the last refresh,
+    /// refreshes the cached quantile. Cheap when there is nothing to do (a clock reading
+    /// and a few loads); otherwise it scans the occupied bins. Queries do it themselves,
+    /// and so do [`Hedger::start`](crate::hedge::Hedger::start) and
+    /// [`Hedger::delay`](crate::hedge::Hedger::delay); a window read only through
+    /// [`cached_quantile`](Self::cached_quantile) needs it called (from thread mode, say)
+    /// for the cached quantile to follow the records: see the [module docs](self).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+    /// window.record_u64(2_000_000); // O(1): scans nothing
+    /// assert_eq!(window.cached_quantile(), None);
+    /// window.maintain(); // the scan
+    /// assert!(window.cached_quantile().is_some());
+    /// ```
+    pub fn maintain(&self) {
+        self.maintain_at(self.clock.now());
     }
 
-    /// [`rotate_if_due`](Self::rotate_if_due) at `now`, just read from the window's clock.
+    /// [`maintain`](Self::maintain) at `now`, just read from the window's clock.
     #[inline]
-    pub(crate) fn rotate_if_due_at(&self, now: Instant) {
-        let _ = self.slot_at(now);
+    pub(crate) fn maintain_at(&self, now: Instant) {
+        let _ = self.slot_at(now, true);
+        // While warming up every maintenance refreshes (records do not ask then: that
+        // would be a write per record).
+        if self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED != 0
+            || self.cached_count.load(Ordering::Relaxed) < self.config.warmup_records
+            || self.refresh_due(now)
+        {
+            self.refresh_at(now);
+        }
     }
 
     /// Recomputes the cached quantile now (or, if another caller is refreshing, makes
@@ -735,7 +846,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// rotations keep coming). Records racing the scan may or may not be seen.
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
         let q = Quantile::new(q)?;
-        self.rotate_if_due();
+        self.maintain();
         // A scan no rotation overlapped; if rotations keep coming, the last scan as it is.
         let (value, count) = (0..SCAN_ATTEMPTS)
             .find_map(|_| self.consistent_scan(q).ok())
@@ -771,13 +882,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// How many values the window holds now (scans the occupied bins).
     pub fn count(&self) -> u64 {
-        self.rotate_if_due();
+        self.maintain();
         self.slots.iter().map(AtomicSketch::count).sum()
     }
 
     /// All values in the window as one plain [`DDSketch`].
     pub fn snapshot(&self) -> DDSketch<M, N> {
-        self.rotate_if_due();
+        self.maintain();
         let mut sketch = self.slot(0).snapshot();
         for slot in self.slots.iter().skip(1) {
             // Same configuration by construction: cannot fail.
@@ -873,9 +984,10 @@ mod tests {
         for ms in 1..=50 {
             w.record_duration(Duration::from_millis(ms));
         }
+        w.maintain();
         assert!(w.cached_quantile().is_some());
         clock.advance(Duration::from_secs(3600 * 24 * 365));
-        w.rotate_if_due();
+        w.maintain();
         assert_eq!(w.count(), 0);
         assert_eq!(w.cached_quantile(), None);
         assert_eq!(w.cached_count(), 0);
@@ -942,11 +1054,15 @@ mod tests {
         for _ in 0..10 {
             w.record_duration(Duration::from_millis(5));
         }
+        // Records ask, maintenance scans: nothing is cached until then.
+        assert_eq!(w.cached_quantile(), None);
+        w.maintain();
         let warm = w.cached_quantile().unwrap();
         assert!((warm - 5e6).abs() <= 0.01 * 5e6);
         for _ in 0..1000 {
             w.record_duration(Duration::from_millis(50));
         }
+        w.maintain();
         assert_eq!(
             w.cached_quantile(),
             Some(warm),
@@ -959,6 +1075,7 @@ mod tests {
         let by_count = window(&clock, config.with_refresh_records(100));
         for _ in 0..200 {
             by_count.record_duration(Duration::from_millis(7));
+            by_count.maintain();
         }
         assert_eq!(
             by_count.cached_count(),
@@ -969,14 +1086,44 @@ mod tests {
         let by_time = window(&clock, config.with_refresh_interval(SEC));
         for _ in 0..20 {
             by_time.record_duration(Duration::from_millis(7));
+            by_time.maintain();
         }
         assert_eq!(by_time.cached_count(), 10);
         clock.advance(SEC);
         by_time.record_duration(Duration::from_millis(7));
+        assert_eq!(by_time.cached_count(), 10, "a record never scans");
+        by_time.maintain();
         assert_eq!(by_time.cached_count(), 21);
         clock.advance(30 * SEC);
-        by_time.rotate_if_due();
+        by_time.maintain();
         assert_eq!(by_time.cached_count(), 21, "refreshed at rotation");
+    }
+
+    /// With `rotate_on_record(false)` no record rotates, whatever the clock does; records
+    /// past the window go to their own interval's slot, behind it to the published one,
+    /// and the maintenance that rotates conserves them all.
+    #[test]
+    fn records_that_do_not_rotate_are_kept_until_maintenance() {
+        let origin = 1u64 << 40;
+        let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+        let w = window(&clock, WindowConfig::new().with_rotate_on_record(false));
+        w.record_duration(Duration::from_millis(1)); // interval 0
+        clock.advance(30 * SEC); // interval 1: one ahead of the published interval
+        w.record_duration(Duration::from_millis(2));
+        clock.advance(300 * SEC); // interval 11: far ahead
+        w.record_duration(Duration::from_millis(3));
+        clock.set(Instant::from_nanos(origin - 1)); // behind the origin: interval 0
+        w.record_duration(Duration::from_millis(4));
+        assert_eq!(w.rotations(), 0, "no record rotated");
+        assert_eq!(w.expired(), 0);
+        clock.set(Instant::from_nanos(origin + 30_000_000_000)); // interval 1
+        w.maintain();
+        // The record of interval 11 was in interval 2's slot, which leaves now: expired.
+        assert_eq!((w.rotations(), w.count(), w.expired()), (1, 3, 1));
+        clock.advance(300 * SEC); // interval 11: every slot leaves
+        w.maintain();
+        assert_eq!((w.count(), w.expired()), (0, 4));
+        assert_eq!(w.cached_quantile(), None);
     }
 
     #[test]

@@ -94,14 +94,44 @@ fn records_are_conserved_across_rotations() {
             let (window, clock) = (window.clone(), clock.clone());
             thread::spawn(move || {
                 clock.advance(INTERVAL_NS);
-                window.rotate_if_due();
+                window.maintain();
                 clock.advance(INTERVAL_NS);
-                window.rotate_if_due();
+                window.maintain();
             })
         };
         let _ = window.cached_quantile();
         recorder.join().unwrap();
         rotator.join().unwrap();
+        assert_eq!(window.count() + u64::from(window.expired()), 1);
+    });
+}
+
+/// A record that does not rotate (the interrupt-handler configuration), reading the clock
+/// before, between or after two rotations done by maintenance: it lands ahead of the
+/// published interval, in it, or in a slot being cleared, and is counted exactly once.
+#[test]
+fn records_that_do_not_rotate_are_conserved() {
+    loom::model(|| {
+        let clock = LoomClock::new();
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let config = WindowConfig::new()
+            .with_interval(Duration::from_nanos(INTERVAL_NS))
+            .with_refresh_records(0)
+            .with_refresh_interval(Duration::ZERO)
+            .with_warmup_records(0)
+            .with_rotate_on_record(false);
+        let window: Arc<TinyWindow> =
+            Arc::new(Window::new(clock.clone(), mapping, 1.0, config).unwrap());
+        let recorder = {
+            let window = window.clone();
+            thread::spawn(move || window.record_u64(8))
+        };
+        clock.advance(INTERVAL_NS);
+        window.maintain();
+        clock.advance(INTERVAL_NS);
+        window.maintain();
+        recorder.join().unwrap();
+        assert_eq!(window.rotations(), 2);
         assert_eq!(window.count() + u64::from(window.expired()), 1);
     });
 }
@@ -129,15 +159,21 @@ fn a_published_threshold_is_of_data_the_window_holds() {
         let window = Arc::new(refreshing_window(&clock));
         let mapping = IntMapping::with_mantissa_bits(0).unwrap();
         let rep = |v: f64| f64::from(mapping.value(mapping.index(v)) as f32);
+        // Records only ask for refreshes: each thread then maintains (as a hedger's start
+        // does), so the refreshes race the rotation and each other.
         let recorder = {
             let window = window.clone();
-            thread::spawn(move || window.record_u64(1))
+            thread::spawn(move || {
+                window.record_u64(1);
+                window.maintain();
+            })
         };
         let rotator = {
             let (window, clock) = (window.clone(), clock.clone());
             thread::spawn(move || {
                 clock.advance(INTERVAL_NS);
                 window.record_u64(3); // rotates: interval 0 leaves
+                window.maintain();
             })
         };
         let seen = window.cached_quantile();

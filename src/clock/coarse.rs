@@ -88,11 +88,14 @@ const MIN_UNIT_NS: u64 = 8;
 pub struct CoarseClock {
     origin_ns: u64,
     unit_ns: u64,
-    /// `unit_ns.trailing_zeros()` when the unit is a power of two (a shift, not a
-    /// division), else 0.
+    /// Ticks are `elapsed >> shift` when `magic` is 0 (a unit that is a power of two);
+    /// otherwise the exact quotient by `unit_ns` from a multiply by the reciprocal
+    /// `magic` (libdivide's round-up method): no 64-bit division on any reading, which
+    /// on a 32-bit core is a library call of a hundred instructions or more.
     shift: u32,
-    /// 0 when the unit is a power of two, else `unit_ns` (divide by it).
-    divisor: u64,
+    magic: u64,
+    /// The reciprocal needs 65 bits: the `(elapsed - q) / 2 + q` step adds the top one.
+    add: bool,
     /// The largest era difference for which the low word gives the exact age.
     era_limit: u64,
 }
@@ -130,19 +133,13 @@ impl CoarseClock {
         } else {
             unit_ns
         };
+        let (magic, shift, add) = reciprocal(unit_ns);
         CoarseClock {
             origin_ns,
             unit_ns,
-            shift: if unit_ns.is_power_of_two() {
-                unit_ns.trailing_zeros()
-            } else {
-                0
-            },
-            divisor: if unit_ns.is_power_of_two() {
-                0
-            } else {
-                unit_ns
-            },
+            shift,
+            magic,
+            add,
             // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
             // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
             // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`age_of` counts one era more
@@ -155,9 +152,9 @@ impl CoarseClock {
     #[inline]
     pub fn at(&self, t: Instant) -> CoarseInstant {
         let elapsed = t.as_nanos().saturating_sub(self.origin_ns);
-        // A shift for budgets, cooldowns and the refresh clock; a division for window
-        // intervals.
-        let ticks = if self.divisor == 0 {
+        // A shift for budgets, cooldowns and the refresh clock; a multiply by the
+        // reciprocal for window intervals.
+        let ticks = if self.magic == 0 {
             elapsed >> self.shift
         } else {
             self.divide(elapsed)
@@ -168,10 +165,17 @@ impl CoarseClock {
         }
     }
 
-    /// Ticks of a unit that is not a power of two: a division.
+    /// Ticks of a unit that is not a power of two: `elapsed / unit_ns`, exactly, for
+    /// every `elapsed` (tests compare it with the division), by a multiply.
     #[inline]
     fn divide(&self, elapsed: u64) -> u64 {
-        elapsed.checked_div(self.divisor).unwrap_or(0)
+        let q = mul_high(self.magic, elapsed);
+        if self.add {
+            // q <= elapsed: the subtraction cannot wrap, and the sum is below 2^64.
+            ((elapsed.wrapping_sub(q) >> 1).wrapping_add(q)) >> self.shift
+        } else {
+            q >> self.shift
+        }
     }
 
     /// The origin.
@@ -207,6 +211,80 @@ impl CoarseClock {
             whole
         }
     }
+}
+
+/// libdivide's unsigned 64-bit reciprocal of `d >= 1` (the branching variant):
+/// `(magic, shift, add)` with `magic == 0` for a power of two (then `x / d == x >> shift`),
+/// else `x / d == (mul_high(magic, x) [+ add step]) >> shift` for every `u64` `x`. Run
+/// once per clock, at construction (a 128-bit division there is fine).
+const fn reciprocal(d: u64) -> (u64, u32, bool) {
+    if d.is_power_of_two() {
+        return (0, d.trailing_zeros(), false);
+    }
+    // Not a power of two, and the caller passes d >= 8: floor_log2 < 64, d > 2^floor_log2.
+    let floor_log2 = 63u32.wrapping_sub(d.leading_zeros());
+    let dividend = 1u128 << 64u32.wrapping_add(floor_log2);
+    let wide = d as u128;
+    let (proposed, rem) = match (dividend.checked_div(wide), dividend.checked_rem(wide)) {
+        // d > 2^floor_log2, so the quotient is below 2^64 and the casts are exact.
+        (Some(q), Some(r)) => (q as u64, r as u64),
+        _ => return (0, 0, false), // not reached: d >= 8
+    };
+    if d.wrapping_sub(rem) < (1u64 << floor_log2) {
+        // This power works: a 64-bit magic.
+        (proposed.wrapping_add(1), floor_log2, false)
+    } else {
+        // The 65-bit case: double the quotient and its remainder (the add step supplies
+        // the top bit), carrying when twice the remainder reaches d.
+        let twice_rem = rem.wrapping_add(rem);
+        let carry = (twice_rem >= d || twice_rem < rem) as u64;
+        (
+            proposed
+                .wrapping_add(proposed)
+                .wrapping_add(carry)
+                .wrapping_add(1),
+            floor_log2,
+            true,
+        )
+    }
+}
+
+/// The high 64 bits of `a * b`. A 128-bit product where the core has 64-bit registers;
+/// on 32-bit cores four 32 x 32 -> 64 multiplies (`UMULL` on a Cortex-M3/M4), where LLVM
+/// would otherwise call its 128-bit multiply helper.
+#[inline]
+fn mul_high(a: u64, b: u64) -> u64 {
+    #[cfg(target_pointer_width = "64")]
+    {
+        // The product of two u64 fits in u128.
+        (u128::from(a).wrapping_mul(u128::from(b)) >> 64) as u64
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        mul_high_halves(a, b)
+    }
+}
+
+/// [`mul_high`] from four 32 x 32 -> 64 multiplies.
+#[cfg(any(test, not(target_pointer_width = "64")))]
+#[inline]
+fn mul_high_halves(a: u64, b: u64) -> u64 {
+    let (a0, a1) = (a & 0xffff_ffff, a >> 32);
+    let (b0, b1) = (b & 0xffff_ffff, b >> 32);
+    // Each product of two 32-bit halves fits in 64 bits, and `mid` is at most three
+    // 32-bit values: no sum below can wrap.
+    let (p00, p01, p10, p11) = (
+        a0.wrapping_mul(b0),
+        a0.wrapping_mul(b1),
+        a1.wrapping_mul(b0),
+        a1.wrapping_mul(b1),
+    );
+    let mid = (p00 >> 32)
+        .wrapping_add(p01 & 0xffff_ffff)
+        .wrapping_add(p10 & 0xffff_ffff);
+    p11.wrapping_add(p01 >> 32)
+        .wrapping_add(p10 >> 32)
+        .wrapping_add(mid >> 32)
 }
 
 /// The largest era word: the last two eras (the last 8.6 s of the 584-year range) share it.
@@ -414,6 +492,54 @@ mod tests {
 
     fn at(clock: &CoarseClock, ns: u64) -> CoarseInstant {
         clock.at(Instant::from_nanos(ns))
+    }
+
+    /// The reciprocal gives the exact quotient: for window intervals (round and odd), the
+    /// 65-bit and 64-bit magic cases, near every multiple and at the ends of the range.
+    #[test]
+    fn reciprocal_division_is_exact() {
+        let check = |d: u64, x: u64| {
+            let c = CoarseClock::with_unit_at_least_8(0, d);
+            assert_eq!(c.at(Instant::from_nanos(x)).ticks(), x / d, "{x} / {d}");
+        };
+        let units = [
+            8,
+            9,
+            10,
+            7 * 8,
+            1_000,
+            999_999,
+            1_000_000_007,
+            30_000_000_000,
+            60_000_000_000,
+            (1 << 40) + 1,
+            (1 << 63) - 1,
+            (1 << 63) + 1,
+            u64::MAX,
+        ];
+        for d in units {
+            for k in [0u64, 1, 2, 3, 1000, 1 << 20, 1 << 33, u64::MAX / d] {
+                let base = k.saturating_mul(d);
+                for x in [base.saturating_sub(1), base, base.saturating_add(1)] {
+                    check(d, x);
+                }
+            }
+            check(d, u64::MAX);
+            check(d, u64::MAX - 1);
+        }
+        proptest::proptest!(|(d in 8u64.., x: u64)| check(d, x));
+        proptest::proptest!(|(d in 8u64..1 << 40, x: u64)| check(d, x));
+        // The 32-bit cores' product, against the 128-bit one.
+        let wide = |a: u64, b: u64| ((u128::from(a) * u128::from(b)) >> 64) as u64;
+        for (a, b) in [
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 1),
+            (1 << 32, 1 << 32),
+            (0, 7),
+        ] {
+            assert_eq!(mul_high_halves(a, b), wide(a, b));
+        }
+        proptest::proptest!(|(a: u64, b: u64)| assert_eq!(mul_high_halves(a, b), wide(a, b)));
     }
 
     #[test]

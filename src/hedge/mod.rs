@@ -27,9 +27,11 @@
 //!
 //! # Cost
 //!
-//! `start` is one budget deposit (a compare-and-swap), a counter and the window's rotation
-//! check (a clock reading against the published interval: it rotates, once per interval,
-//! so that no decision after an idle gap reads expired data); `should_hedge` is a few
+//! `start` is one budget deposit (a compare-and-swap), a counter and the window's
+//! [maintenance](Window::maintain) (a clock reading against the published interval and one
+//! load: it rotates, once per interval, so that no decision after an idle gap reads expired
+//! data, and scans the window's occupied bins when records asked for a refresh of the
+//! cached percentile, so the recording path in `on_success` never scans); `should_hedge` is a few
 //! atomic loads (the window's cached percentile, which is `None` below `min_samples`, and the
 //! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
 //!
@@ -361,7 +363,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
         // After an idle gap, expire what the window no longer holds before this request's
         // decisions read its cached threshold.
-        self.window.rotate_if_due_at(now);
+        self.window.maintain_at(now);
         Counters::bump(&self.counters.requests);
         self.budget.on_request();
         Ticket {
@@ -377,7 +379,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// back-off), or why there is none (cold start).
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
-        self.window.rotate_if_due_at(now);
+        self.window.maintain_at(now);
         self.delays(now).map(|d| Duration::from_nanos(d.delay))
     }
 
