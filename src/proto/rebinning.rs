@@ -5,6 +5,7 @@
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
+use crate::sketch::mapping::{CUBIC_A, CUBIC_B, CUBIC_C};
 use crate::sketch::{DDSketch, IndexMapping};
 use core::f64::consts::LN_2;
 
@@ -66,10 +67,8 @@ enum Curve {
 }
 
 // The polynomials of DataDog's interpolations, `log2(1 + s)` approximated on [0, 1]:
-// cubic (Go, Java, Python) `A s^3 + B s^2 + C s`; quartic (Java) `Q4 s^4 + ... + Q1 s`.
-const CUBIC_A: f64 = 6.0 / 35.0;
-const CUBIC_B: f64 = -3.0 / 5.0;
-const CUBIC_C: f64 = 10.0 / 7.0;
+// cubic (Go, Java, Python) `A s^3 + B s^2 + C s` (the coefficients of `CubicMapping`);
+// quartic (Java) `Q4 s^4 + ... + Q1 s`.
 const QUARTIC: [f64; 4] = [-2.0 / 25.0, 8.0 / 25.0, -17.0 / 25.0, 36.0 / 25.0];
 
 /// Beyond `2^1100` (or below its inverse) a bin edge is not a finite positive `f64`:

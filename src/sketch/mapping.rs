@@ -151,9 +151,10 @@ fn datadog_floor(x: f64) -> i32 {
     }
 }
 
-const MANTISSA_BITS: u32 = 52;
-const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
-const EXPONENT_BIAS: i32 = 1023;
+// The layout of an f64 (shared with `otel_mapping`).
+pub(super) const MANTISSA_BITS: u32 = 52;
+pub(super) const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
+pub(super) const EXPONENT_BIAS: i32 = 1023;
 
 /// The unbiased binary exponent of a positive float (subnormals report -1023).
 #[inline]
@@ -403,9 +404,10 @@ impl LogMapping {
 
 // Coefficients of the cubic that interpolates log2 between powers of two, chosen (by
 // DataDog) to minimise the number of bins while keeping the accuracy guarantee.
-const CUBIC_A: f64 = 6.0 / 35.0;
-const CUBIC_B: f64 = -3.0 / 5.0;
-const CUBIC_C: f64 = 10.0 / 7.0;
+// (Shared with the proto re-binning, which replays DataDog's cubic.)
+pub(crate) const CUBIC_A: f64 = 6.0 / 35.0;
+pub(crate) const CUBIC_B: f64 = -3.0 / 5.0;
+pub(crate) const CUBIC_C: f64 = 10.0 / 7.0;
 /// How much less the cubic pulls values apart than the exact log2: the multiplier is
 /// scaled by this so accuracy holds everywhere (about 1 % more bins than [`LogMapping`]).
 const CUBIC_CORRECTION: f64 = 7.0 / (10.0 * core::f64::consts::LN_2);

@@ -49,7 +49,7 @@ pub mod atomic;
 mod datadog_linear;
 mod fast_log;
 mod layout;
-mod mapping;
+pub(crate) mod mapping;
 mod otel_mapping;
 pub mod presets;
 pub(crate) mod rank;

@@ -1,10 +1,8 @@
 //! [`OtelMapping`]: bins that are OpenTelemetry's exponential-histogram buckets.
 
+use super::mapping::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
 use super::{ConfigError, IndexMapping, Interpolation};
 
-const MANTISSA_BITS: u32 = 52;
-const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
-const EXPONENT_BIAS: i32 = 1023;
 /// The exponent of the smallest normal float, `f64::MIN_POSITIVE = 2^-1022`.
 const MIN_NORMAL_EXPONENT: i32 = -1022;
 /// The exponent of the largest finite float.
