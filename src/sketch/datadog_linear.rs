@@ -16,6 +16,8 @@
 //! integer record path stays free of floats. tailguard takes the bin both libraries agree
 //! on; where they disagree with each other it keeps the exact bin.
 
+use super::mapping::round_low_bits;
+
 /// `2^(2^-k)` for `k` in `0..=20`, as DataDog writes it: the bit patterns Go's `math.Pow`
 /// and Java's `Math.pow` return (identical for every `k`). A table, so the mapping never
 /// links an `exp2`.
@@ -164,15 +166,7 @@ fn to_double(v: i128) -> i128 {
     if bits <= 53 {
         return v;
     }
-    let unit = 1u128 << bits.wrapping_sub(53);
-    let rest = magnitude & unit.wrapping_sub(1);
-    let down = magnitude ^ rest;
-    let half = unit >> 1;
-    let rounded = if rest > half || (rest == half && down & unit != 0) {
-        down.wrapping_add(unit)
-    } else {
-        down
-    };
+    let rounded = round_low_bits(magnitude, bits.wrapping_sub(53));
     // rounded <= 2^118: fits in i128.
     if v < 0 {
         (rounded as i128).wrapping_neg()

@@ -174,9 +174,10 @@ fn significand(bits: u64) -> f64 {
     f64::from_bits((bits & MANTISSA_MASK) | ((EXPONENT_BIAS as u64) << MANTISSA_BITS))
 }
 
-/// `v` rounded to a multiple of `2^bits` (`1 <= bits < 64`), to nearest, ties to even, as
-/// floating point rounds (`v < 2^64`, so nothing overflows).
-fn round_low_bits(v: u128, bits: u32) -> u128 {
+/// `v` rounded to a multiple of `2^bits` (`1 <= bits < 127`), to nearest, ties to even,
+/// as floating point rounds. The caller keeps `v + 2^bits` below `2^128` (every caller's
+/// `v` is far smaller), so nothing overflows.
+pub(crate) fn round_low_bits(v: u128, bits: u32) -> u128 {
     let unit = 1u128 << bits;
     let rest = v & unit.wrapping_sub(1);
     let down = v ^ rest;
