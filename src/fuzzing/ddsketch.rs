@@ -13,6 +13,7 @@
 
 use arbitrary::{Arbitrary, Error, Result, Unstructured};
 
+use crate::proto::wire::{zigzag, Writer};
 use crate::proto::IndexConvention;
 use crate::sketch::{CubicMapping, IntMapping, Interpolation, LogMapping};
 
@@ -492,7 +493,7 @@ fn write_store(
             }
             _ => 0.0,
         };
-        w.raw_double(count);
+        w.double(count);
     }
     w.end(packed);
     let offset = first.wrapping_sub(lead as i32);
@@ -509,94 +510,34 @@ fn gcd(mut a: u32, mut b: u32) -> u32 {
     a
 }
 
-/// A protobuf writer into a fixed buffer: never writes past its end (the position
-/// still counts, so an overflow shows), and writes nested messages' lengths after
-/// their bodies.
-struct Writer<'a> {
-    buf: &'a mut [u8],
-    pos: usize,
-}
-
-/// Bytes reserved for a nested message's length before its body is written.
-const LEN_RESERVE: usize = 5;
-
+/// The fields of DDSketch messages, written as the writer libraries do, over the crate's
+/// [`Writer`] (which never writes past the buffer, but counts on, so an overflow shows).
 impl Writer<'_> {
-    fn room(&self) -> usize {
-        self.buf.len().saturating_sub(self.pos)
-    }
-
-    fn byte(&mut self, b: u8) {
-        if let Some(slot) = self.buf.get_mut(self.pos) {
-            *slot = b;
-        }
-        self.pos = self.pos.saturating_add(1);
-    }
-
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.byte(v as u8);
-    }
-
-    fn tag(&mut self, field: u8, wire_type: u8) {
-        self.byte(field << 3 | wire_type); // fields 1..=4 fit one byte
-    }
-
-    fn raw_double(&mut self, v: f64) {
-        for b in v.to_le_bytes() {
-            self.byte(b);
-        }
-    }
-
     /// A double field as the writer library does: proto3 leaves zero out, and so does
     /// Java's own serializer (`writeDouble` skips 0).
-    fn double_field(&mut self, field: u8, v: f64) {
+    fn double_field(&mut self, field: u32, v: f64) {
         if v != 0.0 {
             self.double_always(field, v);
         }
     }
 
-    fn double_always(&mut self, field: u8, v: f64) {
+    fn double_always(&mut self, field: u32, v: f64) {
         self.tag(field, 1);
-        self.raw_double(v);
+        self.double(v);
     }
 
     /// An enum or unsigned field, left out when zero (proto3, and Java's
     /// `writeUnsignedInt32`).
-    fn varint_field(&mut self, field: u8, v: u64) {
+    fn varint_field(&mut self, field: u32, v: u64) {
         if v != 0 {
             self.tag(field, 0);
             self.varint(v);
         }
     }
 
-    fn sint32_field_always(&mut self, field: u8, v: i32) {
+    fn sint32_field_always(&mut self, field: u32, v: i32) {
         self.tag(field, 0);
-        self.varint(u64::from(((v << 1) ^ (v >> 31)) as u32));
-    }
-
-    /// Starts a nested message: its tag, and room for its length.
-    fn begin(&mut self, field: u8) -> usize {
-        self.tag(field, 2);
-        let start = self.pos;
-        self.pos = self.pos.saturating_add(LEN_RESERVE);
-        start
-    }
-
-    /// Ends the nested message begun at `start`: writes its length and moves its body
-    /// next to it.
-    fn end(&mut self, start: usize) {
-        let body = start.saturating_add(LEN_RESERVE);
-        let len = self.pos.saturating_sub(body);
-        self.pos = start;
-        self.varint(len as u64);
-        let to = self.pos;
-        if let Some(end) = body.checked_add(len).filter(|&end| end <= self.buf.len()) {
-            self.buf.copy_within(body..end, to);
-        }
-        self.pos = to.saturating_add(len);
+        self.varint(u64::from(zigzag(v)));
     }
 }
 

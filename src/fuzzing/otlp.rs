@@ -813,9 +813,6 @@ const ZERO_THRESHOLD: u32 = 14;
 const BUCKETS_OFFSET: u32 = 1;
 const BUCKETS_COUNTS: u32 = 2;
 
-/// Bytes reserved for a nested message's length before its body is written.
-const LEN_RESERVE: usize = 5;
-
 /// Protobuf fields over the crate's [`Writer`] (which never writes past the buffer, but
 /// counts on, so an overflow shows); nested messages get their length after their body.
 struct Out<'a> {
@@ -824,7 +821,7 @@ struct Out<'a> {
 
 impl Out<'_> {
     fn tag(&mut self, field: u32, wire_type: u8) {
-        self.w.varint(u64::from(field) << 3 | u64::from(wire_type));
+        self.w.tag(field, wire_type);
     }
 
     fn fixed(&mut self, field: u32, v: u64) {
@@ -863,26 +860,12 @@ impl Out<'_> {
         self.end(kv);
     }
 
-    /// Starts a nested message: its tag, and room for its length.
     fn begin(&mut self, field: u32) -> usize {
-        self.tag(field, 2);
-        let start = self.w.pos;
-        self.w.pos = self.w.pos.saturating_add(LEN_RESERVE);
-        start
+        self.w.begin(field)
     }
 
-    /// Ends the nested message begun at `start`: writes its length and moves its body
-    /// next to it.
     fn end(&mut self, start: usize) {
-        let body = start.saturating_add(LEN_RESERVE);
-        let len = self.w.pos.saturating_sub(body);
-        self.w.pos = start;
-        self.w.varint(len as u64);
-        let to = self.w.pos;
-        if let Some(end) = body.checked_add(len).filter(|&end| end <= self.w.buf.len()) {
-            self.w.buf.copy_within(body..end, to);
-        }
-        self.w.pos = to.saturating_add(len);
+        self.w.end(start);
     }
 }
 

@@ -445,13 +445,13 @@ mod tests {
         let mut s = sketch(2);
         let with_negative = point(2, 0, &[1], 0)
             .fixed(4, 3)
-            .message(9, Msg::default().sint(1, -4).packed(2, &[0, 2]));
+            .message(9, Msg::default().sint(1, -4).packed_varints(2, &[0, 2]));
         assert_eq!(
             decode_into(&with_negative.0, &mut s),
             Err(DecodeError::NegativeValues)
         );
         // Negative buckets of zeros are fine.
-        let zeros = point(2, 0, &[1], 0).message(9, Msg::default().packed(2, &[0, 0]));
+        let zeros = point(2, 0, &[1], 0).message(9, Msg::default().packed_varints(2, &[0, 0]));
         assert_eq!(decode_into(&zeros.0, &mut s).unwrap().added, 1);
         let mut s = sketch(2);
         let wrong = point(2, 0, &[1, 2], 1).fixed(4, 5);
@@ -528,7 +528,7 @@ mod tests {
     fn out_of_range_buckets_are_clamped_and_counted() {
         let mut s = sketch(0); // 512 bins from 1: indices 0 ..= 511
         let msg = point(0, -20, &[2], 0)
-            .message(8, Msg::default().sint(1, 600).packed(2, &[3])) // offset 600 now
+            .message(8, Msg::default().sint(1, 600).packed_varints(2, &[3])) // offset 600 now
             .fixed(4, 5 + 4)
             .fixed(7, 4);
         // Protobuf merges the two Buckets: counts [2, 3] from the last offset, 600.

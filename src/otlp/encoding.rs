@@ -262,7 +262,12 @@ mod tests {
             .double(5, 22.0)
             .sint(6, 1)
             .fixed(7, 1)
-            .message(8, Msg::default().sint(1, 3).packed(2, &[2, 0, 0, 0, 1]))
+            .message(
+                8,
+                Msg::default()
+                    .sint(1, 3)
+                    .packed_varints(2, &[2, 0, 0, 0, 1]),
+            )
             .double(12, 0.0)
             .double(13, 16.0)
             .double(14, s.min_trackable().next_down());

@@ -48,7 +48,7 @@ mod mapping;
 mod message;
 mod rebinning;
 #[cfg(test)]
-mod test_msg;
+pub(crate) mod test_msg;
 pub(crate) mod wire;
 
 pub use convention::IndexConvention;

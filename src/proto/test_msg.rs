@@ -22,12 +22,12 @@ pub(super) fn encode_vec<M: IndexMapping, const N: usize>(
     buf
 }
 
-/// A hand-written protobuf encoder for test messages.
-#[derive(Default)]
-pub(super) struct Msg(pub(super) Vec<u8>);
+/// A hand-written protobuf encoder for test messages (the OTLP tests use it too).
+#[derive(Default, Clone)]
+pub(crate) struct Msg(pub(crate) Vec<u8>);
 
 impl Msg {
-    pub(super) fn varint(mut self, mut v: u64) -> Self {
+    pub(crate) fn varint(mut self, mut v: u64) -> Self {
         while v >= 0x80 {
             self.0.push(v as u8 | 0x80);
             v >>= 7;
@@ -35,33 +35,42 @@ impl Msg {
         self.0.push(v as u8);
         self
     }
-    pub(super) fn tag(self, field: u32, wire_type: u8) -> Self {
+    pub(crate) fn tag(self, field: u32, wire_type: u8) -> Self {
         self.varint(u64::from(field << 3 | u32::from(wire_type)))
     }
-    pub(super) fn double(mut self, field: u32, v: f64) -> Self {
+    pub(crate) fn fixed(mut self, field: u32, v: u64) -> Self {
         self = self.tag(field, 1);
         self.0.extend_from_slice(&v.to_le_bytes());
         self
     }
-    pub(super) fn uint(self, field: u32, v: u64) -> Self {
+    pub(crate) fn double(self, field: u32, v: f64) -> Self {
+        self.fixed(field, v.to_bits())
+    }
+    pub(crate) fn uint(self, field: u32, v: u64) -> Self {
         self.tag(field, 0).varint(v)
     }
-    pub(super) fn sint(self, field: u32, v: i32) -> Self {
+    pub(crate) fn sint(self, field: u32, v: i32) -> Self {
         self.uint(field, u64::from(zigzag(v)))
     }
-    pub(super) fn message(mut self, field: u32, body: Msg) -> Self {
+    pub(crate) fn message(mut self, field: u32, body: Msg) -> Self {
         self = self.tag(field, 2).varint(body.0.len() as u64);
         self.0.extend_from_slice(&body.0);
         self
     }
-    pub(super) fn packed(self, field: u32, values: &[f64]) -> Self {
+    /// Packed doubles (DDSketch's contiguous bin counts).
+    pub(crate) fn packed(self, field: u32, values: &[f64]) -> Self {
         let mut body = Msg::default();
         for v in values {
             body.0.extend_from_slice(&v.to_le_bytes());
         }
         self.message(field, body)
     }
-    pub(super) fn raw(mut self, bytes: &[u8]) -> Self {
+    /// Packed varints (OTLP's bucket counts).
+    pub(crate) fn packed_varints(self, field: u32, values: &[u64]) -> Self {
+        let body = values.iter().fold(Msg::default(), |m, &v| m.varint(v));
+        self.message(field, body)
+    }
+    pub(crate) fn raw(mut self, bytes: &[u8]) -> Self {
         self.0.extend_from_slice(bytes);
         self
     }

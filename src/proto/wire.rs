@@ -174,6 +174,46 @@ impl Writer<'_> {
     }
 }
 
+/// Bytes reserved for a nested message's length before its body is written.
+#[cfg(feature = "arbitrary")]
+const LEN_RESERVE: usize = 5;
+
+/// What the message generators of [`crate::fuzzing`] add: tags, and nested messages whose
+/// lengths are written after their bodies (the encoders compute lengths first instead).
+#[cfg(feature = "arbitrary")]
+impl Writer<'_> {
+    /// Bytes left before the end of the buffer.
+    pub(crate) fn room(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    pub(crate) fn tag(&mut self, field: u32, wire_type: u8) {
+        self.varint(u64::from(field) << 3 | u64::from(wire_type));
+    }
+
+    /// Starts a nested message: its tag, and room for its length.
+    pub(crate) fn begin(&mut self, field: u32) -> usize {
+        self.tag(field, 2);
+        let start = self.pos;
+        self.pos = self.pos.saturating_add(LEN_RESERVE);
+        start
+    }
+
+    /// Ends the nested message begun at `start`: writes its length and moves its body
+    /// next to it.
+    pub(crate) fn end(&mut self, start: usize) {
+        let body = start.saturating_add(LEN_RESERVE);
+        let len = self.pos.saturating_sub(body);
+        self.pos = start;
+        self.varint(len as u64);
+        let to = self.pos;
+        if let Some(end) = body.checked_add(len).filter(|&end| end <= self.buf.len()) {
+            self.buf.copy_within(body..end, to);
+        }
+        self.pos = to.saturating_add(len);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
