@@ -1,7 +1,8 @@
 //! Helpers shared by the fuzz targets.
 #![allow(dead_code)]
 
-use tailguard::sketch::{DDSketch, IndexMapping};
+use tailguard::proto::IndexConvention;
+use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 
 /// A value to record, drawn from the fuzzer's bytes.
 #[derive(Debug, Clone, Copy)]
@@ -63,4 +64,76 @@ pub fn assert_same<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSk
         x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
         "sums {x} vs {y}"
     );
+}
+
+/// A check of one message against a sketch of any mapping (a trait, not a closure: the
+/// check is generic over the mapping and the bin count).
+pub trait MessageCheck {
+    fn check<M: IndexMapping, const N: usize>(
+        self,
+        empty: DDSketch<M, N>,
+        message: &[u8],
+        convention: IndexConvention,
+    );
+}
+
+/// Runs `c` on a sketch and convention picked by `selector` (mapping, accuracy, range):
+/// the `decode` and `rebin` targets pick alike, so their seeds serve both.
+pub fn with_selected_sketch(selector: u8, message: &[u8], c: impl MessageCheck) {
+    let convention = if selector & 1 == 0 {
+        IndexConvention::GoJava
+    } else {
+        IndexConvention::Python
+    };
+    match (selector >> 1) % 4 {
+        0 => c.check(
+            DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        1 => c.check(
+            DDSketch::<CubicMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        2 => c.check(
+            DDSketch::<IntMapping, 2048>::with_relative_accuracy(0.01, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+        // A narrow range: most bins land outside it.
+        _ => c.check(
+            DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap(),
+            message,
+            convention,
+        ),
+    }
+}
+
+/// `empty` holding two values already, so that a decode into it shows all or nothing.
+pub fn holding_values<M: IndexMapping, const N: usize>(empty: &DDSketch<M, N>) -> DDSketch<M, N> {
+    let mut s = empty.clone();
+    s.record(3.0).unwrap();
+    s.record_u64(70);
+    s
+}
+
+/// What every decode report promises of the sketch it went into: the counters grew by
+/// what it says (saturating: a message can carry counts up to 1.8e308), and the values
+/// out of range are among those added.
+pub fn assert_report_adds_up<M: IndexMapping, const N: usize>(
+    before: &DDSketch<M, N>,
+    after: &DDSketch<M, N>,
+    (added, saturated, below_range, above_range): (u64, u64, u64, u64),
+) {
+    assert_eq!(after.count(), before.count().saturating_add(added));
+    assert_eq!(
+        after.saturated(),
+        before.saturated().saturating_add(saturated)
+    );
+    assert_eq!(
+        after.clamped(),
+        before.clamped().saturating_add(above_range)
+    );
+    assert!(below_range.saturating_add(above_range) <= added);
 }

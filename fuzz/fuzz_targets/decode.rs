@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::{assert_report_adds_up, holding_values, with_selected_sketch, MessageCheck};
+
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use tailguard::fuzzing::{ddsketch_message, Decodes};
@@ -27,34 +29,21 @@ fn decode(data: &[u8]) {
     if selector & 0x80 != 0 {
         return generated(message);
     }
-    let convention = if selector & 1 == 0 {
-        IndexConvention::GoJava
-    } else {
-        IndexConvention::Python
-    };
-    match (selector >> 1) % 4 {
-        0 => check(
-            DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        1 => check(
-            DDSketch::<CubicMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        2 => check(
-            DDSketch::<IntMapping, 2048>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        // A narrow range: most bins land outside it.
-        _ => check(
-            DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-    };
+    with_selected_sketch(selector, message, Decode);
+}
+
+/// The check of a message against a sketch [`with_selected_sketch`] picks.
+struct Decode;
+
+impl MessageCheck for Decode {
+    fn check<M: IndexMapping, const N: usize>(
+        self,
+        empty: DDSketch<M, N>,
+        message: &[u8],
+        convention: IndexConvention,
+    ) {
+        check(empty, message, convention);
+    }
 }
 
 /// A message DataDog's libraries could have written, drawn from `bytes`.
@@ -111,9 +100,7 @@ fn check<M: IndexMapping, const N: usize>(
     convention: IndexConvention,
 ) -> Option<proto::Decoded> {
     // Into a sketch that holds values already: all or nothing.
-    let mut target = empty.clone();
-    target.record(3.0).unwrap();
-    target.record_u64(70);
+    let mut target = holding_values(&empty);
     let before = target.clone();
     let report = match proto::decode_into(message, convention, &mut target) {
         Err(e) => {
@@ -123,17 +110,12 @@ fn check<M: IndexMapping, const N: usize>(
         }
         Ok(report) => report,
     };
-    // Counters saturate (a message can carry counts up to 1.8e308).
-    assert_eq!(target.count(), before.count().saturating_add(report.added));
-    assert_eq!(
-        target.saturated(),
-        before.saturated().saturating_add(report.saturated)
+    let r = &report;
+    assert_report_adds_up(
+        &before,
+        &target,
+        (r.added, r.saturated, r.below_range, r.above_range),
     );
-    assert_eq!(
-        target.clamped(),
-        before.clamped().saturating_add(report.above_range)
-    );
-    assert!(report.below_range.saturating_add(report.above_range) <= report.added);
     let mapping = proto::read_mapping(message).expect("decoded, so the mapping reads");
     assert!(mapping.relative_accuracy(convention).is_some());
 

@@ -8,6 +8,10 @@
 //! saturated, or the predicted error and no change), and pass the checks above too.
 #![no_main]
 
+mod common;
+
+use common::{assert_report_adds_up, holding_values};
+
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use tailguard::fuzzing::otlp_data_point;
@@ -78,9 +82,7 @@ fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
     let mapping = OtelMapping::with_scale(scale).unwrap();
     let empty = DDSketch::<OtelMapping, N>::new(mapping, min_value).unwrap();
     // Into a sketch that holds values already: all or nothing.
-    let mut target = empty.clone();
-    target.record(3.0).unwrap();
-    target.record_u64(70);
+    let mut target = holding_values(&empty);
     let before = target.clone();
     let report = match otlp::decode_into(message, &mut target) {
         Err(e) => {
@@ -90,16 +92,12 @@ fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
         }
         Ok(report) => report,
     };
-    assert_eq!(target.count(), before.count().saturating_add(report.added));
-    assert_eq!(
-        target.saturated(),
-        before.saturated().saturating_add(report.saturated)
+    let r = &report;
+    assert_report_adds_up(
+        &before,
+        &target,
+        (r.added, r.saturated, r.below_range, r.above_range),
     );
-    assert_eq!(
-        target.clamped(),
-        before.clamped().saturating_add(report.above_range)
-    );
-    assert!(report.below_range.saturating_add(report.above_range) <= report.added);
     assert!(report.wide_zero <= report.added);
     // A coarser point is accepted only when it has no bucket counts (a zero count nests
     // at any scale).
