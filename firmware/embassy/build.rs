@@ -3,18 +3,9 @@
 //! also reads here, adds cortex-m-rt's `link.x`).
 use std::{env, fs, path::PathBuf};
 
+include!("../memory_map.rs");
+
 fn main() {
-    let target = env::var("TARGET").unwrap_or_default();
-    let board = match target.as_str() {
-        "thumbv6m-none-eabi" => "microbit",
-        "thumbv7em-none-eabihf" => "mps2-an386",
-        other => panic!("no board for target {other:?}: build with --target thumbv6m-none-eabi or thumbv7em-none-eabihf"),
-    };
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let memory = format!("../memory-{board}.x");
-    fs::copy(&memory, out.join("memory.x")).expect("copy the board's memory map");
-    println!("cargo:rustc-link-search={}", out.display());
+    use_board_memory_map("..");
     println!("cargo:rustc-link-arg=-Tdefmt.x");
-    println!("cargo:rerun-if-changed={memory}");
-    println!("cargo:rerun-if-changed=build.rs");
 }
