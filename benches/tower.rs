@@ -80,20 +80,25 @@ where
     }
 }
 
+/// A default hedger with a learned delay, so hedgeable requests take the `Wait` path.
+fn warm_hedger() -> Arc<Hedger<StdClock>> {
+    let hedger = match Hedger::new(StdClock::new(), HedgeConfig::new()) {
+        Ok(hedger) => Arc::new(hedger),
+        Err(e) => panic!("default configuration: {e}"),
+    };
+    for _ in 0..1_000 {
+        hedger.record(Duration::from_millis(5));
+    }
+    hedger
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     let backend = service_fn(|_: Request<()>| async { Ok::<_, Infallible>(Response::new(())) });
-    let hedger = match Hedger::new(StdClock::new(), HedgeConfig::new()) {
-        Ok(hedger) => Arc::new(hedger),
-        Err(e) => panic!("default configuration: {e}"),
-    };
-    // A learned delay, so hedgeable requests take the `Wait` path.
-    for _ in 0..1_000 {
-        hedger.record(Duration::from_millis(5));
-    }
+    let hedger = warm_hedger();
     let never = |_: Duration| std::future::pending::<()>();
     let mut hedged = HedgeLayer::new(Arc::clone(&hedger), never).layer(backend);
     let mut direct = backend;
@@ -163,14 +168,7 @@ fn tokio_group(c: &mut Criterion) {
         Err(e) => panic!("a current-thread runtime: {e}"),
     };
     let backend = service_fn(|_: Request<()>| async { Ok::<_, Infallible>(Response::new(())) });
-    let hedger = match Hedger::new(StdClock::new(), HedgeConfig::new()) {
-        Ok(hedger) => Arc::new(hedger),
-        Err(e) => panic!("default configuration: {e}"),
-    };
-    // Warm: a learned delay, so every GET takes the `Wait` path.
-    for _ in 0..1_000 {
-        hedger.record(Duration::from_millis(5));
-    }
+    let hedger = warm_hedger();
     let mut direct = backend;
     let mut tailguard = HedgeLayer::new(hedger, tokio::time::sleep).layer(backend);
     // tower's histograms live in its service; it reads the previous period's, so the
