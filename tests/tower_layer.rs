@@ -687,33 +687,21 @@ async fn a_request_answered_at_once_makes_no_timer() {
         tokio::time::sleep(d)
     };
     let layer = HedgeLayer::new(Arc::clone(&hedger), sleep);
-    let mut at_once = layer.clone().layer(service_fn(|_: Request<()>| async {
+    let at_once = layer.clone().layer(service_fn(|_: Request<()>| async {
         Ok::<_, Infallible>(Response::new(()))
     }));
-    let mut after_1ms = layer.layer(service_fn(|_: Request<()>| async {
+    let after_1ms = layer.layer(service_fn(|_: Request<()>| async {
         tokio::time::sleep(MS).await;
         Ok::<_, Infallible>(Response::new(()))
     }));
 
-    at_once
-        .ready()
-        .await
-        .unwrap()
-        .call(get("http://a.example/"))
-        .await
-        .unwrap();
+    at_once.oneshot(get("http://a.example/")).await.unwrap();
     assert_eq!(
         timers.load(SeqCst),
         0,
         "answered in its first poll: no timer"
     );
-    after_1ms
-        .ready()
-        .await
-        .unwrap()
-        .call(get("http://a.example/"))
-        .await
-        .unwrap();
+    after_1ms.oneshot(get("http://a.example/")).await.unwrap();
     assert_eq!(
         timers.load(SeqCst),
         1,
