@@ -28,7 +28,7 @@ pub fn report(s: Shared, f: &Figures, stack: &StackUse) -> u32 {
         f.requests
     );
     hprintln!(
-        "  SysTick every {} cycles; handler {} cycles on average, {} at most (from the tick)",
+        "  SysTick every {} cycles; handler {} cycles on average, {} at most",
         crate::SYSTICK_CYCLES,
         isr(&ISR.cycles) / ticks.max(1),
         isr(&ISR.max_cycles)
@@ -77,12 +77,13 @@ pub fn report(s: Shared, f: &Figures, stack: &StackUse) -> u32 {
     );
     let t = &f.threshold;
     hprintln!(
-        "threshold: {} looks, {} Some, {} None; max age seen {} us, max maintenance gap {} us",
+        "threshold: {} looks, {} Some, {} None; max age seen {} us, max maintenance gap {} us; {} quiet looks",
         t.looks,
         t.some,
         t.none,
         t.max_age_us,
-        t.max_gap_us
+        t.max_gap_us,
+        t.quiet
     );
     // The hedger: its window holds the main loop's latencies and the interrupt's.
     let h = s.hedger;
@@ -159,6 +160,10 @@ pub fn report(s: Shared, f: &Figures, stack: &StackUse) -> u32 {
         (
             "threshold: the cached p90 is a value of an interval still in the window",
             t.not_in_window == 0 && t.rotations > 0,
+        ),
+        (
+            "threshold: in quiet moments, the cached p90 and count are the window's own",
+            t.quiet > 0 && t.quiet_differed == 0,
         ),
         (
             "threshold: never older than r + m (+ the refresh tick)",

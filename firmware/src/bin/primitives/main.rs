@@ -173,8 +173,8 @@ pub struct IsrTally {
     pub ratio_denied: AtomicU32,
     pub bucket_granted: AtomicU32,
     pub bucket_denied: AtomicU32,
-    /// Core cycles from the tick to the handler's end (SysTick's count down), summed and
-    /// the most: the handler's cost plus its entry latency.
+    /// Core cycles the handler took (SysTick's count down from its first line to its
+    /// last), summed and the most.
     pub cycles: AtomicU32,
     pub max_cycles: AtomicU32,
     /// Interrupts that landed during each of the main loop's operations.
@@ -311,6 +311,7 @@ fn build_hedger(ratio: &'static RatioBudget) -> Option<&'static SharedHedger> {
 /// then, spends from both budgets, racing whatever the main loop was doing.
 #[exception]
 fn SysTick() {
+    let entry = SYST::get_current();
     let Some(s) = shared() else { return };
     let tick = ISR.ticks.load(Relaxed).wrapping_add(1);
     ISR.ticks.store(tick, Relaxed);
@@ -356,7 +357,14 @@ fn SysTick() {
         &ISR.bucket_denied
     });
 
-    let cycles = SYSTICK_CYCLES - 1 - SYST::get_current();
+    // The counter counts down from SYSTICK_CYCLES - 1 and reloads: one reload at most
+    // (the handler takes less than a period).
+    let exit = SYST::get_current();
+    let cycles = if exit <= entry {
+        entry - exit
+    } else {
+        entry + SYSTICK_CYCLES - exit
+    };
     ISR.cycles
         .store(ISR.cycles.load(Relaxed).wrapping_add(cycles), Relaxed);
     if cycles > ISR.max_cycles.load(Relaxed) {

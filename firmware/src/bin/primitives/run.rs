@@ -20,6 +20,9 @@ use crate::{
 
 /// Hedged requests the main loop makes.
 pub const REQUESTS: u32 = 1_000;
+/// Every this many looks at the threshold, one in a quiet moment (see
+/// [`Run::quiet_look`]).
+const QUIET_EVERY: u32 = 128;
 /// Every this many sketch records, one above the sketch's range (1 s): clamped.
 const CLAMP_EVERY: u32 = 64;
 const ABOVE_RANGE_NS: u64 = 1_000_000_000;
@@ -63,6 +66,10 @@ pub struct Threshold {
     /// longest gap between two maintenances (`m`), both over spans without a clock jump.
     pub max_age_us: u32,
     pub max_gap_us: u32,
+    /// Quiet looks, and those whose cached p90 or count differed from the window's own
+    /// (must be 0).
+    pub quiet: u32,
+    pub quiet_differed: u32,
 }
 
 struct Run {
@@ -201,6 +208,9 @@ impl Run {
         self.f.sketch_records += 1;
 
         self.maintain_and_look();
+        if self.tends.is_multiple_of(QUIET_EVERY) {
+            self.quiet_look();
+        }
 
         op(OP_BUDGETS);
         s.ratio.on_request();
@@ -220,6 +230,34 @@ impl Run {
             } += 1;
         }
         op(OP_NONE);
+    }
+
+    /// With interrupts off (so nothing records, and the clock stands still), brings the
+    /// window up to date and refreshes it, then checks that the cached p90 is exactly the
+    /// p90 the window computes now, from the same count: the racing looks above can only
+    /// bound what a refresh saw; this one knows.
+    fn quiet_look(&mut self) {
+        let w = self.s.window;
+        let rotations = w.rotations();
+        let (cached, count, p90, held) = cortex_m::interrupt::free(|_| {
+            w.maintain();
+            w.refresh();
+            let p90 = w.quantile(0.9).ok().flatten();
+            (w.cached_quantile(), w.cached_count(), p90, w.count())
+        });
+        let t = &mut self.f.threshold;
+        if w.rotations() != rotations {
+            t.rotations += w.rotations().wrapping_sub(rotations);
+            self.published_at_least = interval_of(now_us());
+        }
+        t.quiet += 1;
+        // Cached as an f32; `None` below `min_count`.
+        let want = p90
+            .filter(|_| held >= u64::from(MIN_COUNT))
+            .map(|v| f64::from(v as f32));
+        if cached != want || u64::from(count) != held {
+            t.quiet_differed += 1;
+        }
     }
 
     /// Maintains the window, then checks its cached quantile: `None` or the p90 of values
