@@ -38,7 +38,8 @@ for board in "${boards[@]}"; do
     counts=()
     for k in "$K" "$((2 * K))"; do
       TG_COUNT_OP="$op" TG_COUNT_K="$k" \
-        cargo build -q --release --locked --features count --target "$target"
+        cargo build -q --release --locked --features count --target "$target" \
+          --bin tailguard-firmware
       elf="target/cost/$target-$op-$k.elf"
       cp "target/$target/release/tailguard-firmware" "$elf"
       counts+=("$(insns "$target" "$cpu" "$machine" "$elf")")
@@ -53,8 +54,8 @@ for board in "${boards[@]}"; do
 done
 
 echo "--- flash (llvm-size, bytes): the checks image, and the count images"
-cargo build -q --release --locked --target thumbv6m-none-eabi
-cargo build -q --release --locked --target thumbv7em-none-eabihf
+cargo build -q --release --locked --target thumbv6m-none-eabi --bin tailguard-firmware
+cargo build -q --release --locked --target thumbv7em-none-eabihf --bin tailguard-firmware
 llvm-size target/thumbv6m-none-eabi/release/tailguard-firmware \
   target/thumbv7em-none-eabihf/release/tailguard-firmware \
   target/cost/*-"$K".elf

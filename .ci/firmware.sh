@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the firmware (firmware/) for the Cortex-M0 and the Cortex-M4F and runs each image
-# under QEMU. The firmware checks its answers against values computed on the host
-# (firmware/src/expected.rs, kept current by tests/firmware_expected.rs) and exits through
-# semihosting: non-zero on any mismatch or panic, which fails this script.
+# under QEMU. The checks image checks its answers against values computed on the host
+# (firmware/src/expected.rs, kept current by tests/firmware_expected.rs); the primitives
+# image (firmware/src/bin/primitives/) races a SysTick handler against the main loop over
+# every concurrent primitive and checks conservation, the threshold's invariant and the
+# budgets' bounds. Each exits through semihosting: non-zero on any failed check or panic,
+# which fails this script.
 set -euo pipefail
 cd "$(dirname "$0")/../firmware"
 
@@ -11,23 +14,30 @@ command -v qemu-system-arm >/dev/null || {
   exit 1
 }
 
-# target, QEMU cpu, QEMU machine
+# target, QEMU cpu, QEMU machine, icount shift (for the primitives image: one instruction
+# per 2^S ns of virtual time, which SysTick counts, so its interrupts land at the same
+# instructions in every run; see firmware-embassy.sh)
 boards=(
-  "thumbv6m-none-eabi cortex-m0 microbit"
-  "thumbv7em-none-eabihf cortex-m4 mps2-an386"
+  "thumbv6m-none-eabi cortex-m0 microbit 6"
+  "thumbv7em-none-eabihf cortex-m4 mps2-an386 5"
 )
 
 cargo fmt -- --check
 for board in "${boards[@]}"; do
-  read -r target cpu machine <<<"$board"
-  cargo build --release --locked --target "$target"
+  read -r target cpu machine shift <<<"$board"
+  cargo build --release --locked --target "$target" # both images
 done
 for board in "${boards[@]}"; do
-  read -r target cpu machine <<<"$board"
+  read -r target cpu machine shift <<<"$board"
   echo "--- $machine ($cpu, $target)"
   timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
     -semihosting-config enable=on,target=native \
     -kernel "target/$target/release/tailguard-firmware"
+  echo "--- primitives under interrupts on $machine ($cpu, $target)"
+  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
+    -icount "shift=$shift,align=off,sleep=off" \
+    -semihosting-config enable=on,target=native \
+    -kernel "target/$target/release/primitives"
 done
 
 # The embassy firmware: race_embassy on an embassy executor, defmt decoded by defmt-print.
