@@ -49,6 +49,21 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The interpolation, as DataDog's protobuf names it.
     const INTERPOLATION: Interpolation;
 
+    /// A mapping of this type that exists at compile time: the latency presets' (1 % for
+    /// [`LogMapping`] and [`CubicMapping`], [`IntMapping::K6`], scale 5 for
+    /// [`OtelMapping`](super::OtelMapping)).
+    ///
+    /// `const` constructors need it where they fill an array of sketches (a
+    /// [`Window`](crate::window::Window)'s slots) before giving each its layout: an array
+    /// element can only be repeated from a constant.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping, LogMapping};
+    /// assert_eq!(IntMapping::DEFAULT, IntMapping::K6);
+    /// assert_eq!(LogMapping::DEFAULT, LogMapping::with_relative_accuracy(0.01).unwrap());
+    /// ```
+    const DEFAULT: Self;
+
     /// The mapping for relative accuracy `alpha` (for example `0.01` for 1 %).
     ///
     /// A mapping that supports only discrete accuracies picks the nearest one that is at
@@ -278,6 +293,18 @@ pub struct LogMapping {
 }
 
 impl LogMapping {
+    /// The 1 % mapping of [`LogLatency`](super::presets::LogLatency), built at compile time
+    /// from the bits `from_valid_accuracy(0.01)` computes with `log1p` (a test checks them
+    /// equal, so they cannot drift).
+    pub(crate) const ONE_PERCENT: LogMapping = LogMapping {
+        scale: Scale {
+            alpha: 0.01,
+            gamma: f64::from_bits(0x3ff0_52bf_5a81_4afd),
+            multiplier: f64::from_bits(0x4048_ffc9_629d_2370),
+            offset: 0.0,
+        },
+    };
+
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         let gamma = accuracy_base(alpha);
@@ -301,6 +328,7 @@ impl LogMapping {
 
 impl IndexMapping for LogMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
+    const DEFAULT: Self = LogMapping::ONE_PERCENT;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
@@ -428,6 +456,18 @@ pub struct CubicMapping {
 }
 
 impl CubicMapping {
+    /// The 1 % mapping of [`CubicLatency`](super::presets::CubicLatency), built at compile
+    /// time from the bits `from_valid_accuracy(0.01)` computes with `exp`, `log` and
+    /// `log1p` (a test checks them equal, so they cannot drift).
+    pub(crate) const ONE_PERCENT: CubicMapping = CubicMapping {
+        scale: Scale {
+            alpha: 0.01,
+            gamma: f64::from_bits(0x3ff0_51ed_e9e7_f1c2),
+            multiplier: f64::from_bits(0x4041_7fd9_c507_98e3),
+            offset: 0.0,
+        },
+    };
+
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         // DataDog's gamma for this accuracy (Java's `pow(base, 10 ln 2 / 7)`, to the bit for
@@ -465,6 +505,7 @@ impl CubicMapping {
 
 impl IndexMapping for CubicMapping {
     const INTERPOLATION: Interpolation = Interpolation::Cubic;
+    const DEFAULT: Self = CubicMapping::ONE_PERCENT;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
@@ -695,6 +736,7 @@ impl IntMapping {
 
 impl IndexMapping for IntMapping {
     const INTERPOLATION: Interpolation = Interpolation::Linear;
+    const DEFAULT: Self = IntMapping::K6;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;

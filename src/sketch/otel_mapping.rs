@@ -138,6 +138,9 @@ impl OtelMapping {
 
 impl IndexMapping for OtelMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
+    const DEFAULT: Self = OtelMapping {
+        scale: super::presets::OTEL_LATENCY_SCALE,
+    };
 
     /// The coarsest scale whose accuracy is at least `alpha` (`alpha` rounds down, as for
     /// [`IntMapping`](super::IntMapping)): scale 5 (1.08 %) for 2 %, scale 6 (0.54 %) for
