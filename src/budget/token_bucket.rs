@@ -2,9 +2,9 @@
 //! (GCRA).
 
 use super::{Budget, BudgetError, Tally};
-use crate::sync::const_unless_loom;
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::Clock;
+use crate::sync::const_unless_loom;
 
 /// The span the state must represent (`burst` emission intervals) is kept at or below
 /// this many time units, which sets the unit (a power of two of nanoseconds, at least 8).

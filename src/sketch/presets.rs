@@ -72,8 +72,7 @@ pub const LOG_LATENCY_LAYOUT: BinLayout<LogMapping, LOG_LATENCY_BINS> =
 pub const CUBIC_LATENCY_LAYOUT: BinLayout<CubicMapping, CUBIC_LATENCY_BINS> =
     layout(CubicMapping::ONE_PERCENT, 348);
 /// The layout of [`IntLatency`] (see [`LOG_LATENCY_LAYOUT`]).
-pub const INT_LATENCY_LAYOUT: BinLayout<IntMapping, INT_LATENCY_BINS> =
-    layout(IntMapping::K6, 636);
+pub const INT_LATENCY_LAYOUT: BinLayout<IntMapping, INT_LATENCY_BINS> = layout(IntMapping::K6, 636);
 /// The layout of [`IntLatencyCoarse`] (see [`LOG_LATENCY_LAYOUT`]).
 pub const INT_LATENCY_COARSE_LAYOUT: BinLayout<IntMapping, INT_LATENCY_COARSE_BINS> =
     layout(IntMapping::K5, 318);
@@ -146,7 +145,10 @@ mod tests {
     /// Every bit of a mapping (its `Debug` form prints each float so that it parses back
     /// to the same bits), and the layout.
     fn assert_same_layout<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSketch<M, N>) {
-        assert_eq!(format!("{:?}", a.mapping()), format!("{:?}", b.mapping()));
+        assert_eq!(
+            std::format!("{:?}", a.mapping()),
+            std::format!("{:?}", b.mapping())
+        );
         assert_eq!(a.mapping().gamma().to_bits(), b.mapping().gamma().to_bits());
         assert_eq!(
             a.mapping().relative_accuracy().to_bits(),
@@ -168,7 +170,10 @@ mod tests {
         );
         assert_same_layout(&int_latency(), &computed(IntMapping::K6));
         assert_same_layout(&int_latency_coarse(), &computed(IntMapping::K5));
-        assert_same_layout(&otel_latency(), &computed(OtelMapping::with_scale(5).unwrap()));
+        assert_same_layout(
+            &otel_latency(),
+            &computed(OtelMapping::with_scale(5).unwrap()),
+        );
         // The defaults that `const` constructors start arrays from.
         assert_eq!(LogMapping::DEFAULT, *log_latency().mapping());
         assert_eq!(CubicMapping::DEFAULT, *cubic_latency().mapping());
