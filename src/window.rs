@@ -125,7 +125,7 @@ use crate::sketch::rank::{rank_value, Quantile};
 use crate::sketch::{
     AtomicSketch, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };
-use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
+use crate::sync::{const_unless_loom, fence, AtomicBool, AtomicU32, Ordering};
 
 /// The refresh clock's tick: 2^20 ns (about 1 ms).
 const REFRESH_UNIT_NS: u64 = 1 << 20;
@@ -408,6 +408,80 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     slots: [AtomicSketch<M, N>; SLOTS],
 }
 
+/// What a window's configuration and origin make of it, checked: the fields of a
+/// [`Window`] that do not depend on the clock, the layout or `SLOTS`.
+pub(crate) struct Parts {
+    intervals: CoarseClock,
+    refresh_clock: CoarseClock,
+    quantile: Quantile,
+    refresh_mask: u32,
+    refresh_ticks: u64,
+}
+
+impl Parts {
+    /// The parts of a window of `config` whose first interval starts at `origin`, or why
+    /// `config` is refused.
+    pub(crate) const fn new(config: WindowConfig, origin: Instant) -> Result<Self, WindowError> {
+        let origin_ns = origin.as_nanos();
+        let Ok(intervals) = CoarseClock::from_nanos(origin_ns, duration_to_nanos(config.interval))
+        else {
+            return Err(WindowError::InvalidInterval);
+        };
+        // Not 0 or 1: the cached value is a bin's representative, never the exact extreme.
+        let quantile = match Quantile::new(config.quantile) {
+            Ok(q) if !q.is_min() && !q.is_max() => q,
+            _ => return Err(WindowError::InvalidQuantile),
+        };
+        let refresh_mask = match config.refresh_records {
+            0 => u32::MAX, // no refresh by count
+            k => match k.checked_next_power_of_two() {
+                Some(p) => p.wrapping_sub(1),
+                None => 0x7fff_ffff, // 2^31 - 1
+            },
+        };
+        let Ok(refresh_clock) = CoarseClock::from_nanos(origin_ns, REFRESH_UNIT_NS) else {
+            return Err(WindowError::InvalidInterval); // not reached: the unit is 2^20 ns
+        };
+        // Rounded down (at least one tick): a refresh is never later than asked for.
+        let refresh_ns = duration_to_nanos(config.refresh_interval);
+        let refresh_ticks = match refresh_ns / REFRESH_UNIT_NS {
+            0 if refresh_ns > 0 => 1,
+            ticks => ticks,
+        };
+        Ok(Parts {
+            intervals,
+            refresh_clock,
+            quantile,
+            refresh_mask,
+            refresh_ticks,
+        })
+    }
+}
+
+/// `SLOTS` empty sketches of `layout`. An array can only repeat a constant, so they are
+/// made of the mapping type's [`IndexMapping::DEFAULT`] and then given the layout.
+#[cfg(not(loom))]
+const fn slots_of<M: IndexMapping, const N: usize, const SLOTS: usize>(
+    layout: BinLayout<M, N>,
+) -> [AtomicSketch<M, N>; SLOTS] {
+    let mut slots =
+        [const { AtomicSketch::with_layout(BinLayout::with_min_index(M::DEFAULT, 0)) }; SLOTS];
+    let mut rest: &mut [AtomicSketch<M, N>] = &mut slots;
+    while let [first, tail @ ..] = rest {
+        first.set_layout(layout);
+        rest = tail;
+    }
+    slots
+}
+
+/// `SLOTS` empty sketches of `layout` (loom's atomics have no `const` constructor).
+#[cfg(loom)]
+fn slots_of<M: IndexMapping, const N: usize, const SLOTS: usize>(
+    layout: BinLayout<M, N>,
+) -> [AtomicSketch<M, N>; SLOTS] {
+    core::array::from_fn(|_| AtomicSketch::with_layout(layout))
+}
+
 impl<C: Clock, M: IndexMapping, const N: usize> Window<C, M, N> {
     /// An empty window of the default three slots whose sketches have the configuration
     /// of `sketch` (a preset, say; its contents are ignored): the bin count comes from the
@@ -439,52 +513,128 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         layout: BinLayout<M, N>,
         config: WindowConfig,
     ) -> Result<Self, WindowError> {
-        const { assert!(SLOTS >= 2 && SLOTS < 1 << 16, "SLOTS must be at least 2") };
-        let origin_ns = clock.now().as_nanos();
-        let intervals = CoarseClock::from_nanos(origin_ns, duration_to_nanos(config.interval))
-            .map_err(|_| WindowError::InvalidInterval)?;
-        // Not 0 or 1: the cached value is a bin's representative, never the exact extreme.
-        let quantile = match Quantile::new(config.quantile) {
-            Ok(q) if !q.is_min() && !q.is_max() => q,
-            _ => return Err(WindowError::InvalidQuantile),
-        };
-        let refresh_mask = match config.refresh_records {
-            0 => u32::MAX, // no refresh by count
-            k => k
-                .checked_next_power_of_two()
-                .unwrap_or(1 << 31)
-                .wrapping_sub(1),
-        };
-        let Ok(refresh_clock) = CoarseClock::from_nanos(origin_ns, REFRESH_UNIT_NS) else {
-            return Err(WindowError::InvalidInterval); // not reached: the unit is 2^20 ns
-        };
-        let epoch = AtomicCoarseInstant::never();
-        epoch.store_now(intervals.at(Instant::from_nanos(origin_ns)));
-        // Rounded down (at least one tick): a refresh is never later than asked for.
-        let refresh_ns = duration_to_nanos(config.refresh_interval);
-        let refresh_ticks = match refresh_ns / REFRESH_UNIT_NS {
-            0 if refresh_ns > 0 => 1,
-            ticks => ticks,
-        };
-        Ok(Window {
-            refresh_ticks,
-            clock,
-            intervals,
-            refresh_clock,
-            config,
-            refresh_mask,
-            epoch,
-            generation: AtomicU32::new(0),
-            rotating: AtomicBool::new(false),
-            refresh_state: AtomicU32::new(0),
-            refreshed_at: AtomicCoarseInstant::never(),
-            quantile,
-            cached_quantile: AtomicU32::new(NO_QUANTILE),
-            cached_count: AtomicU32::new(0),
-            expired: AtomicU32::new(0),
-            rotations: AtomicU32::new(0),
-            slots: core::array::from_fn(|_| AtomicSketch::with_layout(layout)),
-        })
+        // Checked before the clock is read or moved: an error drops the clock as usual.
+        let origin = clock.now();
+        let parts = Parts::new(config, origin)?;
+        Ok(Self::from_parts(clock, layout, config, parts))
+    }
+
+    const_unless_loom! {
+        /// An empty window whose sketches have `layout` and whose first interval starts at
+        /// `origin` (not at the clock's current time). `const`: with a constant clock (a
+        /// unit struct reading a hardware timer, say) and a constant layout (a preset's,
+        /// or one from [`BinLayout::from_min_index`]) the window is a `static`, built at
+        /// compile time: no start-up code and no stack, for windows of tens of KiB.
+        ///
+        /// Intervals are counted from `origin`, and the window behaves as one built at
+        /// `origin` and idle since. If the clock is past the first interval when the window
+        /// is first used, the first record (or query, or [`maintain`](Self::maintain))
+        /// rotates it to the current interval, as after any idle gap ("clocks that jump" in
+        /// the [module docs](self)): its slots are empty, so nothing expires and the counts
+        /// and quantiles are those of a window built then; only
+        /// [`rotations`](Self::rotations) counts that one rotation. With
+        /// [`with_rotate_on_record(false)`](WindowConfig::with_rotate_on_record) records do
+        /// not rotate: call [`maintain`](Self::maintain) once before the first record (a
+        /// record made before that first rotation is in a slot the rotation clears, so it
+        /// would count as [`expired`](Self::expired) rather than in the window). A clock
+        /// reading before `origin` counts as `origin`: pass `Instant::ZERO` for a clock
+        /// that starts at zero (a firmware tick counter), or a time the clock cannot
+        /// precede.
+        ///
+        /// Errors as [`new`](Self::new) does; invalid configurations are compile errors
+        /// in a `static`. On an error the clock is forgotten rather than dropped (a
+        /// `const fn` cannot run a destructor).
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::clock::{Clock, Instant};
+        /// use tailguard::sketch::{presets, IntMapping};
+        /// use tailguard::window::{Window, WindowConfig};
+        ///
+        /// /// A firmware clock: a unit struct reading a timer that starts at zero (here a
+        /// /// fixed time, past the first intervals).
+        /// struct Timer;
+        /// impl Clock for Timer {
+        ///     fn now(&self) -> Instant {
+        ///         Instant::from_nanos(95_000_000_000)
+        ///     }
+        /// }
+        ///
+        /// const CONFIG: WindowConfig = WindowConfig::new().with_interval(Duration::from_secs(10));
+        /// static LATENCIES: Window<Timer, IntMapping, { presets::INT_LATENCY_COARSE_BINS }> =
+        ///     match Window::with_origin(Timer, presets::INT_LATENCY_COARSE_LAYOUT, CONFIG, Instant::ZERO) {
+        ///         Ok(window) => window,
+        ///         Err(_) => panic!("invalid window configuration"), // a compile error
+        ///     };
+        ///
+        /// for ms in 1..=100 {
+        ///     LATENCIES.record_duration(Duration::from_millis(ms));
+        /// }
+        /// assert_eq!(LATENCIES.count(), 100);
+        /// assert_eq!(LATENCIES.expired(), 0);
+        /// let p99 = LATENCIES.quantile(0.99).unwrap().unwrap();
+        /// assert!((p99 - 99e6).abs() <= 0.016 * 99e6);
+        /// ```
+        ///
+        /// The crate's clocks are all constants: `StdClock::new()` and `EmbassyClock`
+        /// (both start near zero: pass `Instant::ZERO`), `&MANUAL` for a
+        /// `static MANUAL: ManualClock = ManualClock::new()`, and
+        /// [`FnClock::new`](crate::clock::FnClock::new) of a `fn() -> Instant`. A clock
+        /// that needs run-time set-up (a timer peripheral taken at start-up) still lets
+        /// the window be a `static`: give the window a constant handle to it (a unit
+        /// struct, or an `FnClock` of a function, that reads the timer through a global
+        /// the start-up code fills), so only the timer's own set-up runs at start-up and
+        /// the window is never built on the stack. `firmware/src/bin/build_stack.rs` does
+        /// this with SysTick.
+        pub fn with_origin(
+            clock: C,
+            layout: BinLayout<M, N>,
+            config: WindowConfig,
+            origin: Instant,
+        ) -> Result<Self, WindowError> {
+            // Checked without the clock: a `const fn` can match on a `Result` only if
+            // nothing in it has a destructor.
+            match Parts::new(config, origin) {
+                Ok(parts) => Ok(Self::from_parts(clock, layout, config, parts)),
+                Err(e) => {
+                    // Not dropped: a `const fn` cannot run `C`'s destructor.
+                    core::mem::forget(clock);
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    const_unless_loom! {
+        /// The window of checked `parts`.
+        pub(crate) fn from_parts(
+            clock: C,
+            layout: BinLayout<M, N>,
+            config: WindowConfig,
+            parts: Parts,
+        ) -> Self {
+            const { assert!(SLOTS >= 2 && SLOTS < 1 << 16, "SLOTS must be at least 2") };
+            Window {
+                refresh_ticks: parts.refresh_ticks,
+                clock,
+                intervals: parts.intervals,
+                refresh_clock: parts.refresh_clock,
+                config,
+                refresh_mask: parts.refresh_mask,
+                // The published interval: the first, at the origin.
+                epoch: AtomicCoarseInstant::at_origin(),
+                generation: AtomicU32::new(0),
+                rotating: AtomicBool::new(false),
+                refresh_state: AtomicU32::new(0),
+                refreshed_at: AtomicCoarseInstant::never(),
+                quantile: parts.quantile,
+                cached_quantile: AtomicU32::new(NO_QUANTILE),
+                cached_count: AtomicU32::new(0),
+                expired: AtomicU32::new(0),
+                rotations: AtomicU32::new(0),
+                slots: slots_of(layout),
+            }
+        }
     }
 
     /// Records one value at the clock's current time. NaN and negative values are errors

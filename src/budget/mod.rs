@@ -18,7 +18,7 @@ mod token_bucket;
 
 use core::fmt;
 
-use crate::sync::{AtomicU32, Ordering::Relaxed};
+use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 
 pub use ratio::RatioBudget;
 pub use token_bucket::TokenBucket;
@@ -97,10 +97,12 @@ struct Tally {
 }
 
 impl Tally {
-    fn new() -> Self {
-        Tally {
-            granted: AtomicU32::new(0),
-            denied: AtomicU32::new(0),
+    const_unless_loom! {
+        fn new() -> Self {
+            Tally {
+                granted: AtomicU32::new(0),
+                denied: AtomicU32::new(0),
+            }
         }
     }
 

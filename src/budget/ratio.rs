@@ -2,7 +2,7 @@
 
 use super::{Budget, BudgetError, Tally, TokenBucket};
 use crate::clock::{Clock, NoClock};
-use crate::sync::{AtomicU32, Ordering::Relaxed};
+use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 
 /// Fixed-point units per token: millionths, so a ratio of 0.6 deposits exactly 600,000.
 const UNITS_PER_TOKEN: u32 = 1_000_000;
@@ -47,59 +47,113 @@ impl RatioBudget {
     /// The largest cap, in tokens (the balance is a `u32` of millionths).
     pub const MAX_CAP: u32 = u32::MAX / UNITS_PER_TOKEN;
 
-    /// A budget depositing `ratio` tokens per request (0.1 = 10 % extra load), holding at
-    /// most `cap` tokens, starting full.
-    ///
-    /// `ratio` is rounded to the nearest millionth. Errors unless `ratio` is in
-    /// [0, 1000] and `cap` in [1, [`MAX_CAP`](Self::MAX_CAP)].
-    pub fn new(ratio: f64, cap: u32) -> Result<Self, BudgetError> {
-        if !(0.0..=1000.0).contains(&ratio) {
-            return Err(BudgetError::InvalidRatio);
+    const_unless_loom! {
+        /// A budget depositing `ratio` tokens per request (0.1 = 10 % extra load), holding
+        /// at most `cap` tokens, starting full.
+        ///
+        /// `ratio` is rounded to the nearest millionth. Errors unless `ratio` is in
+        /// [0, 1000] and `cap` in [1, [`MAX_CAP`](Self::MAX_CAP)].
+        ///
+        /// `const`, so a budget can be a `static` (shared by every hedger of a firmware,
+        /// say) and invalid parameters a compile error:
+        ///
+        /// ```
+        /// use tailguard::budget::{Budget, RatioBudget};
+        ///
+        /// static BUDGET: RatioBudget = match RatioBudget::new(0.05, 10) {
+        ///     Ok(budget) => budget,
+        ///     Err(_) => panic!("invalid ratio or cap"), // a compile error
+        /// };
+        ///
+        /// assert!(BUDGET.try_acquire()); // it starts full
+        /// assert_eq!(BUDGET.cap(), 10);
+        /// ```
+        pub fn new(ratio: f64, cap: u32) -> Result<Self, BudgetError> {
+            if !(ratio >= 0.0 && ratio <= 1000.0) {
+                return Err(BudgetError::InvalidRatio);
+            }
+            // Rounded half away from zero, as `libm::round`: x is in [0, 1e9], so the cast
+            // truncates to its floor and `x - whole` is exact (Sterbenz; or whole = 0).
+            let x = ratio * 1e6;
+            let whole = x as u32;
+            let ppm = if x - whole as f64 >= 0.5 {
+                whole.wrapping_add(1) // at most 1e9
+            } else {
+                whole
+            };
+            Self::from_parts_per_million(ppm, cap)
         }
-        // In [0, 1e9]: fits a u32.
-        Self::from_parts_per_million(libm::round(ratio * 1e6) as u32, cap)
     }
 
-    /// [`new`](Self::new) with the ratio in millionths of a token (100,000 = 10 %).
-    pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
-        if cap == 0 || cap > Self::MAX_CAP {
-            return Err(BudgetError::InvalidCap);
+    const_unless_loom! {
+        /// [`new`](Self::new) with the ratio in millionths of a token (100,000 = 10 %).
+        pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
+            if cap == 0 || cap > Self::MAX_CAP {
+                return Err(BudgetError::InvalidCap);
+            }
+            if ppm > 1000 * UNITS_PER_TOKEN {
+                return Err(BudgetError::InvalidRatio);
+            }
+            let cap = cap.wrapping_mul(UNITS_PER_TOKEN); // cap <= MAX_CAP: no overflow
+            Ok(RatioBudget {
+                balance: AtomicU32::new(cap),
+                deposit: ppm,
+                cap,
+                allowance: None,
+                tally: Tally::new(),
+            })
         }
-        if ppm > 1000 * UNITS_PER_TOKEN {
-            return Err(BudgetError::InvalidRatio);
-        }
-        let cap = cap.wrapping_mul(UNITS_PER_TOKEN); // cap <= MAX_CAP: no overflow
-        Ok(RatioBudget {
-            balance: AtomicU32::new(cap),
-            deposit: ppm,
-            cap,
-            allowance: None,
-            tally: Tally::new(),
-        })
     }
 
-    /// Adds a minimum allowance of `per_second` hedges per second, spent only when the
-    /// ratio balance is empty, so hedging still works at very low traffic: a
-    /// [`TokenBucket`] of that rate whose burst is one second's worth, rounded up, between
-    /// 1 and 1,024 tokens.
-    ///
-    /// Errors with [`BudgetError::InvalidRate`] unless `per_second` is in (0, 10^6], and
-    /// with [`BudgetError::InvalidBurst`] if that burst would take more than 26 days to
-    /// refill (rates below about 4.5e-7 per second).
-    pub fn with_min_allowance<C: Clock>(
-        self,
-        per_second: f64,
-        clock: C,
-    ) -> Result<RatioBudget<C>, BudgetError> {
-        // A NaN or out-of-range rate is refused by the bucket; the cast saturates.
-        let burst = (libm::ceil(per_second) as u32).clamp(1, TokenBucket::<C>::MAX_BURST);
-        Ok(RatioBudget {
-            balance: self.balance,
-            deposit: self.deposit,
-            cap: self.cap,
-            allowance: Some(TokenBucket::new(clock, per_second, burst)?),
-            tally: self.tally,
-        })
+    const_unless_loom! {
+        /// Adds a minimum allowance of `per_second` hedges per second, spent only when the
+        /// ratio balance is empty, so hedging still works at very low traffic: a
+        /// [`TokenBucket`] of that rate whose burst is one second's worth, rounded up,
+        /// between 1 and 1,024 tokens.
+        ///
+        /// Errors with [`BudgetError::InvalidRate`] unless `per_second` is in (0, 10^6],
+        /// and with [`BudgetError::InvalidBurst`] if that burst would take more than 26
+        /// days to refill (rates below about 4.5e-7 per second). `const` (see
+        /// [`TokenBucket::new`] for the clock).
+        pub fn with_min_allowance<C: Clock>(
+            self,
+            per_second: f64,
+            clock: C,
+        ) -> Result<RatioBudget<C>, BudgetError> {
+            // `ceil(per_second)` clamped to [1, MAX_BURST]: the cast saturates (NaN gives
+            // 0), and a fraction above it rounds up. A NaN or out-of-range rate is refused
+            // by the bucket.
+            let whole = per_second as u32;
+            let ceil = if (whole as f64) < per_second {
+                whole.saturating_add(1)
+            } else {
+                whole
+            };
+            let max = TokenBucket::<C>::MAX_BURST;
+            let burst = if ceil < 1 {
+                1
+            } else if ceil > max {
+                max
+            } else {
+                ceil
+            };
+            // As `TokenBucket::new`, validated without the clock (a `const fn` can match on
+            // a `Result` only if nothing in it has a destructor).
+            match TokenBucket::<C>::emission(per_second, burst) {
+                Ok((shift, emission)) => Ok(RatioBudget {
+                    balance: self.balance,
+                    deposit: self.deposit,
+                    cap: self.cap,
+                    allowance: Some(TokenBucket::with_emission(clock, shift, emission, burst)),
+                    tally: self.tally,
+                }),
+                Err(e) => {
+                    // Not dropped: a `const fn` cannot run `C`'s destructor.
+                    core::mem::forget(clock);
+                    Err(e)
+                }
+            }
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::{Budget, BudgetError, Tally};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::Clock;
+use crate::sync::const_unless_loom;
 
 /// The span the state must represent (`burst` emission intervals) is kept at or below
 /// this many time units, which sets the unit (a power of two of nanoseconds, at least 8).
@@ -74,17 +75,80 @@ impl<C> TokenBucket<C> {
 }
 
 impl<C: Clock> TokenBucket<C> {
-    /// A full bucket of `burst` tokens refilling at `rate` tokens per second.
-    ///
-    /// Errors unless `rate` is in (0, 10^6] ([`BudgetError::InvalidRate`]), and unless
-    /// `burst` is in [1, 1024] and takes at most 2^51 ns (26 days) to refill
-    /// ([`BudgetError::InvalidBurst`]).
-    ///
-    /// The emission interval (`1 / rate`) is rounded down to whole time units, so the
-    /// applied rate, [`rate`](Self::rate), is at or slightly above the one asked for: by
-    /// less than 1/512 when a full burst takes at least 4.2 ms to refill, and otherwise by
-    /// less than one 8 ns unit per token (below 1/125 at the largest rate).
-    pub fn new(clock: C, rate: f64, burst: u32) -> Result<Self, BudgetError> {
+    const_unless_loom! {
+        /// A full bucket of `burst` tokens refilling at `rate` tokens per second.
+        ///
+        /// Errors unless `rate` is in (0, 10^6] ([`BudgetError::InvalidRate`]), and unless
+        /// `burst` is in [1, 1024] and takes at most 2^51 ns (26 days) to refill
+        /// ([`BudgetError::InvalidBurst`]).
+        ///
+        /// The emission interval (`1 / rate`) is rounded down to whole time units, so the
+        /// applied rate, [`rate`](Self::rate), is at or slightly above the one asked for: by
+        /// less than 1/512 when a full burst takes at least 4.2 ms to refill, and otherwise
+        /// by less than one 8 ns unit per token (below 1/125 at the largest rate).
+        ///
+        /// `const`: with a clock that is a constant (a unit struct reading a hardware
+        /// timer, say) the bucket is a `static`, and invalid parameters are a compile
+        /// error. The bucket's time starts at the clock's zero, not at construction, so
+        /// it is the same bucket whenever it is built. On an error the clock is forgotten
+        /// rather than dropped (a `const fn` cannot run a destructor): pass a reference or
+        /// a clock without a destructor.
+        ///
+        /// ```
+        /// use tailguard::budget::{Budget, TokenBucket};
+        /// use tailguard::clock::{Clock, Instant};
+        ///
+        /// /// A firmware clock: a unit struct reading a timer (here, a fixed time).
+        /// struct Timer;
+        /// impl Clock for Timer {
+        ///     fn now(&self) -> Instant {
+        ///         Instant::from_nanos(5_000_000_000)
+        ///     }
+        /// }
+        ///
+        /// static RETRIES: TokenBucket<Timer> = match TokenBucket::new(Timer, 10.0, 2) {
+        ///     Ok(bucket) => bucket,
+        ///     Err(_) => panic!("invalid rate or burst"), // a compile error
+        /// };
+        ///
+        /// assert!(RETRIES.try_acquire());
+        /// assert!(RETRIES.try_acquire());
+        /// assert!(!RETRIES.try_acquire());
+        /// ```
+        pub fn new(clock: C, rate: f64, burst: u32) -> Result<Self, BudgetError> {
+            // Validated first, without the clock: a `const fn` can match on a `Result`
+            // only if nothing in it has a destructor.
+            match Self::emission(rate, burst) {
+                Ok((shift, emission)) => Ok(Self::with_emission(clock, shift, emission, burst)),
+                Err(e) => {
+                    // Not dropped: a `const fn` cannot run `C`'s destructor.
+                    core::mem::forget(clock);
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    const_unless_loom! {
+        /// A full bucket of `burst` tokens of `emission` units of `2^shift` ns, as
+        /// [`emission`](Self::emission) computed them.
+        pub(super) fn with_emission(clock: C, shift: u32, emission: u32, burst: u32) -> Self {
+            TokenBucket {
+                clock,
+                // Origin 0, not now: a clock that goes back before the bucket was made still
+                // moves it (readings before a coarse clock's origin all read as the origin).
+                coarse: CoarseClock::with_unit_at_least_8(0, 1 << shift),
+                emission,
+                span: emission.saturating_mul(burst),
+                tat: AtomicCoarseInstant::never(),
+                tally: Tally::new(),
+            }
+        }
+    }
+
+    /// The time unit's shift (`2^shift` ns) and the emission interval in units of a bucket
+    /// of `rate` and `burst`, or why they are refused (see [`new`](Self::new)).
+    pub(super) const fn emission(rate: f64, burst: u32) -> Result<(u32, u32), BudgetError> {
         if !(rate > 0.0 && rate <= MAX_RATE) {
             return Err(BudgetError::InvalidRate);
         }
@@ -92,7 +156,7 @@ impl<C: Clock> TokenBucket<C> {
             return Err(BudgetError::InvalidBurst);
         }
         let emission_ns = 1e9 / rate; // in [1000, inf)
-        let span_ns = emission_ns * f64::from(burst);
+        let span_ns = emission_ns * burst as f64;
         if span_ns > (1u64 << 51) as f64 {
             return Err(BudgetError::InvalidBurst);
         }
@@ -101,20 +165,10 @@ impl<C: Clock> TokenBucket<C> {
             shift = shift.wrapping_add(1); // at most 31: span_ns <= 2^51
         }
         let unit = (1u64 << shift) as f64;
-        // Rounded down, so a clock advanced by exactly one emission interval always earns a
-        // token.
-        let emission = (libm::floor(emission_ns / unit) as u32).max(1); // <= 2^20
-        let span = emission.saturating_mul(burst);
-        Ok(TokenBucket {
-            clock,
-            // Origin 0, not now: a clock that goes back before the bucket was made still
-            // moves it (readings before a coarse clock's origin all read as the origin).
-            coarse: CoarseClock::with_unit_at_least_8(0, 1 << shift),
-            emission,
-            span,
-            tat: AtomicCoarseInstant::never(),
-            tally: Tally::new(),
-        })
+        // Rounded down (the cast truncates a non-negative quotient below 2^21), so a clock
+        // advanced by exactly one emission interval always earns a token.
+        let emission = (emission_ns / unit) as u32;
+        Ok((shift, if emission == 0 { 1 } else { emission }))
     }
 
     /// How far the arrival time of `age` is ahead of now, in units, in [0, span] (an

@@ -287,6 +287,9 @@ fn mul_high_halves(a: u64, b: u64) -> u64 {
         .wrapping_add(mid >> 32)
 }
 
+/// The era word of a reading at the origin: `era_tag(0)`.
+const FIRST_ERA: u32 = 1;
+
 /// The largest era word: the last two eras (the last 8.6 s of the 584-year range) share it.
 const TOP_ERA: u32 = u32::MAX;
 
@@ -371,6 +374,25 @@ impl AtomicCoarseInstant {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
             era: AtomicU32::new(0),
+        }
+    }
+
+    /// A stamp holding the reading of a clock at its origin (tick 0 of the first era):
+    /// what `store_now(clock.at(clock.origin()))` stores, for any clock.
+    #[cfg(not(loom))]
+    pub(crate) const fn at_origin() -> Self {
+        AtomicCoarseInstant {
+            low: AtomicU32::new(0),
+            era: AtomicU32::new(FIRST_ERA),
+        }
+    }
+
+    /// A stamp holding the reading of a clock at its origin.
+    #[cfg(loom)]
+    pub(crate) fn at_origin() -> Self {
+        AtomicCoarseInstant {
+            low: AtomicU32::new(0),
+            era: AtomicU32::new(FIRST_ERA),
         }
     }
 
@@ -488,6 +510,19 @@ mod tests {
 
     fn ms_clock() -> CoarseClock {
         CoarseClock::from_nanos(0, MS).unwrap()
+    }
+
+    #[test]
+    fn a_stamp_at_the_origin_is_the_reading_at_the_origin() {
+        for origin in [0, 5, 7 << 40] {
+            let clock = CoarseClock::from_nanos(origin, MS).unwrap();
+            let stored = AtomicCoarseInstant::never();
+            stored.store_now(clock.at(clock.origin()));
+            assert_eq!(
+                AtomicCoarseInstant::at_origin().load_raw(),
+                stored.load_raw()
+            );
+        }
     }
 
     fn at(clock: &CoarseClock, ns: u64) -> CoarseInstant {

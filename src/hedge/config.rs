@@ -195,11 +195,12 @@ impl HedgeConfig {
         self.backoff_factor
     }
 
-    pub(crate) fn validate(&self) -> Result<(), HedgeError> {
+    pub(crate) const fn validate(&self) -> Result<(), HedgeError> {
         if !(self.percentile > 0.0 && self.percentile < 1.0) {
             return Err(HedgeError::InvalidPercentile);
         }
-        if self.min_delay > self.max_delay {
+        // `Duration`'s `>` is a trait method, not `const`: compare the nanoseconds.
+        if self.min_delay.as_nanos() > self.max_delay.as_nanos() {
             return Err(HedgeError::InvalidDelayBounds);
         }
         if self.max_hedges == 0 || self.backoff_factor == 0 {

@@ -55,8 +55,11 @@ use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::deadline::Deadline;
 use crate::sketch::presets::{self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS};
-use crate::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
-use crate::window::{Window, WindowConfig};
+use crate::sketch::{
+    BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping,
+};
+use crate::sync::const_unless_loom;
+use crate::window::{Parts as WindowParts, Window, WindowConfig};
 
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
 pub use policy::HedgePolicy;
@@ -75,15 +78,172 @@ const COOLDOWN_MIN_UNIT_NS: u64 = 1 << 20;
 /// that the clock's horizon must grow to hold them (the horizon is about `unit * 2^30`;
 /// a unit of `4 * (cooldown / 2^32 + 2)` ns puts the cooldown inside it, and makes a
 /// cooldown of `Duration::MAX` last for every reading of the clock).
-fn cooldown_clock(cooldown: Duration) -> CoarseClock {
+const fn cooldown_clock(cooldown: Duration) -> CoarseClock {
     let need = (duration_to_nanos(cooldown) >> 32).saturating_add(2);
-    let unit = need
-        .saturating_mul(4)
-        .checked_next_power_of_two()
-        .unwrap_or(1 << 63)
-        .max(COOLDOWN_MIN_UNIT_NS);
+    let unit = match need.saturating_mul(4).checked_next_power_of_two() {
+        Some(unit) => unit,
+        None => 1 << 63,
+    };
+    let unit = if unit < COOLDOWN_MIN_UNIT_NS {
+        COOLDOWN_MIN_UNIT_NS
+    } else {
+        unit
+    };
     CoarseClock::with_unit_at_least_8(0, unit)
 }
+
+/// From a bin's representative to its upper edge: `1 / (1 - alpha)`.
+const fn upper_edge(relative_accuracy: f64) -> f64 {
+    1.0 / (1.0 - relative_accuracy)
+}
+
+/// What a hedger's configuration and origin make of it, checked: the window's
+/// configuration and parts.
+struct Parts {
+    window_config: WindowConfig,
+    window: WindowParts,
+}
+
+impl Parts {
+    /// The parts of a hedger of `config` whose window's first interval starts at
+    /// `origin`, or why `config` is refused.
+    const fn new(config: HedgeConfig, origin: Instant) -> Result<Self, HedgeError> {
+        if let Err(e) = config.validate() {
+            return Err(e);
+        }
+        let defaults = WindowConfig::new();
+        let warmup = if config.min_samples > defaults.warmup_records() {
+            config.min_samples
+        } else {
+            defaults.warmup_records()
+        };
+        let window_config = defaults
+            .with_interval(config.interval)
+            .with_quantile(config.percentile)
+            // No cached percentile below `min_samples`: the cold-start test is its one
+            // atomic load. The warm-up refreshes on every record at least as long as the
+            // window's default does, so a small `min_samples` never learns later.
+            .with_min_count(config.min_samples)
+            .with_warmup_records(warmup);
+        match WindowParts::new(window_config, origin) {
+            Ok(window) => Ok(Parts {
+                window_config,
+                window,
+            }),
+            Err(e) => Err(HedgeError::Window(e)),
+        }
+    }
+}
+
+/// The `const` constructor of a [`Hedger`] over each mapping: the mapping's accuracy is
+/// read by a `const fn` of its own (a trait method cannot be called in `const` code).
+macro_rules! with_origin {
+    ($mapping:ty, $example:literal) => {
+        impl<C: Clock, B: Budget, const N: usize> Hedger<C, B, $mapping, N> {
+            const_unless_loom! {
+                /// A hedger with its own budget, sketches of `layout` (a preset's constant
+                /// layout, say), and a window whose first interval starts at `origin`
+                /// (see [`Window::with_origin`] for a clock already past it).
+                ///
+                /// `const`: with a constant clock, budget and layout, the hedger is a
+                /// `static`, built at compile time (no start-up code, no stack), and an
+                /// invalid configuration is a compile error. Errors as
+                /// [`with_parts`](Hedger::with_parts) does; on an error the clock and the
+                /// budget are forgotten rather than dropped (a `const fn` cannot run a
+                /// destructor). There is one such constructor per mapping type: name the
+                /// hedger's type (an alias, say) to call it.
+                ///
+                #[doc = $example]
+                pub fn with_origin(
+                    clock: C,
+                    config: HedgeConfig,
+                    budget: B,
+                    layout: BinLayout<$mapping, N>,
+                    origin: Instant,
+                ) -> Result<Self, HedgeError> {
+                    let accuracy = layout.mapping().accuracy();
+                    Self::with_origin_and_accuracy(clock, config, budget, layout, accuracy, origin)
+                }
+            }
+        }
+    };
+}
+
+with_origin!(
+    IntMapping,
+    r#"```
+use core::time::Duration;
+use tailguard::budget::RatioBudget;
+use tailguard::clock::{Clock, Instant};
+use tailguard::hedge::{HedgeConfig, Hedger};
+use tailguard::sketch::{presets, IntMapping};
+
+/// A firmware clock: a unit struct reading a timer that starts at zero (here, fixed).
+struct Timer;
+impl Clock for Timer {
+    fn now(&self) -> Instant {
+        Instant::from_nanos(3_000_000_000)
+    }
+}
+
+static BUDGET: RatioBudget = match RatioBudget::new(0.1, 10) {
+    Ok(budget) => budget,
+    Err(_) => panic!("invalid budget"),
+};
+type SensorHedger = Hedger<Timer, &'static RatioBudget, IntMapping, { presets::INT_LATENCY_COARSE_BINS }>;
+const CONFIG: HedgeConfig = HedgeConfig::new().with_min_delay(Duration::from_micros(100));
+static HEDGER: SensorHedger = match SensorHedger::with_origin(
+    Timer,
+    CONFIG,
+    &BUDGET,
+    presets::INT_LATENCY_COARSE_LAYOUT,
+    Instant::ZERO,
+) {
+    Ok(hedger) => hedger,
+    Err(_) => panic!("invalid hedge configuration"), // a compile error
+};
+
+let _ticket = HEDGER.start();
+HEDGER.record(Duration::from_millis(2));
+assert_eq!(HEDGER.stats().requests, 1);
+```"#
+);
+with_origin!(
+    CubicMapping,
+    r#"```
+use tailguard::budget::RatioBudget;
+use tailguard::clock::{Instant, StdClock};
+use tailguard::hedge::{CubicHedger, HedgeConfig};
+use tailguard::sketch::presets;
+
+// The default hedger's sketches and budget, in a static.
+static HEDGER: CubicHedger<StdClock> = match CubicHedger::with_origin(
+    StdClock::new(), // its time starts near zero, at the process's first reading
+    HedgeConfig::new(),
+    match RatioBudget::new(0.1, 10) {
+        Ok(budget) => budget,
+        Err(_) => panic!("invalid budget"),
+    },
+    presets::CUBIC_LATENCY_LAYOUT,
+    Instant::ZERO,
+) {
+    Ok(hedger) => hedger,
+    Err(_) => panic!("invalid hedge configuration"),
+};
+
+let ticket = HEDGER.start();
+assert_eq!(HEDGER.stats().requests, 1);
+# let _ = ticket;
+```"#
+);
+with_origin!(
+    LogMapping,
+    "See the [`IntMapping` one](#method.with_origin) for an example."
+);
+with_origin!(
+    OtelMapping,
+    "See the [`IntMapping` one](#method.with_origin) for an example."
+);
 
 /// Which attempt of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -299,34 +459,80 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         budget: B,
         sketch: &DDSketch<M, N>,
     ) -> Result<Self, HedgeError> {
-        config.validate()?;
-        let defaults = WindowConfig::new();
-        let window_config = defaults
-            .with_interval(config.interval)
-            .with_quantile(config.percentile)
-            // No cached percentile below `min_samples`: the cold-start test is its one
-            // atomic load. The warm-up refreshes on every record at least as long as the
-            // window's default does, so a small `min_samples` never learns later.
-            .with_min_count(config.min_samples)
-            .with_warmup_records(config.min_samples.max(defaults.warmup_records()));
-        let upper_edge = 1.0 / (1.0 - sketch.mapping().relative_accuracy());
-        let cooldown_clock = cooldown_clock(config.cooldown);
-        Ok(Hedger {
-            window: Window::like(clock, sketch, window_config)?,
-            budget,
+        // Checked before the clock is read or moved: an error drops the clock as usual.
+        let origin = clock.now();
+        let parts = Parts::new(config, origin)?;
+        let upper_edge = upper_edge(sketch.mapping().relative_accuracy());
+        Ok(Self::from_parts(
+            clock,
             config,
-            counters: Counters::default(),
-            cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
-            cooldown_clock,
-            rate_limited_at: AtomicCoarseInstant::never(),
+            budget,
+            sketch.layout(),
             upper_edge,
-            min_delay_ns: duration_to_nanos(config.min_delay),
-            max_delay_ns: duration_to_nanos(config.max_delay),
-            cold_start_ns: match config.cold_start {
-                ColdStart::Delay(d) => Some(duration_to_nanos(d)),
-                ColdStart::NoHedge => None,
-            },
-        })
+            parts,
+        ))
+    }
+
+    const_unless_loom! {
+        /// [`with_origin`](Hedger::with_origin) of a mapping of accuracy
+        /// `relative_accuracy`.
+        fn with_origin_and_accuracy(
+            clock: C,
+            config: HedgeConfig,
+            budget: B,
+            layout: BinLayout<M, N>,
+            relative_accuracy: f64,
+            origin: Instant,
+        ) -> Result<Self, HedgeError> {
+            // Checked without the clock and the budget: a `const fn` can match on a
+            // `Result` only if nothing in it has a destructor.
+            match Parts::new(config, origin) {
+                Ok(parts) => Ok(Self::from_parts(
+                    clock,
+                    config,
+                    budget,
+                    layout,
+                    upper_edge(relative_accuracy),
+                    parts,
+                )),
+                Err(e) => {
+                    // Not dropped: a `const fn` cannot run their destructors.
+                    core::mem::forget(clock);
+                    core::mem::forget(budget);
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    const_unless_loom! {
+        /// The hedger of checked `parts`.
+        fn from_parts(
+            clock: C,
+            config: HedgeConfig,
+            budget: B,
+            layout: BinLayout<M, N>,
+            upper_edge: f64,
+            parts: Parts,
+        ) -> Self {
+            let cooldown_clock = cooldown_clock(config.cooldown);
+            Hedger {
+                window: Window::from_parts(clock, layout, parts.window_config, parts.window),
+                budget,
+                config,
+                counters: Counters::new(),
+                cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
+                cooldown_clock,
+                rate_limited_at: AtomicCoarseInstant::never(),
+                upper_edge,
+                min_delay_ns: duration_to_nanos(config.min_delay),
+                max_delay_ns: duration_to_nanos(config.max_delay),
+                cold_start_ns: match config.cold_start {
+                    ColdStart::Delay(d) => Some(duration_to_nanos(d)),
+                    ColdStart::NoHedge => None,
+                },
+            }
+        }
     }
 
     /// The hedger's clock reading (to make a [`Deadline`], say).

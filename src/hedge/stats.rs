@@ -3,7 +3,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::sync::{AtomicU32, Ordering::Relaxed};
+use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 
 /// Live counters (32-bit atomics, wrapping at 2^32).
 #[derive(Debug, Default)]
@@ -22,6 +22,25 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
+    const_unless_loom! {
+        /// Every counter at zero.
+        pub(crate) fn new() -> Self {
+            Counters {
+                requests: AtomicU32::new(0),
+                hedges: AtomicU32::new(0),
+                hedge_wins: AtomicU32::new(0),
+                primary_wins: AtomicU32::new(0),
+                denied_budget: AtomicU32::new(0),
+                skipped_cold: AtomicU32::new(0),
+                skipped_deadline: AtomicU32::new(0),
+                skipped_backpressure: AtomicU32::new(0),
+                errors: AtomicU32::new(0),
+                rate_limited: AtomicU32::new(0),
+                deadline_exceeded: AtomicU32::new(0),
+            }
+        }
+    }
+
     pub(crate) fn bump(counter: &AtomicU32) {
         counter.fetch_add(1, Relaxed);
     }

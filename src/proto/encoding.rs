@@ -347,6 +347,7 @@ mod tests {
 
     impl IndexMapping for NearTop {
         const INTERPOLATION: Interpolation = Interpolation::Linear;
+        const DEFAULT: Self = NearTop(IntMapping::K6);
         fn with_relative_accuracy(alpha: f64) -> Result<Self, crate::sketch::ConfigError> {
             IntMapping::with_relative_accuracy(alpha).map(NearTop)
         }

@@ -36,7 +36,7 @@ use super::{
     RecordError, RecordSliceError,
 };
 use crate::sync::{
-    zeroed, AtomicU32,
+    const_unless_loom, zeroed, AtomicU32,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -175,20 +175,43 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         Self::with_layout(sketch.layout())
     }
 
-    /// An empty sketch of `layout`.
-    pub(crate) fn with_layout(layout: BinLayout<M, N>) -> Self {
-        AtomicSketch {
-            mapping: *layout.mapping(),
-            min_index: layout.min_index(),
-            zero: AtomicU32::new(0),
-            bins: zeroed(),
-            clamped: AtomicU32::new(0),
-            saturated: AtomicU32::new(0),
-            min_key: AtomicU32::new(NO_MIN),
-            max_key: AtomicU32::new(0),
-            occupied_low: AtomicU32::new(NO_LOW),
-            occupied_high: AtomicU32::new(0),
+    const_unless_loom! {
+        /// An empty sketch of `layout`. `const`: with a constant layout (a preset's, or
+        /// one from [`BinLayout::from_min_index`]) the sketch is a `static`, built at
+        /// compile time (no stack, no start-up code).
+        ///
+        /// ```
+        /// use tailguard::sketch::{presets, AtomicSketch, CubicMapping};
+        ///
+        /// static LATENCIES: AtomicSketch<CubicMapping, { presets::CUBIC_LATENCY_BINS }> =
+        ///     AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+        ///
+        /// LATENCIES.record_u64(2_000_000); // from any thread or interrupt handler
+        /// assert_eq!(LATENCIES.count(), 1);
+        /// assert_eq!(LATENCIES.layout().min_index(), presets::cubic_latency().min_index());
+        /// ```
+        pub fn with_layout(layout: BinLayout<M, N>) -> Self {
+            AtomicSketch {
+                mapping: *layout.mapping(),
+                min_index: layout.min_index(),
+                zero: AtomicU32::new(0),
+                bins: zeroed(),
+                clamped: AtomicU32::new(0),
+                saturated: AtomicU32::new(0),
+                min_key: AtomicU32::new(NO_MIN),
+                max_key: AtomicU32::new(0),
+                occupied_low: AtomicU32::new(NO_LOW),
+                occupied_high: AtomicU32::new(0),
+            }
         }
+    }
+
+    /// Gives this (empty) sketch `layout`: what [`with_layout`](Self::with_layout) would
+    /// have made of it. For `const` constructors that build arrays of sketches from
+    /// [`IndexMapping::DEFAULT`] (an array element can only be repeated from a constant).
+    pub(crate) const fn set_layout(&mut self, layout: BinLayout<M, N>) {
+        self.mapping = *layout.mapping();
+        self.min_index = layout.min_index();
     }
 
     /// Records one value. NaN and negative values are errors and change nothing; values

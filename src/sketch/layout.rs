@@ -58,9 +58,40 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         if !(min_value >= f64::MIN_POSITIVE && min_value.is_finite()) {
             return Err(ConfigError::InvalidMinValue);
         }
-        let min_index = mapping.index(min_value);
-        let top = i64::from(min_index).saturating_add(i64::try_from(N).unwrap_or(i64::MAX));
-        if min_index == i32::MIN || top > i64::from(i32::MAX) {
+        Self::from_min_index(mapping, mapping.index(min_value))
+    }
+
+    /// The layout whose lowest bin has mapping index `min_index`, if every bin index fits
+    /// in an `i32` and `min_index` is above `i32::MIN` (the index of zero, which must land
+    /// in the zero bin); else [`ConfigError::RangeOverflow`].
+    ///
+    /// `const`, so a layout can be a constant (the presets' are, see
+    /// [`presets`](super::presets)) and a `static` sketch or window can be built from it.
+    /// The index of a value is `mapping.index(value)`; [`IntMapping`](super::IntMapping)
+    /// and [`OtelMapping`](super::OtelMapping) are `const` to build.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, BinLayout, IndexMapping, IntMapping};
+    ///
+    /// // 300 bins of 1.56 % from the bin of 100 µs (values in ns): 100 µs .. about 67 ms.
+    /// const LAYOUT: BinLayout<IntMapping, 300> = match BinLayout::from_min_index(
+    ///     IntMapping::K5,
+    ///     528, // IntMapping::K5.index(1e5), checked below
+    /// ) {
+    ///     Ok(layout) => layout,
+    ///     Err(_) => panic!("bin indices overflow"), // a compile error, not a run-time one
+    /// };
+    /// static LATENCIES: AtomicSketch<IntMapping, 300> = AtomicSketch::with_layout(LAYOUT);
+    ///
+    /// assert_eq!(IntMapping::K5.index(1e5), LAYOUT.min_index());
+    /// LATENCIES.record_u64(250_000);
+    /// assert_eq!(LATENCIES.count(), 1);
+    /// ```
+    pub const fn from_min_index(mapping: M, min_index: i32) -> Result<Self, ConfigError> {
+        // N < i32::MAX (asserted by `with_min_index` at compile time): the cast is exact
+        // and the sum cannot overflow an i64.
+        let top = (min_index as i64).saturating_add(N as i64);
+        if min_index == i32::MIN || top > i32::MAX as i64 {
             return Err(ConfigError::RangeOverflow);
         }
         Ok(Self::with_min_index(mapping, min_index))
@@ -75,7 +106,7 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     }
 
     /// The index mapping.
-    pub fn mapping(&self) -> &M {
+    pub const fn mapping(&self) -> &M {
         &self.mapping
     }
 
@@ -85,7 +116,7 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     }
 
     /// The mapping index of the lowest bin.
-    pub fn min_index(&self) -> i32 {
+    pub const fn min_index(&self) -> i32 {
         self.min_index
     }
 

@@ -49,6 +49,21 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The interpolation, as DataDog's protobuf names it.
     const INTERPOLATION: Interpolation;
 
+    /// A mapping of this type that exists at compile time: the latency presets' (1 % for
+    /// [`LogMapping`] and [`CubicMapping`], [`IntMapping::K6`], scale 5 for
+    /// [`OtelMapping`](super::OtelMapping)).
+    ///
+    /// `const` constructors need it where they fill an array of sketches (a
+    /// [`Window`](crate::window::Window)'s slots) before giving each its layout: an array
+    /// element can only be repeated from a constant.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping, LogMapping};
+    /// assert_eq!(IntMapping::DEFAULT, IntMapping::K6);
+    /// assert_eq!(LogMapping::DEFAULT, LogMapping::with_relative_accuracy(0.01).unwrap());
+    /// ```
+    const DEFAULT: Self;
+
     /// The mapping for relative accuracy `alpha` (for example `0.01` for 1 %).
     ///
     /// A mapping that supports only discrete accuracies picks the nearest one that is at
@@ -279,6 +294,23 @@ pub struct LogMapping {
 }
 
 impl LogMapping {
+    /// The 1 % mapping of [`LogLatency`](super::presets::LogLatency), built at compile time
+    /// from the bits `from_valid_accuracy(0.01)` computes with `log1p` (a test checks them
+    /// equal, so they cannot drift).
+    pub(crate) const ONE_PERCENT: LogMapping = LogMapping {
+        scale: Scale {
+            alpha: 0.01,
+            gamma: f64::from_bits(0x3ff0_52bf_5a81_4afd),
+            multiplier: f64::from_bits(0x4048_ffc9_629d_2370),
+            offset: 0.0,
+        },
+    };
+
+    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code.
+    pub(crate) const fn accuracy(&self) -> f64 {
+        self.scale.alpha
+    }
+
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         let gamma = accuracy_base(alpha);
@@ -302,6 +334,7 @@ impl LogMapping {
 
 impl IndexMapping for LogMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
+    const DEFAULT: Self = LogMapping::ONE_PERCENT;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
@@ -429,6 +462,23 @@ pub struct CubicMapping {
 }
 
 impl CubicMapping {
+    /// The 1 % mapping of [`CubicLatency`](super::presets::CubicLatency), built at compile
+    /// time from the bits `from_valid_accuracy(0.01)` computes with `exp`, `log` and
+    /// `log1p` (a test checks them equal, so they cannot drift).
+    pub(crate) const ONE_PERCENT: CubicMapping = CubicMapping {
+        scale: Scale {
+            alpha: 0.01,
+            gamma: f64::from_bits(0x3ff0_51ed_e9e7_f1c2),
+            multiplier: f64::from_bits(0x4041_7fd9_c507_98e3),
+            offset: 0.0,
+        },
+    };
+
+    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code.
+    pub(crate) const fn accuracy(&self) -> f64 {
+        self.scale.alpha
+    }
+
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         // DataDog's gamma for this accuracy (Java's `pow(base, 10 ln 2 / 7)`, to the bit for
@@ -466,6 +516,7 @@ impl CubicMapping {
 
 impl IndexMapping for CubicMapping {
     const INTERPOLATION: Interpolation = Interpolation::Cubic;
+    const DEFAULT: Self = CubicMapping::ONE_PERCENT;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
@@ -630,6 +681,14 @@ impl IntMapping {
         self.k
     }
 
+    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code: the bits
+    /// of `tanh(2^-(k+1))` for each `k` (a test checks them against the `tanh`).
+    // k <= 20 (checked at construction) indexes the 21 entries.
+    #[allow(clippy::indexing_slicing)]
+    pub(crate) const fn accuracy(&self) -> f64 {
+        f64::from_bits(INT_ACCURACY_BITS[self.k as usize])
+    }
+
     /// The index of the value whose `approx_log` is `x / 2^52`: its exact bin, unless it
     /// is so close to an edge that DataDog's libraries may put it elsewhere (see the type's
     /// docs); then where both put it.
@@ -694,8 +753,34 @@ impl IntMapping {
     }
 }
 
+/// `IntMapping::accuracy_of_bits(k)` for `k` in `0..=20`, as bits.
+const INT_ACCURACY_BITS: [u64; INT_MAX_BITS as usize + 1] = [
+    0x3fdd_9353_d756_8af3,
+    0x3fcf_597e_a69a_1c86,
+    0x3fbf_d599_2bc4_b834,
+    0x3faf_f559_97e0_30d7,
+    0x3f9f_fd55_9992_b1de,
+    0x3f8f_ff55_5999_7df9,
+    0x3f7f_ffd5_5599_992b,
+    0x3f6f_fff5_5559_9998,
+    0x3f5f_fffd_5555_999a,
+    0x3f4f_ffff_5555_599a,
+    0x3f3f_ffff_d555_5599,
+    0x3f2f_ffff_f555_555a,
+    0x3f1f_ffff_fd55_5555,
+    0x3f0f_ffff_ff55_5555,
+    0x3eff_ffff_ffd5_5556,
+    0x3eef_ffff_fff5_5555,
+    0x3edf_ffff_fffd_5556,
+    0x3ecf_ffff_ffff_5555,
+    0x3ebf_ffff_ffff_d555,
+    0x3eaf_ffff_ffff_f555,
+    0x3e9f_ffff_ffff_fd55,
+];
+
 impl IndexMapping for IntMapping {
     const INTERPOLATION: Interpolation = Interpolation::Linear;
+    const DEFAULT: Self = IntMapping::K6;
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
@@ -804,6 +889,27 @@ impl IndexMapping for IntMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn const_accuracies_are_the_computed_ones() {
+        for k in 0..=INT_MAX_BITS {
+            let m = IntMapping::with_mantissa_bits(k).unwrap();
+            assert_eq!(
+                m.accuracy().to_bits(),
+                m.relative_accuracy().to_bits(),
+                "{k}"
+            );
+        }
+        for alpha in [0.001, 0.01, 0.02, 0.05] {
+            let log = LogMapping::with_relative_accuracy(alpha).unwrap();
+            assert_eq!(log.accuracy().to_bits(), log.relative_accuracy().to_bits());
+            let cubic = CubicMapping::with_relative_accuracy(alpha).unwrap();
+            assert_eq!(
+                cubic.accuracy().to_bits(),
+                cubic.relative_accuracy().to_bits()
+            );
+        }
+    }
 
     fn check_bins<M: IndexMapping>(m: M) {
         let alpha = m.relative_accuracy();

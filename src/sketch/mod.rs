@@ -457,8 +457,20 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         Ok(sketch)
     }
 
-    /// An empty sketch of `layout`.
-    pub(crate) fn with_layout(layout: BinLayout<M, N>) -> Self {
+    /// An empty sketch of `layout`. `const`: with a constant layout (a preset's, or one
+    /// from [`BinLayout::from_min_index`]) the sketch can initialise a `static`.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use tailguard::sketch::{presets, DDSketch};
+    ///
+    /// static LATENCIES: Mutex<presets::IntLatencyCoarse> =
+    ///     Mutex::new(DDSketch::with_layout(presets::INT_LATENCY_COARSE_LAYOUT));
+    ///
+    /// LATENCIES.lock().unwrap().record_u64(1_500_000);
+    /// assert_eq!(LATENCIES.lock().unwrap().count(), 1);
+    /// ```
+    pub const fn with_layout(layout: BinLayout<M, N>) -> Self {
         DDSketch {
             mapping: *layout.mapping(),
             min_index: layout.min_index(),

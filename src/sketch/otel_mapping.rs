@@ -10,6 +10,41 @@ const MAX_NORMAL_EXPONENT: i32 = 1023;
 /// `1 / ln 2`, rounded once: the SDKs' `1 / log(2)`, whose `log(2)` is `LN_2` to the bit.
 const INV_LN_2: f64 = 1.0 / core::f64::consts::LN_2;
 
+/// `OtelMapping::accuracy_of_scale(scale)` for scales `-10..=20`, as bits.
+const ACCURACY_BITS: [u64; 31] = [
+    0x3ff0_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0x3fef_ffff_ffc0_0000,
+    0x3fef_ffc0_003f_ffc0,
+    0x3fef_c03f_c03f_c040,
+    0x3fec_3c3c_3c3c_3c3c,
+    0x3fe3_3333_3333_3333,
+    0x3fd5_5555_5555_5555,
+    0x3fc5_f619_980c_4337,
+    0x3fb6_2018_5e56_2140,
+    0x3fa6_2ab6_4c81_62a8,
+    0x3f96_2d5f_b19f_39d2,
+    0x3f86_2e0a_2997_4dc5,
+    0x3f76_2e34_c980_baa4,
+    0x3f66_2e3f_7199_cdd2,
+    0x3f56_2e42_1ba1_fe23,
+    0x3f46_2e42_c624_28ef,
+    0x3f36_2e42_f0c4_b58f,
+    0x3f26_2e42_fb6c_d8d5,
+    0x3f16_2e42_fe16_e1a8,
+    0x3f06_2e42_fec1_63dd,
+    0x3ef6_2e42_feec_046a,
+    0x3ee6_2e42_fef6_ac8d,
+    0x3ed6_2e42_fef9_5697,
+    0x3ec6_2e42_fefa_0119,
+    0x3eb6_2e42_fefa_2bba,
+    0x3ea6_2e42_fefa_3662,
+    0x3e96_2e42_fefa_390c,
+];
+
 /// An index mapping whose bins **are** OpenTelemetry's base-2 exponential-histogram
 /// buckets at a `scale`: base `b = 2^(2^-scale)`, bin `i` holds `(b^i, b^(i+1)]`
 /// (upper-inclusive), so a sketch of this mapping encodes as an OTLP
@@ -96,6 +131,14 @@ impl OtelMapping {
         self.scale
     }
 
+    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code: the bits
+    /// of `accuracy_of_scale` for each scale (a test checks them against the `tanh`).
+    // MIN_SCALE <= scale <= MAX_SCALE (checked at construction): the index is in 0..31.
+    #[allow(clippy::indexing_slicing)]
+    pub(crate) const fn accuracy(&self) -> f64 {
+        f64::from_bits(ACCURACY_BITS[self.scale.wrapping_sub(Self::MIN_SCALE) as usize])
+    }
+
     /// The accuracy of `scale`: `tanh(ln(2^(2^-scale)) / 2)`.
     fn accuracy_of_scale(scale: i32) -> f64 {
         libm::tanh(libm::ldexp(core::f64::consts::LN_2, scale.wrapping_neg()) / 2.0)
@@ -138,6 +181,9 @@ impl OtelMapping {
 
 impl IndexMapping for OtelMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
+    const DEFAULT: Self = OtelMapping {
+        scale: super::presets::OTEL_LATENCY_SCALE,
+    };
 
     /// The coarsest scale whose accuracy is at least `alpha` (`alpha` rounds down, as for
     /// [`IntMapping`](super::IntMapping)): scale 5 (1.08 %) for 2 %, scale 6 (0.54 %) for
@@ -248,6 +294,18 @@ impl IndexMapping for OtelMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn const_accuracies_are_the_computed_ones() {
+        for scale in OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE {
+            let m = OtelMapping::with_scale(scale).unwrap();
+            assert_eq!(
+                m.accuracy().to_bits(),
+                m.relative_accuracy().to_bits(),
+                "{scale}"
+            );
+        }
+    }
     use std::{vec, vec::Vec};
 
     /// The SDKs' mapping, written as the Python SDK writes it (with `f64` ln from the C

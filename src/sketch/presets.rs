@@ -56,35 +56,55 @@ pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 /// coarser than a latency sketch wants).
 pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
 
-fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
-    // The bin counts above are checked against `for_range` by a test, so the range fits.
-    DDSketch::with_layout(BinLayout::with_min_index(
-        mapping,
-        mapping.index(MIN_LATENCY_NS),
-    ))
+/// The layout of `N` bins of `mapping` from the bin of index `min_index`. The indices
+/// below are `mapping.index(MIN_LATENCY_NS)` (which is not `const`: it takes a logarithm),
+/// checked by a test; the bin counts are checked against `for_range`, so every index fits.
+const fn layout<M: IndexMapping, const N: usize>(mapping: M, min_index: i32) -> BinLayout<M, N> {
+    BinLayout::with_min_index(mapping, min_index)
 }
 
-/// An empty [`LogLatency`] sketch.
-pub fn log_latency() -> LogLatency {
-    build(LogMapping::from_valid_accuracy(0.01))
+/// The layout of [`LogLatency`]: a constant, for `static` sketches, windows and hedgers
+/// ([`AtomicSketch::with_layout`](super::AtomicSketch::with_layout),
+/// [`Window::with_origin`](crate::window::Window::with_origin)).
+pub const LOG_LATENCY_LAYOUT: BinLayout<LogMapping, LOG_LATENCY_BINS> =
+    layout(LogMapping::ONE_PERCENT, 345);
+/// The layout of [`CubicLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+pub const CUBIC_LATENCY_LAYOUT: BinLayout<CubicMapping, CUBIC_LATENCY_BINS> =
+    layout(CubicMapping::ONE_PERCENT, 348);
+/// The layout of [`IntLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+pub const INT_LATENCY_LAYOUT: BinLayout<IntMapping, INT_LATENCY_BINS> = layout(IntMapping::K6, 636);
+/// The layout of [`IntLatencyCoarse`] (see [`LOG_LATENCY_LAYOUT`]).
+pub const INT_LATENCY_COARSE_LAYOUT: BinLayout<IntMapping, INT_LATENCY_COARSE_BINS> =
+    layout(IntMapping::K5, 318);
+/// The layout of [`OtelLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+pub const OTEL_LATENCY_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> = layout(
+    OtelMapping {
+        scale: OTEL_LATENCY_SCALE,
+    },
+    318,
+);
+
+/// An empty [`LogLatency`] sketch (`const`: it can initialise a `static`).
+pub const fn log_latency() -> LogLatency {
+    DDSketch::with_layout(LOG_LATENCY_LAYOUT)
 }
 
-/// An empty [`CubicLatency`] sketch.
-pub fn cubic_latency() -> CubicLatency {
-    build(CubicMapping::from_valid_accuracy(0.01))
+/// An empty [`CubicLatency`] sketch (`const`).
+pub const fn cubic_latency() -> CubicLatency {
+    DDSketch::with_layout(CUBIC_LATENCY_LAYOUT)
 }
 
-/// An empty [`IntLatency`] sketch.
-pub fn int_latency() -> IntLatency {
-    build(IntMapping::K6)
+/// An empty [`IntLatency`] sketch (`const`).
+pub const fn int_latency() -> IntLatency {
+    DDSketch::with_layout(INT_LATENCY_LAYOUT)
 }
 
-/// An empty [`IntLatencyCoarse`] sketch.
-pub fn int_latency_coarse() -> IntLatencyCoarse {
-    build(IntMapping::K5)
+/// An empty [`IntLatencyCoarse`] sketch (`const`).
+pub const fn int_latency_coarse() -> IntLatencyCoarse {
+    DDSketch::with_layout(INT_LATENCY_COARSE_LAYOUT)
 }
 
-/// An empty [`OtelLatency`] sketch.
+/// An empty [`OtelLatency`] sketch (`const`).
 ///
 /// ```
 /// use tailguard::otlp;
@@ -96,10 +116,8 @@ pub fn int_latency_coarse() -> IntLatencyCoarse {
 /// let len = otlp::encode(&s, otlp::Timestamps::default(), &mut buf).unwrap();
 /// assert_eq!(len, otlp::encoded_len(&s, otlp::Timestamps::default()));
 /// ```
-pub fn otel_latency() -> OtelLatency {
-    build(OtelMapping {
-        scale: OTEL_LATENCY_SCALE,
-    })
+pub const fn otel_latency() -> OtelLatency {
+    DDSketch::with_layout(OTEL_LATENCY_LAYOUT)
 }
 
 #[cfg(test)]
@@ -113,6 +131,53 @@ mod tests {
         assert!(DDSketch::<M, N>::for_range(alpha, MIN_LATENCY_NS, MAX_LATENCY_NS * 1.03).is_err());
         assert!(preset.min_trackable() <= MIN_LATENCY_NS);
         assert!(preset.max_trackable() > MAX_LATENCY_NS);
+    }
+
+    /// What the presets were before their layouts became constants: the mapping built by
+    /// its run-time constructor, the lowest bin computed by the mapping.
+    fn computed<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
+        DDSketch::with_layout(BinLayout::with_min_index(
+            mapping,
+            mapping.index(MIN_LATENCY_NS),
+        ))
+    }
+
+    /// Every bit of a mapping (its `Debug` form prints each float so that it parses back
+    /// to the same bits), and the layout.
+    fn assert_same_layout<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSketch<M, N>) {
+        assert_eq!(
+            std::format!("{:?}", a.mapping()),
+            std::format!("{:?}", b.mapping())
+        );
+        assert_eq!(a.mapping().gamma().to_bits(), b.mapping().gamma().to_bits());
+        assert_eq!(
+            a.mapping().relative_accuracy().to_bits(),
+            b.mapping().relative_accuracy().to_bits()
+        );
+        assert_eq!(a.min_index(), b.min_index());
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn constant_layouts_are_what_the_run_time_constructors_compute() {
+        assert_same_layout(
+            &log_latency(),
+            &computed(LogMapping::with_relative_accuracy(0.01).unwrap()),
+        );
+        assert_same_layout(
+            &cubic_latency(),
+            &computed(CubicMapping::with_relative_accuracy(0.01).unwrap()),
+        );
+        assert_same_layout(&int_latency(), &computed(IntMapping::K6));
+        assert_same_layout(&int_latency_coarse(), &computed(IntMapping::K5));
+        assert_same_layout(
+            &otel_latency(),
+            &computed(OtelMapping::with_scale(5).unwrap()),
+        );
+        // The defaults that `const` constructors start arrays from.
+        assert_eq!(LogMapping::DEFAULT, *log_latency().mapping());
+        assert_eq!(CubicMapping::DEFAULT, *cubic_latency().mapping());
+        assert_eq!(OtelMapping::DEFAULT, *otel_latency().mapping());
     }
 
     #[test]

@@ -15,8 +15,8 @@ pub(crate) struct Quantile(f64);
 
 impl Quantile {
     /// `q`, or [`InvalidQuantile`] if it is NaN or outside [0, 1].
-    pub(crate) fn new(q: f64) -> Result<Self, InvalidQuantile> {
-        if (0.0..=1.0).contains(&q) {
+    pub(crate) const fn new(q: f64) -> Result<Self, InvalidQuantile> {
+        if q >= 0.0 && q <= 1.0 {
             Ok(Quantile(q))
         } else {
             Err(InvalidQuantile)
@@ -24,12 +24,12 @@ impl Quantile {
     }
 
     /// Whether it asks for the minimum (`q = 0`).
-    pub(crate) fn is_min(self) -> bool {
+    pub(crate) const fn is_min(self) -> bool {
         self.0 == 0.0
     }
 
     /// Whether it asks for the maximum (`q = 1`).
-    pub(crate) fn is_max(self) -> bool {
+    pub(crate) const fn is_max(self) -> bool {
         self.0 == 1.0
     }
 
