@@ -30,5 +30,16 @@ for board in "${boards[@]}"; do
     -kernel "target/$target/release/tailguard-firmware"
 done
 
+# The integer hedge path (src/bin/int_path.rs): runs on both boards, then its image is
+# checked free of soft-float helpers and divisions from the hot path down.
+for board in "${boards[@]}"; do
+  read -r target cpu machine <<<"$board"
+  echo "--- int_path on $machine ($cpu, $target)"
+  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
+    -semihosting-config enable=on,target=native \
+    -kernel "target/$target/release/int_path"
+done
+bash ../.ci/check-int-path.sh # (this script runs in firmware/)
+
 # The embassy firmware: race_embassy on an embassy executor, defmt decoded by defmt-print.
 bash ../.ci/firmware-embassy.sh # (this script runs in firmware/)

@@ -52,9 +52,11 @@ use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
-use crate::clock::{duration_to_nanos, Clock, Instant};
+use crate::clock::{duration_to_nanos, nanos_to_duration, Clock, Instant};
 use crate::deadline::Deadline;
-use crate::sketch::presets::{self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS};
+use crate::sketch::presets::{
+    self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS, MCU_LATENCY_BINS,
+};
 use crate::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 use crate::window::{Window, WindowConfig};
 
@@ -209,9 +211,6 @@ pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_L
     cooldown_ticks: u64,
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,
-    /// From a bin's representative to its upper edge: `1 / (1 - alpha)`. Computed once:
-    /// the integer mapping's alpha is a `tanh`, soft-float on a microcontroller.
-    upper_edge: f64,
     /// The configuration's delays in nanoseconds: decisions add and compare integers.
     min_delay_ns: u64,
     max_delay_ns: u64,
@@ -233,6 +232,34 @@ pub type CubicHedger<C, B = RatioBudget> = Hedger<C, B, CubicMapping, CUBIC_LATE
 pub type LogHedger<C, B = RatioBudget> = Hedger<C, B, LogMapping, LOG_LATENCY_BINS>;
 /// A [`Hedger`] over the 0.78 % integer latency preset: no float operation records.
 pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BINS>;
+/// A [`Hedger`] over the microcontroller preset ([`McuLatency`](presets::McuLatency):
+/// 1.56 %, integer mapping, 100 µs .. 10 s), for device-side latencies on a small part.
+/// Its hot path (`start`, `should_hedge`, `on_success`, and a budget's `try_acquire` and
+/// `on_request`) uses integer operations only, refreshes of the window's threshold
+/// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
+/// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
+/// 6.7 KB with a [`RatioBudget`].
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger, McuHedger};
+/// use tailguard::sketch::presets;
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new().with_min_samples(10).with_min_delay(Duration::from_micros(100));
+/// let hedger: McuHedger<_> = Hedger::with_sketch(&clock, config, &presets::mcu_latency()).unwrap();
+/// for _ in 0..20 {
+///     let ticket = hedger.start();
+///     clock.advance(Duration::from_micros(800)); // a sensor read
+///     hedger.on_success(&ticket, Attempt::Primary);
+/// }
+/// let mut ticket = hedger.start();
+/// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+/// // The bin's upper edge: at or above 800 µs, within the preset's 1.56 %.
+/// assert!(wait >= Duration::from_micros(800) && wait <= Duration::from_micros(826));
+/// ```
+pub type McuHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, MCU_LATENCY_BINS>;
 
 impl<C: Clock> Hedger<C> {
     /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
@@ -309,7 +336,6 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             // window's default does, so a small `min_samples` never learns later.
             .with_min_count(config.min_samples)
             .with_warmup_records(config.min_samples.max(defaults.warmup_records()));
-        let upper_edge = 1.0 / (1.0 - sketch.mapping().relative_accuracy());
         let cooldown_clock = cooldown_clock(config.cooldown);
         Ok(Hedger {
             window: Window::like(clock, sketch, window_config)?,
@@ -319,7 +345,6 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
             cooldown_clock,
             rate_limited_at: AtomicCoarseInstant::never(),
-            upper_edge,
             min_delay_ns: duration_to_nanos(config.min_delay),
             max_delay_ns: duration_to_nanos(config.max_delay),
             cold_start_ns: match config.cold_start {
@@ -388,12 +413,12 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     #[inline]
     fn delays(&self, now: Instant) -> Result<Delays, SkipReason> {
         // `None` until the window holds `min_samples` latencies. The upper edge of the
-        // percentile's bin (the representative is lower_bound * (1 + alpha), the edge
-        // lower_bound * gamma = representative / (1 - alpha)): the delay then never sits
-        // below the true percentile, so a point mass there (a cache, a timeout cap) is not
-        // hedged for nothing. Nanoseconds; the cast saturates.
-        let learned = match self.window.cached_quantile() {
-            Some(ns) => (ns * self.upper_edge) as u64,
+        // percentile's bin, in nanoseconds, computed when the window refreshed: the delay
+        // then never sits below the true percentile, so a point mass there (a cache, a
+        // timeout cap) is not hedged for nothing. One load and integer operations: with
+        // an integer mapping the whole decision is free of floats and 64-bit divisions.
+        let learned = match self.window.cached_upper_bound() {
+            Some(ns) => ns,
             None => self.cold_start_ns.ok_or(SkipReason::ColdStart)?,
         };
         // min <= max (validated): max-then-min is a clamp that cannot panic.
@@ -470,7 +495,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a
             // caller sleep past `max_delay`.
-            return Decision::Wait(Duration::from_nanos(due.wrapping_sub(now_ns).min(delay)));
+            return Decision::Wait(nanos_to_duration(due.wrapping_sub(now_ns).min(delay)));
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {

@@ -11,8 +11,23 @@
 //! | [`IntLatency`] | integer, k = 6 | 0.78 % | 1,698 | 6,896 bytes |
 //! | [`IntLatencyCoarse`] | integer, k = 5 | 1.56 % | 849 | 3,496 bytes |
 //! | [`OtelLatency`] | OpenTelemetry, scale 5 | 1.08 % | 852 | 3,504 bytes |
+//! | [`McuLatency`] | integer, k = 5, **100 µs .. 10 s** | 1.56 % | 534 | 2,240 bytes |
 //!
 //! The sizes are asserted by a test, so they cannot grow silently.
+//!
+//! # Microcontrollers
+//!
+//! [`McuLatency`] is sized for device-side latencies (a sensor read, a flash write, a
+//! radio round trip: 100 µs to 10 s) on a small part: its atomic form
+//! ([`AtomicSketch`](super::AtomicSketch)) takes 2,160 bytes (4 per bin plus the zero bin,
+//! counters and layout), a [`Window`](crate::window::Window) of three of them 6.6 KB, and
+//! [`McuHedger`](crate::hedge::McuHedger) (that window, a ratio budget and the policy's
+//! state) 6.7 KB on a 32-bit core, the same as on x86-64 but for a few bytes of padding,
+//! which leaves room on a 16 KiB Cortex-M0 for the stack and an embassy executor. Its
+//! mapping is [`IntMapping`]: recording, refreshing the window's cached quantile, reading
+//! the hedge threshold and deciding use integer operations only (no soft-float helper, no
+//! 64-bit division: checked on the Cortex-M0 and Cortex-M4F images by
+//! `.ci/check-int-path.sh`).
 //!
 //! ```
 //! use tailguard::sketch::presets;
@@ -36,6 +51,12 @@ pub const CUBIC_LATENCY_BINS: usize = 931;
 pub const INT_LATENCY_BINS: usize = 1698;
 /// The bins of [`IntLatencyCoarse`].
 pub const INT_LATENCY_COARSE_BINS: usize = 849;
+/// The bins of [`McuLatency`].
+pub const MCU_LATENCY_BINS: usize = 534;
+/// Smallest latency [`McuLatency`] tracks: 100 µs in nanoseconds.
+pub const MCU_MIN_LATENCY_NS: f64 = 1e5;
+/// Largest latency [`McuLatency`] tracks: 10 s in nanoseconds.
+pub const MCU_MAX_LATENCY_NS: f64 = 1e10;
 /// The bins of [`OtelLatency`].
 pub const OTEL_LATENCY_BINS: usize = 852;
 /// The scale of [`OtelLatency`]: 32 buckets per power of two.
@@ -55,6 +76,9 @@ pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 /// records integers with one `ln` (no float operation at scales `<= 0`, which are
 /// coarser than a latency sketch wants).
 pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
+/// 1.56 % over 100 µs .. 10 s (in ns), integer mapping: the microcontroller preset, a
+/// third of the memory of [`IntLatencyCoarse`] (see the [module docs](self#microcontrollers)).
+pub type McuLatency = DDSketch<IntMapping, MCU_LATENCY_BINS>;
 
 fn build<M: IndexMapping, const N: usize>(mapping: M) -> DDSketch<M, N> {
     // The bin counts above are checked against `for_range` by a test, so the range fits.
@@ -82,6 +106,25 @@ pub fn int_latency() -> IntLatency {
 /// An empty [`IntLatencyCoarse`] sketch.
 pub fn int_latency_coarse() -> IntLatencyCoarse {
     build(IntMapping::K5)
+}
+
+/// An empty [`McuLatency`] sketch.
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::mcu_latency();
+/// s.record_u64(250_000); // 250 µs
+/// let p50 = s.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 250e3).abs() <= 0.0157 * 250e3);
+/// assert!(s.min_trackable() <= 1e5 && s.max_trackable() > 1e10);
+/// ```
+pub fn mcu_latency() -> McuLatency {
+    // The bin count is checked against `for_range` by a test, so the range fits.
+    DDSketch::with_layout(BinLayout::with_min_index(
+        IntMapping::K5,
+        IntMapping::K5.index(MCU_MIN_LATENCY_NS),
+    ))
 }
 
 /// An empty [`OtelLatency`] sketch.
@@ -122,6 +165,13 @@ mod tests {
         check(int_latency(), 0.01);
         check(int_latency_coarse(), 0.02);
         check(otel_latency(), 0.011);
+        let mcu = McuLatency::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS).unwrap();
+        assert_eq!(mcu_latency(), mcu);
+        assert_eq!(mcu_latency().mapping().mantissa_bits(), 5);
+        assert!(
+            McuLatency::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS * 1.03).is_err()
+        );
+        assert!(mcu_latency().max_trackable() > MCU_MAX_LATENCY_NS);
         assert_eq!(otel_latency().mapping().scale(), 5);
     }
 
@@ -134,6 +184,7 @@ mod tests {
         assert_eq!(size_of::<IntLatency>(), 6896);
         assert_eq!(size_of::<IntLatencyCoarse>(), 3496);
         assert_eq!(size_of::<OtelLatency>(), 3504);
+        assert_eq!(size_of::<McuLatency>(), 2240);
         assert!(size_of::<LogLatency>() <= 4096 && size_of::<CubicLatency>() <= 4096);
     }
 }
