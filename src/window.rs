@@ -43,9 +43,11 @@
 //! highest filled since each slot was last cleared: a few hundred for latencies, against
 //! the thousands of a preset), once for the count and once from the nearer end for the
 //! rank; [`cached_quantile`](Window::cached_quantile)
-//! instead returns one configured quantile (p90 by default) cached in one atomic: one
-//! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
-//! its delay there).
+//! instead returns one configured quantile (p90 by default) cached by the last refresh:
+//! one load and the bin's value. The refresh also publishes that bin's upper edge as a
+//! whole number, [`cached_upper_bound`](Window::cached_upper_bound): one load and a shift,
+//! integer operations only, cheap enough to read on every request (the
+//! [`Hedger`](crate::hedge::Hedger) reads its delay there).
 //!
 //! **Records ask, maintenance scans.** A record never scans: at most it leaves a request
 //! (one read-modify-write of one word, only when a trigger below fires), with no shared
@@ -102,8 +104,14 @@
 //! # Interrupt safety and the cost of a record
 //!
 //! Every field touched by recording, rotating and refreshing is a native 32-bit atomic,
-//! and no record divides a 64-bit number (the interval is found by a multiply with its
-//! reciprocal). A record never scans bins for the cached quantile (see above). The one
+//! and no record divides a 64-bit number (the interval and its slot are found by
+//! multiplies with reciprocals). With [`IntMapping`](crate::sketch::IntMapping) recording,
+//! rotating, refreshing (the rank is computed with integers, bit for bit as the `f64`
+//! formula, and the bound is the bin's exact edge) and
+//! [`cached_upper_bound`](Window::cached_upper_bound) use integer operations only: no
+//! soft-float helper and no division is reachable from them on a Cortex-M0 or Cortex-M4F
+//! (checked by `.ci/check-int-path.sh`). [`cached_quantile`](Window::cached_quantile),
+//! [`quantile`](Window::quantile) and [`snapshot`](Window::snapshot) answer in `f64`. A record never scans bins for the cached quantile (see above). The one
 //! record per interval that first finds the clock past the published interval rotates,
 //! which clears the slots leaving the window: up to `SLOTS * (N + 1)` loads. For
 //! interrupt handlers, configure

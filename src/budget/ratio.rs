@@ -92,7 +92,10 @@ impl RatioBudget {
         clock: C,
     ) -> Result<RatioBudget<C>, BudgetError> {
         // A NaN or out-of-range rate is refused by the bucket; the cast saturates.
-        let burst = (libm::ceil(per_second) as u32).clamp(1, TokenBucket::<C>::MAX_BURST);
+        // (max-then-min, not `Ord::clamp`, whose bound check can panic: none is linked.)
+        let burst = (libm::ceil(per_second) as u32)
+            .max(1)
+            .min(TokenBucket::<C>::MAX_BURST);
         Ok(RatioBudget {
             balance: self.balance,
             deposit: self.deposit,

@@ -32,8 +32,12 @@
 //! load: it rotates, once per interval, so that no decision after an idle gap reads expired
 //! data, and scans the window's occupied bins when records asked for a refresh of the
 //! cached percentile, so the recording path in `on_success` never scans); `should_hedge` is a few
-//! atomic loads (the window's cached percentile, which is `None` below `min_samples`, and the
-//! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
+//! atomic loads (the window's threshold, the upper edge of the cached percentile's bin as a
+//! whole number of nanoseconds, which is `None` below `min_samples`, and the cooldown stamp)
+//! plus one compare-and-swap when it hedges, all in integers. No bin is scanned per request.
+//! With an integer mapping ([`IntHedger`], [`McuHedger`]) all of it, refreshes included,
+//! links no soft-float helper and no division on a Cortex-M (see
+//! [which mapping on which core](crate::sketch#which-mapping-on-which-core)).
 //!
 //! # Clocks
 //!
@@ -172,7 +176,9 @@ impl Ticket {
 /// `&RatioBudget` or `Arc<RatioBudget>` caps several hedgers together) and the window's
 /// sketch: the mapping `M` and its `N` bins, the 1 % cubic preset over 1 µs .. 100 s by
 /// default. [`CubicHedger`], [`LogHedger`] and [`IntHedger`] name the presets'
-/// hedgers; use the integer mapping on cores without an FPU. Drivers take any hedger
+/// hedgers, and [`McuHedger`] the microcontroller preset's; use the integer mapping on
+/// cores without a double-precision FPU (the Cortex-M4F's FPU is single precision: `f64`
+/// is software there too). Drivers take any hedger
 /// through [`HedgePolicy`].
 ///
 /// ```
@@ -238,7 +244,7 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// `on_request`) uses integer operations only, refreshes of the window's threshold
 /// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
 /// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
-/// 6.7 KB with a [`RatioBudget`].
+/// 7 KB with a [`RatioBudget`] (7,000 bytes on a Cortex-M4F).
 ///
 /// ```
 /// use core::time::Duration;

@@ -22,6 +22,12 @@
 //! | [`LogMapping`] | 116 | a table-driven `ln` (`libm`'s within a hair of a bin edge) | yes |
 //! | [`CubicMapping`] | 117 | bit extraction + 3 multiply-adds | yes (no `ln`) |
 //! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts | none |
+//!
+//! On a core without a double-precision FPU use [`IntMapping`]: that is the Cortex-M0 and
+//! RV32IMC (no FPU at all) and also the Cortex-M4F, whose FPU is single precision, so the
+//! `f64` the other mappings compute in is software there too. On x86-64 and aarch64 use
+//! [`CubicMapping`] (fastest) or [`LogMapping`] (fewest bins). See the
+//! [sketch docs](super#which-mapping-on-which-core).
 
 use super::{datadog_linear, fast_log, ConfigError};
 
@@ -560,7 +566,8 @@ fn split_u32_narrow(v: u32, lz: u32, k: u32) -> (i32, u32) {
 /// Largest number of mantissa bits [`IntMapping`] uses (alpha = 4.8e-7).
 const INT_MAX_BITS: u32 = 20;
 
-/// An integer-only log-linear mapping for cores without an FPU (Cortex-M0, RV32IMC).
+/// An integer-only log-linear mapping for cores without a double-precision FPU (Cortex-M0,
+/// RV32IMC, and the Cortex-M4F, whose FPU is single precision).
 ///
 /// Each power of two is split into `2^k` equal-width bins, so a value's bin is
 /// `(exponent << k) | (top k mantissa bits)`: one count-leading-zeros and two shifts from
