@@ -93,6 +93,7 @@ impl RatioBudget {
     ) -> Result<RatioBudget<C>, BudgetError> {
         // A NaN or out-of-range rate is refused by the bucket; the cast saturates.
         // (max-then-min, not `Ord::clamp`, whose bound check can panic: none is linked.)
+        #[allow(clippy::manual_clamp)]
         let burst = (libm::ceil(per_second) as u32)
             .max(1)
             .min(TokenBucket::<C>::MAX_BURST);

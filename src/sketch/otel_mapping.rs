@@ -243,6 +243,7 @@ impl IndexMapping for OtelMapping {
         // ldexp saturates to 0 or +inf beyond the float range; clamping the exponent
         // first keeps the shifts inside i64.
         // (max-then-min, not `Ord::clamp`, whose bound check can panic: none is linked.)
+        #[allow(clippy::manual_clamp)]
         let clamp = |e: i64| e.max(-2000).min(2000) as i32;
         if self.scale <= 0 {
             return libm::ldexp(1.0, clamp(i64::from(index) << self.down_shift()));
