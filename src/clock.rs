@@ -137,6 +137,10 @@ impl Instant {
 #[inline]
 pub(crate) const fn nanos_to_duration(nanos: u64) -> Duration {
     const NANOS_PER_SEC: coarse::Divisor = coarse::Divisor::new(1_000_000_000);
+    // Below a second (a hedge delay, a latency: the common case) there is nothing to divide.
+    if nanos < 1_000_000_000 {
+        return Duration::new(0, nanos as u32);
+    }
     let (secs, subsec) = NANOS_PER_SEC.div_rem(nanos);
     // subsec < 10^9: the cast is exact, and `Duration::new` carries nothing (the `min`,
     // which changes nothing, shows the compiler so: no division, no overflow panic linked).
@@ -340,6 +344,31 @@ impl Clock for EmbassyClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The division-free conversion is `Duration::from_nanos`, at the second boundaries,
+    /// the ends of the range and on random values.
+    #[test]
+    fn nanos_to_duration_is_from_nanos() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut values = std::vec![
+            0,
+            1,
+            999_999_999,
+            1_000_000_000,
+            1_000_000_001,
+            u64::MAX,
+            u64::MAX - 1
+        ];
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(nanos_to_duration(v), Duration::from_nanos(v), "{v}");
+        }
+    }
 
     #[test]
     fn from_ticks_is_exact_and_saturates() {
