@@ -43,12 +43,23 @@ done
 # The stack it takes to build each primitive into static storage (src/bin/build_stack.rs,
 # built by the loop above with the other binaries): each below 1 KiB, or it exits non-zero.
 for board in "${boards[@]}"; do
-  read -r target cpu machine <<<"$board"
+  read -r target cpu machine _ <<<"$board"
   echo "--- build_stack: $machine ($cpu, $target)"
   timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
     -semihosting-config enable=on,target=native \
     -kernel "target/$target/release/build_stack"
 done
+
+# The integer hedge path (src/bin/int_path.rs): runs on both boards, then its image is
+# checked free of soft-float helpers and divisions from the hot path down.
+for board in "${boards[@]}"; do
+  read -r target cpu machine _ <<<"$board"
+  echo "--- int_path on $machine ($cpu, $target)"
+  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
+    -semihosting-config enable=on,target=native \
+    -kernel "target/$target/release/int_path"
+done
+bash ../.ci/check-int-path.sh # (this script runs in firmware/)
 
 # The embassy firmware: race_embassy on an embassy executor, defmt decoded by defmt-print.
 bash ../.ci/firmware-embassy.sh # (this script runs in firmware/)

@@ -120,8 +120,9 @@ fn main() {
             hedger.window().refresh();
             let mut ticket = hedger.start();
             if op == "hedge/threshold" {
+                // The threshold the hedger reads (an integer since the integer hedge path).
                 (0..k).for_each(|_| {
-                    black_box(hedger.window().cached_quantile());
+                    black_box(hedger.window().cached_upper_bound());
                 });
             } else {
                 (0..k).for_each(|_| {

@@ -106,15 +106,16 @@ impl Instant {
         self.0
     }
 
-    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later.
+    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later. Integer
+    /// operations only, with no 64-bit division.
     pub const fn duration_since(self, earlier: Instant) -> Duration {
-        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+        nanos_to_duration(self.0.saturating_sub(earlier.0))
     }
 
     /// Time elapsed from `earlier` to `self`, or `None` if `earlier` is later.
     pub const fn checked_duration_since(self, earlier: Instant) -> Option<Duration> {
         match self.0.checked_sub(earlier.0) {
-            Some(nanos) => Some(Duration::from_nanos(nanos)),
+            Some(nanos) => Some(nanos_to_duration(nanos)),
             None => None,
         }
     }
@@ -128,6 +129,27 @@ impl Instant {
     pub const fn saturating_sub(self, d: Duration) -> Instant {
         Instant(self.0.saturating_sub(duration_to_nanos(d)))
     }
+}
+
+/// `Duration::from_nanos(nanos)` without its 64-bit division by 10^9 (a library call of a
+/// hundred instructions or more on a 32-bit core, `__aeabi_uldivmod`): a multiply by the
+/// reciprocal. For the hedge path (a decision's wait, a request's latency).
+#[inline]
+pub(crate) const fn nanos_to_duration(nanos: u64) -> Duration {
+    const NANOS_PER_SEC: coarse::Divisor = coarse::Divisor::new(1_000_000_000);
+    // Below a second (a hedge delay, a latency: the common case) there is nothing to divide.
+    if nanos < 1_000_000_000 {
+        return Duration::new(0, nanos as u32);
+    }
+    let (secs, subsec) = NANOS_PER_SEC.div_rem(nanos);
+    // subsec < 10^9: the cast is exact, and `Duration::new` carries nothing (the `min`,
+    // which changes nothing, shows the compiler so: no division, no overflow panic linked).
+    let subsec = if subsec < 1_000_000_000 {
+        subsec
+    } else {
+        999_999_999
+    };
+    Duration::new(secs, subsec as u32)
 }
 
 /// A duration in whole nanoseconds, saturating at `u64::MAX` (584 years).
@@ -322,6 +344,31 @@ impl Clock for EmbassyClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The division-free conversion is `Duration::from_nanos`, at the second boundaries,
+    /// the ends of the range and on random values.
+    #[test]
+    fn nanos_to_duration_is_from_nanos() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut values = std::vec![
+            0,
+            1,
+            999_999_999,
+            1_000_000_000,
+            1_000_000_001,
+            u64::MAX,
+            u64::MAX - 1
+        ];
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(nanos_to_duration(v), Duration::from_nanos(v), "{v}");
+        }
+    }
 
     #[test]
     fn from_ticks_is_exact_and_saturates() {

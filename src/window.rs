@@ -43,9 +43,11 @@
 //! highest filled since each slot was last cleared: a few hundred for latencies, against
 //! the thousands of a preset), once for the count and once from the nearer end for the
 //! rank; [`cached_quantile`](Window::cached_quantile)
-//! instead returns one configured quantile (p90 by default) cached in one atomic: one
-//! load, cheap enough to read on every request (the [`Hedger`](crate::hedge::Hedger) reads
-//! its delay there).
+//! instead returns one configured quantile (p90 by default) cached by the last refresh:
+//! one load and the bin's value. The refresh also publishes that bin's upper edge as a
+//! whole number, [`cached_upper_bound`](Window::cached_upper_bound): one load and a shift,
+//! integer operations only, cheap enough to read on every request (the
+//! [`Hedger`](crate::hedge::Hedger) reads its delay there).
 //!
 //! **Records ask, maintenance scans.** A record never scans: at most it leaves a request
 //! (one read-modify-write of one word, only when a trigger below fires), with no shared
@@ -102,8 +104,14 @@
 //! # Interrupt safety and the cost of a record
 //!
 //! Every field touched by recording, rotating and refreshing is a native 32-bit atomic,
-//! and no record divides a 64-bit number (the interval is found by a multiply with its
-//! reciprocal). A record never scans bins for the cached quantile (see above). The one
+//! and no record divides a 64-bit number (the interval and its slot are found by
+//! multiplies with reciprocals). With [`IntMapping`](crate::sketch::IntMapping) recording,
+//! rotating, refreshing (the rank is computed with integers, bit for bit as the `f64`
+//! formula, and the bound is the bin's exact edge) and
+//! [`cached_upper_bound`](Window::cached_upper_bound) use integer operations only: no
+//! soft-float helper and no division is reachable from them on a Cortex-M0 or Cortex-M4F
+//! (checked by `.ci/check-int-path.sh`). [`cached_quantile`](Window::cached_quantile),
+//! [`quantile`](Window::quantile) and [`snapshot`](Window::snapshot) answer in `f64`. A record never scans bins for the cached quantile (see above). The one
 //! record per interval that first finds the clock past the published interval rotates,
 //! which clears the slots leaving the window: up to `SLOTS * (N + 1)` loads. For
 //! interrupt handlers, configure
@@ -118,10 +126,10 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::atomic::Occupied;
-use crate::sketch::rank::{rank_value, Quantile};
+use crate::sketch::rank::{rank_bin, rank_value, Quantile, RankBin};
 use crate::sketch::{
     AtomicSketch, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };
@@ -130,21 +138,57 @@ use crate::sync::{const_unless_loom, fence, AtomicBool, AtomicU32, Ordering};
 /// The refresh clock's tick: 2^20 ns (about 1 ms).
 const REFRESH_UNIT_NS: u64 = 1 << 20;
 
-/// The cached quantile when there is none (a NaN pattern no quantile produces).
+// The two cached words, `cached_bin` and `cached_bound`, hold a published value below
+// 2^31, or one of these markers (top bit set).
+
+/// A cached word when there is no quantile.
 const NO_QUANTILE: u32 = u32::MAX;
 
-/// The cached quantile while a rotation clears slots and until the next refresh: a quiet
-/// NaN whose payload is the rotation's number (modulo 2^22), so that a refresh whose scan
-/// began before it cannot publish over it (its compare-and-swap expects the older word).
+/// A cached word while a rotation clears slots and until the next refresh: the rotation's
+/// number (modulo 2^30) with the top bit set, so that a refresh whose scan began before it
+/// cannot publish over it (its compare-and-swap expects the older word).
 fn cleared_marker(generation: u32) -> u32 {
-    0x7fc0_0000 | ((generation >> 1) & 0x003f_ffff)
+    0x8000_0000 | ((generation >> 1) & 0x3fff_ffff)
 }
 
-/// The quantile a cached word stands for: `None` for every NaN pattern.
+/// Whether a cached word holds a published value (not a marker).
 #[inline]
-fn quantile_of_word(bits: u32) -> Option<f64> {
-    let value = f32::from_bits(bits);
-    (!value.is_nan()).then_some(f64::from(value))
+fn is_published(word: u32) -> bool {
+    word & 0x8000_0000 == 0
+}
+
+/// `cached_bin` when the cached quantile is in the zero bin (positions are below
+/// `N < 2^31 - 1`).
+const ZERO_BIN: u32 = 0x7fff_ffff;
+
+/// `cached_bound`'s encoding of a whole number: a 26-bit significand and a 5-bit shift,
+/// rounded up (so a bound stays at or above what it bounds: relative error below 2^-25),
+/// saturating at `(2^26 - 1) << 31` (about 4.5 years in nanoseconds).
+fn encode_bound(x: u64) -> u32 {
+    const MAX: u32 = 0x7fff_ffff;
+    let width = 64u32.wrapping_sub(x.leading_zeros());
+    if width <= 26 {
+        return x as u32; // shift 0
+    }
+    let shift = width.wrapping_sub(26); // 1..=38
+    let below = x & (1u64 << shift).wrapping_sub(1);
+    // Below 2^26 + 1: the increment may carry into bit 26, then halve it.
+    let mut significand = (x >> shift).wrapping_add(u64::from(below != 0));
+    let mut shift = shift;
+    if significand >> 26 != 0 {
+        significand >>= 1;
+        shift = shift.wrapping_add(1);
+    }
+    if shift > 31 {
+        return MAX;
+    }
+    (shift << 26) | significand as u32
+}
+
+/// The whole number a published `cached_bound` word stands for (integer operations only).
+#[inline]
+fn decode_bound(word: u32) -> u64 {
+    u64::from(word & 0x03ff_ffff) << (word >> 26 & 31)
 }
 
 /// Scans one refresh may make before it gives up on a window that keeps rotating (and
@@ -399,8 +443,12 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     refreshed_at: AtomicCoarseInstant,
     /// The configured quantile, checked.
     quantile: Quantile,
-    /// `f32` bits of the cached quantile, or [`NO_QUANTILE`] (or a cleared marker).
-    cached_quantile: AtomicU32,
+    /// The position of the cached quantile's bin (or [`ZERO_BIN`]), or [`NO_QUANTILE`] (or
+    /// a cleared marker): [`cached_quantile`](Self::cached_quantile) is its value.
+    cached_bin: AtomicU32,
+    /// That bin's upper edge as a whole number, encoded by [`encode_bound`] (markers as for
+    /// `cached_bin`): what a hedger compares with, with integer operations only.
+    cached_bound: AtomicU32,
     /// Values counted by the scan of the last published quantile (saturating).
     cached_count: AtomicU32,
     expired: AtomicU32,
@@ -628,7 +676,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 refresh_state: AtomicU32::new(0),
                 refreshed_at: AtomicCoarseInstant::never(),
                 quantile: parts.quantile,
-                cached_quantile: AtomicU32::new(NO_QUANTILE),
+                cached_bin: AtomicU32::new(NO_QUANTILE),
+                cached_bound: AtomicU32::new(NO_QUANTILE),
                 cached_count: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
                 rotations: AtomicU32::new(0),
@@ -713,11 +762,17 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         matches!(age, Age::Ticks(d) if d <= 0 && d > 1i64.wrapping_sub(SLOTS as i64))
     }
 
-    /// The slot of interval number `ticks`.
-    // SLOTS >= 2 (asserted at construction) and `ticks % SLOTS < SLOTS`: cannot panic.
-    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    /// The slot of interval number `ticks`: `ticks % SLOTS`, by a multiply (a 64-bit
+    /// `%` is a library call on a 32-bit core, `__aeabi_uldivmod`).
+    // SLOTS >= 2 (asserted at construction) and the remainder is below SLOTS: cannot panic.
+    // The `min` (which changes nothing) lets the compiler see that too, so no bounds-check
+    // panic is linked into the record path.
+    #[allow(clippy::indexing_slicing)]
+    #[inline]
     fn slot(&self, ticks: u64) -> &AtomicSketch<M, N> {
-        &self.slots[(ticks % SLOTS as u64) as usize]
+        let slots: Divisor = const { Divisor::new(SLOTS as u64) };
+        let rem = slots.div_rem(ticks).1.min((SLOTS as u64).wrapping_sub(1));
+        &self.slots[rem as usize]
     }
 
     /// Asks for a refresh when this record calls for one. Never scans: the scan is done by
@@ -802,7 +857,9 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 .generation
                 .fetch_add(1, Ordering::Relaxed)
                 .wrapping_add(1);
-            self.cached_quantile
+            self.cached_bin
+                .store(cleared_marker(odd), Ordering::Relaxed);
+            self.cached_bound
                 .store(cleared_marker(odd), Ordering::Release);
             fence(Ordering::Release);
             let mut removed = 0u32;
@@ -927,21 +984,38 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// came before the publication.
     fn publish_fresh_quantile(&self, now: Instant) -> Published {
         for _ in 0..SCAN_ATTEMPTS {
-            let (seen, value, count) = match self.consistent_scan(self.quantile) {
+            let (seen, bin, count) = match self.consistent_scan(self.quantile) {
                 Ok(scan) => scan,
                 Err(Spoiled::RotationUnderWay) => return Published::RotationUnderWay,
                 Err(Spoiled::RotationDuringScan) => continue,
             };
-            let bits = match value {
-                Some(v) if count >= u64::from(self.config.min_count.max(1)) => (v as f32).to_bits(),
-                _ => NO_QUANTILE,
+            // Integer operations only with an integer mapping (the bound is its exact
+            // edge): a refresh links no soft-float helper on a core without an FPU.
+            let words = match bin {
+                Some(bin) if count >= u64::from(self.config.min_count.max(1)) => match bin {
+                    RankBin::Zero => (ZERO_BIN, 0),
+                    // pos < N < 2^31 - 1
+                    RankBin::At(pos) => (
+                        pos as u32,
+                        encode_bound(self.slot(0).layout().upper_bound_at(pos)),
+                    ),
+                },
+                _ => (NO_QUANTILE, NO_QUANTILE),
             };
-            // Only refreshers (one at a time) and rotations write the word, and a rotation
-            // always changes it: the swap fails exactly when one came since the scan began.
-            if self
-                .cached_quantile
-                .compare_exchange(seen, bits, Ordering::Release, Ordering::Relaxed)
-                .is_ok()
+            // Only refreshers (one at a time) and rotations write the words, and a rotation
+            // always changes both (before it clears anything): each swap fails exactly when
+            // one came since the scan began. Each word is so either a marker or from a scan
+            // no rotation overlapped; if a rotation came between the two swaps, the scan is
+            // redone (the first word then holds the rotation's marker).
+            let bin_published = self
+                .cached_bin
+                .compare_exchange(seen.0, words.0, Ordering::Release, Ordering::Relaxed)
+                .is_ok();
+            if bin_published
+                && self
+                    .cached_bound
+                    .compare_exchange(seen.1, words.1, Ordering::Release, Ordering::Relaxed)
+                    .is_ok()
             {
                 self.cached_count
                     .store(u32::try_from(count).unwrap_or(u32::MAX), Ordering::Relaxed);
@@ -952,31 +1026,71 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         Published::GaveUp
     }
 
-    /// The value at quantile `q` and the count of one scan of the slots that no rotation
-    /// overlapped (the seqlock's reader side), with the cached word as it was when the scan
-    /// began.
-    fn consistent_scan(&self, q: Quantile) -> Result<(u32, Option<f64>, u64), Spoiled> {
+    /// The bin of quantile `q` and the count of one scan of the slots that no rotation
+    /// overlapped (the seqlock's reader side), with the cached words as they were when the
+    /// scan began.
+    #[allow(clippy::type_complexity)]
+    fn consistent_scan(&self, q: Quantile) -> Result<((u32, u32), Option<RankBin>, u64), Spoiled> {
         let before = self.generation.load(Ordering::Acquire);
         if before & 1 == 1 {
             return Err(Spoiled::RotationUnderWay);
         }
-        let seen = self.cached_quantile.load(Ordering::Acquire);
-        let (value, count) = self.rank_value(q);
+        let seen = (
+            self.cached_bin.load(Ordering::Acquire),
+            self.cached_bound.load(Ordering::Acquire),
+        );
+        let (bin, count) = rank_bin(&Occupied::new(self.slots.as_slice()), q);
         fence(Ordering::Acquire);
         if self.generation.load(Ordering::Relaxed) == before {
-            Ok((seen, value, count))
+            Ok((seen, bin, count))
         } else {
             Err(Spoiled::RotationDuringScan)
         }
     }
 
     /// The configured quantile (p90 by default) as last cached, or `None` while the window
-    /// holds fewer than `min_count` values (as of the last refresh). One atomic load; see
-    /// the [module docs](self) for when it is refreshed and what it is. Stored as an `f32`:
-    /// relative precision 6e-8.
+    /// holds fewer than `min_count` values (as of the last refresh). One atomic load and
+    /// the bin's representative value (computed in `f64`, rounded to `f32`: relative
+    /// precision 6e-8); see the [module docs](self) for when it is refreshed and what it
+    /// is. For a hot path, and for cores without a double-precision FPU, read
+    /// [`cached_upper_bound`](Self::cached_upper_bound) instead: integers only.
     #[inline]
     pub fn cached_quantile(&self) -> Option<f64> {
-        quantile_of_word(self.cached_quantile.load(Ordering::Relaxed))
+        let word = self.cached_bin.load(Ordering::Relaxed);
+        if !is_published(word) {
+            return None;
+        }
+        Some(if word == ZERO_BIN {
+            0.0
+        } else {
+            // `as f32` keeps the value what it was when the cache held f32 bits.
+            f64::from(self.slot(0).layout().value_at(word as usize) as f32)
+        })
+    }
+
+    /// The upper edge of the cached quantile's bin as a whole number (nanoseconds, for
+    /// latencies): at or above every value of that bin ([`IndexMapping::upper_bound_u64`],
+    /// kept to 26 significant bits, rounded up), 0 for the zero bin; `None` exactly when
+    /// [`cached_quantile`](Self::cached_quantile) is, from the same refresh. One atomic
+    /// load and a shift, integer operations only: the [`Hedger`](crate::hedge::Hedger)
+    /// waits this long before it hedges.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+    /// window.record_u64(2_000_000);
+    /// window.maintain();
+    /// let bound = window.cached_upper_bound().unwrap();
+    /// assert!(bound >= 2_000_000 && bound <= 2_020_000);
+    /// ```
+    #[inline]
+    pub fn cached_upper_bound(&self) -> Option<u64> {
+        let word = self.cached_bound.load(Ordering::Relaxed);
+        is_published(word).then(|| decode_bound(word))
     }
 
     /// How many values the window held at the last refresh of the cached quantile
@@ -1000,7 +1114,17 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         // A scan no rotation overlapped; if rotations keep coming, the last scan as it is.
         let (value, count) = (0..SCAN_ATTEMPTS)
             .find_map(|_| self.consistent_scan(q).ok())
-            .map_or_else(|| self.rank_value(q), |(_, v, c)| (v, c));
+            .map_or_else(
+                || self.rank_value(q),
+                |(_, bin, c)| {
+                    let layout = self.slot(0).layout();
+                    let value = bin.map(|bin| match bin {
+                        RankBin::Zero => 0.0,
+                        RankBin::At(pos) => layout.value_at(pos),
+                    });
+                    (value, c)
+                },
+            );
         if count == 0 {
             return Ok(None);
         }
@@ -1080,10 +1204,11 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
             .field("slots", &SLOTS)
             .field("bins", &N)
             .field("epoch", &self.epoch)
-            .field(
-                "cached_quantile",
-                &quantile_of_word(self.cached_quantile.load(Ordering::Relaxed)),
-            )
+            .field("cached_bin", &self.cached_bin.load(Ordering::Relaxed))
+            .field("cached_bound", &{
+                let word = self.cached_bound.load(Ordering::Relaxed);
+                is_published(word).then(|| decode_bound(word))
+            })
             .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
             .field("expired", &self.expired.load(Ordering::Relaxed))
             .finish()

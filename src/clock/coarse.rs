@@ -169,13 +169,7 @@ impl CoarseClock {
     /// every `elapsed` (tests compare it with the division), by a multiply.
     #[inline]
     fn divide(&self, elapsed: u64) -> u64 {
-        let q = mul_high(self.magic, elapsed);
-        if self.add {
-            // q <= elapsed: the subtraction cannot wrap, and the sum is below 2^64.
-            ((elapsed.wrapping_sub(q) >> 1).wrapping_add(q)) >> self.shift
-        } else {
-            q >> self.shift
-        }
+        divide_by_reciprocal(elapsed, self.magic, self.shift, self.add)
     }
 
     /// The origin.
@@ -210,6 +204,56 @@ impl CoarseClock {
         } else {
             whole
         }
+    }
+}
+
+/// `x / d` from `d`'s [`reciprocal`] `(magic, shift, add)` with `magic != 0`.
+#[inline]
+const fn divide_by_reciprocal(x: u64, magic: u64, shift: u32, add: bool) -> u64 {
+    let q = mul_high(magic, x);
+    if add {
+        // q <= x: the subtraction cannot wrap, and the sum is below 2^64.
+        ((x.wrapping_sub(q) >> 1).wrapping_add(q)) >> shift
+    } else {
+        q >> shift
+    }
+}
+
+/// A divisor fixed when it is made (a constant, say), divided by with a multiply by its
+/// reciprocal: no 64-bit division, which on a 32-bit core is a library call of a hundred
+/// instructions or more (`__aeabi_uldivmod`). The window's slot numbers and the
+/// nanoseconds-to-`Duration` conversion of the hedge path use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Divisor {
+    d: u64,
+    magic: u64,
+    shift: u32,
+    add: bool,
+}
+
+impl Divisor {
+    /// Dividing by `d`; 0 is taken as 1.
+    pub(crate) const fn new(d: u64) -> Self {
+        let d = if d == 0 { 1 } else { d };
+        let (magic, shift, add) = reciprocal(d);
+        Divisor {
+            d,
+            magic,
+            shift,
+            add,
+        }
+    }
+
+    /// `x / d` and `x % d`, exactly.
+    #[inline]
+    pub(crate) const fn div_rem(&self, x: u64) -> (u64, u64) {
+        let q = if self.magic == 0 {
+            x >> self.shift
+        } else {
+            divide_by_reciprocal(x, self.magic, self.shift, self.add)
+        };
+        // q * d <= x: neither operation wraps.
+        (q, x.wrapping_sub(q.wrapping_mul(self.d)))
     }
 }
 
@@ -253,11 +297,11 @@ const fn reciprocal(d: u64) -> (u64, u32, bool) {
 /// on 32-bit cores four 32 x 32 -> 64 multiplies (`UMULL` on a Cortex-M3/M4), where LLVM
 /// would otherwise call its 128-bit multiply helper.
 #[inline]
-fn mul_high(a: u64, b: u64) -> u64 {
+const fn mul_high(a: u64, b: u64) -> u64 {
     #[cfg(target_pointer_width = "64")]
     {
         // The product of two u64 fits in u128.
-        (u128::from(a).wrapping_mul(u128::from(b)) >> 64) as u64
+        ((a as u128).wrapping_mul(b as u128) >> 64) as u64
     }
     #[cfg(not(target_pointer_width = "64"))]
     {
@@ -268,7 +312,7 @@ fn mul_high(a: u64, b: u64) -> u64 {
 /// [`mul_high`] from four 32 x 32 -> 64 multiplies.
 #[cfg(any(test, not(target_pointer_width = "64")))]
 #[inline]
-fn mul_high_halves(a: u64, b: u64) -> u64 {
+const fn mul_high_halves(a: u64, b: u64) -> u64 {
     let (a0, a1) = (a & 0xffff_ffff, a >> 32);
     let (b0, b1) = (b & 0xffff_ffff, b >> 32);
     // Each product of two 32-bit halves fits in 64 bits, and `mid` is at most three
@@ -531,6 +575,37 @@ mod tests {
 
     /// The reciprocal gives the exact quotient: for window intervals (round and odd), the
     /// 65-bit and 64-bit magic cases, near every multiple and at the ends of the range.
+    /// `Divisor` is exact for the divisors the crate uses (10^9, slot counts) and others.
+    #[test]
+    fn divisors_divide_exactly() {
+        for d in [0u64, 1, 2, 3, 4, 5, 6, 7, 1_000_000_000, 65_535, u64::MAX] {
+            let div = Divisor::new(d);
+            let d = d.max(1);
+            for x in [
+                0,
+                1,
+                2,
+                3,
+                d - 1,
+                d,
+                d.saturating_add(1),
+                1 << 32,
+                (1 << 32) - 1,
+                u64::MAX,
+                u64::MAX - 1,
+            ] {
+                assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+        }
+        // Not under miri (which runs this module's tests): proptest keeps its regressions in
+        // the file system, which miri isolates.
+        #[cfg(not(miri))]
+        proptest::proptest!(|(d: u64, x: u64)| {
+            let e = d.max(1);
+            proptest::prop_assert_eq!(Divisor::new(d).div_rem(x), (x / e, x % e));
+        });
+    }
+
     #[test]
     fn reciprocal_division_is_exact() {
         let check = |d: u64, x: u64| {

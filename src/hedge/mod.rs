@@ -32,8 +32,12 @@
 //! load: it rotates, once per interval, so that no decision after an idle gap reads expired
 //! data, and scans the window's occupied bins when records asked for a refresh of the
 //! cached percentile, so the recording path in `on_success` never scans); `should_hedge` is a few
-//! atomic loads (the window's cached percentile, which is `None` below `min_samples`, and the
-//! cooldown stamp) plus one compare-and-swap when it hedges. No bin is scanned per request.
+//! atomic loads (the window's threshold, the upper edge of the cached percentile's bin as a
+//! whole number of nanoseconds, which is `None` below `min_samples`, and the cooldown stamp)
+//! plus one compare-and-swap when it hedges, all in integers. No bin is scanned per request.
+//! With an integer mapping ([`IntHedger`], [`McuHedger`]) all of it, refreshes included,
+//! links no soft-float helper and no division on a Cortex-M (see
+//! [which mapping on which core](crate::sketch#which-mapping-on-which-core)).
 //!
 //! # Clocks
 //!
@@ -52,12 +56,12 @@ use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
-use crate::clock::{duration_to_nanos, Clock, Instant};
+use crate::clock::{duration_to_nanos, nanos_to_duration, Clock, Instant};
 use crate::deadline::Deadline;
-use crate::sketch::presets::{self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS};
-use crate::sketch::{
-    BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping,
+use crate::sketch::presets::{
+    self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS, MCU_LATENCY_BINS,
 };
+use crate::sketch::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 use crate::sync::const_unless_loom;
 use crate::window::{Parts as WindowParts, Window, WindowConfig};
 
@@ -90,11 +94,6 @@ const fn cooldown_clock(cooldown: Duration) -> CoarseClock {
         unit
     };
     CoarseClock::with_unit_at_least_8(0, unit)
-}
-
-/// From a bin's representative to its upper edge: `1 / (1 - alpha)`.
-const fn upper_edge(relative_accuracy: f64) -> f64 {
-    1.0 / (1.0 - relative_accuracy)
 }
 
 /// What a hedger's configuration and origin make of it, checked: the window's
@@ -134,116 +133,6 @@ impl Parts {
         }
     }
 }
-
-/// The `const` constructor of a [`Hedger`] over each mapping: the mapping's accuracy is
-/// read by a `const fn` of its own (a trait method cannot be called in `const` code).
-macro_rules! with_origin {
-    ($mapping:ty, $example:literal) => {
-        impl<C: Clock, B: Budget, const N: usize> Hedger<C, B, $mapping, N> {
-            const_unless_loom! {
-                /// A hedger with its own budget, sketches of `layout` (a preset's constant
-                /// layout, say), and a window whose first interval starts at `origin`
-                /// (see [`Window::with_origin`] for a clock already past it).
-                ///
-                /// `const`: with a constant clock, budget and layout, the hedger is a
-                /// `static`, built at compile time (no start-up code, no stack), and an
-                /// invalid configuration is a compile error. Errors as
-                /// [`with_parts`](Hedger::with_parts) does; on an error the clock and the
-                /// budget are forgotten rather than dropped (a `const fn` cannot run a
-                /// destructor). There is one such constructor per mapping type: name the
-                /// hedger's type (an alias, say) to call it.
-                ///
-                #[doc = $example]
-                pub fn with_origin(
-                    clock: C,
-                    config: HedgeConfig,
-                    budget: B,
-                    layout: BinLayout<$mapping, N>,
-                    origin: Instant,
-                ) -> Result<Self, HedgeError> {
-                    let accuracy = layout.mapping().accuracy();
-                    Self::with_origin_and_accuracy(clock, config, budget, layout, accuracy, origin)
-                }
-            }
-        }
-    };
-}
-
-with_origin!(
-    IntMapping,
-    r#"```
-use core::time::Duration;
-use tailguard::budget::RatioBudget;
-use tailguard::clock::{Clock, Instant};
-use tailguard::hedge::{HedgeConfig, Hedger};
-use tailguard::sketch::{presets, IntMapping};
-
-/// A firmware clock: a unit struct reading a timer that starts at zero (here, fixed).
-struct Timer;
-impl Clock for Timer {
-    fn now(&self) -> Instant {
-        Instant::from_nanos(3_000_000_000)
-    }
-}
-
-static BUDGET: RatioBudget = match RatioBudget::new(0.1, 10) {
-    Ok(budget) => budget,
-    Err(_) => panic!("invalid budget"),
-};
-type SensorHedger = Hedger<Timer, &'static RatioBudget, IntMapping, { presets::INT_LATENCY_COARSE_BINS }>;
-const CONFIG: HedgeConfig = HedgeConfig::new().with_min_delay(Duration::from_micros(100));
-static HEDGER: SensorHedger = match SensorHedger::with_origin(
-    Timer,
-    CONFIG,
-    &BUDGET,
-    presets::INT_LATENCY_COARSE_LAYOUT,
-    Instant::ZERO,
-) {
-    Ok(hedger) => hedger,
-    Err(_) => panic!("invalid hedge configuration"), // a compile error
-};
-
-let _ticket = HEDGER.start();
-HEDGER.record(Duration::from_millis(2));
-assert_eq!(HEDGER.stats().requests, 1);
-```"#
-);
-with_origin!(
-    CubicMapping,
-    r#"```
-use tailguard::budget::RatioBudget;
-use tailguard::clock::{Instant, StdClock};
-use tailguard::hedge::{CubicHedger, HedgeConfig};
-use tailguard::sketch::presets;
-
-// The default hedger's sketches and budget, in a static.
-static HEDGER: CubicHedger<StdClock> = match CubicHedger::with_origin(
-    StdClock::new(), // its time starts near zero, at the process's first reading
-    HedgeConfig::new(),
-    match RatioBudget::new(0.1, 10) {
-        Ok(budget) => budget,
-        Err(_) => panic!("invalid budget"),
-    },
-    presets::CUBIC_LATENCY_LAYOUT,
-    Instant::ZERO,
-) {
-    Ok(hedger) => hedger,
-    Err(_) => panic!("invalid hedge configuration"),
-};
-
-let ticket = HEDGER.start();
-assert_eq!(HEDGER.stats().requests, 1);
-# let _ = ticket;
-```"#
-);
-with_origin!(
-    LogMapping,
-    "See the [`IntMapping` one](#method.with_origin) for an example."
-);
-with_origin!(
-    OtelMapping,
-    "See the [`IntMapping` one](#method.with_origin) for an example."
-);
 
 /// Which attempt of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -330,7 +219,9 @@ impl Ticket {
 /// `&RatioBudget` or `Arc<RatioBudget>` caps several hedgers together) and the window's
 /// sketch: the mapping `M` and its `N` bins, the 1 % cubic preset over 1 µs .. 100 s by
 /// default. [`CubicHedger`], [`LogHedger`] and [`IntHedger`] name the presets'
-/// hedgers; use the integer mapping on cores without an FPU. Drivers take any hedger
+/// hedgers, and [`McuHedger`] the microcontroller preset's; use the integer mapping on
+/// cores without a double-precision FPU (the Cortex-M4F's FPU is single precision: `f64`
+/// is software there too). Drivers take any hedger
 /// through [`HedgePolicy`].
 ///
 /// ```
@@ -369,9 +260,6 @@ pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_L
     cooldown_ticks: u64,
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,
-    /// From a bin's representative to its upper edge: `1 / (1 - alpha)`. Computed once:
-    /// the integer mapping's alpha is a `tanh`, soft-float on a microcontroller.
-    upper_edge: f64,
     /// The configuration's delays in nanoseconds: decisions add and compare integers.
     min_delay_ns: u64,
     max_delay_ns: u64,
@@ -393,6 +281,34 @@ pub type CubicHedger<C, B = RatioBudget> = Hedger<C, B, CubicMapping, CUBIC_LATE
 pub type LogHedger<C, B = RatioBudget> = Hedger<C, B, LogMapping, LOG_LATENCY_BINS>;
 /// A [`Hedger`] over the 0.78 % integer latency preset: no float operation records.
 pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BINS>;
+/// A [`Hedger`] over the microcontroller preset ([`McuLatency`](presets::McuLatency):
+/// 1.56 %, integer mapping, 100 µs .. 10 s), for device-side latencies on a small part.
+/// Its hot path (`start`, `should_hedge`, `on_success`, and a budget's `try_acquire` and
+/// `on_request`) uses integer operations only, refreshes of the window's threshold
+/// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
+/// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
+/// 7 KB with a [`RatioBudget`] (7,000 bytes on a Cortex-M4F).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger, McuHedger};
+/// use tailguard::sketch::presets;
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new().with_min_samples(10).with_min_delay(Duration::from_micros(100));
+/// let hedger: McuHedger<_> = Hedger::with_sketch(&clock, config, &presets::mcu_latency()).unwrap();
+/// for _ in 0..20 {
+///     let ticket = hedger.start();
+///     clock.advance(Duration::from_micros(800)); // a sensor read
+///     hedger.on_success(&ticket, Attempt::Primary);
+/// }
+/// let mut ticket = hedger.start();
+/// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+/// // The bin's upper edge: at or above 800 µs, within the preset's 1.56 %.
+/// assert!(wait >= Duration::from_micros(800) && wait <= Duration::from_micros(826));
+/// ```
+pub type McuHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, MCU_LATENCY_BINS>;
 
 impl<C: Clock> Hedger<C> {
     /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
@@ -462,39 +378,73 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         // Checked before the clock is read or moved: an error drops the clock as usual.
         let origin = clock.now();
         let parts = Parts::new(config, origin)?;
-        let upper_edge = upper_edge(sketch.mapping().relative_accuracy());
         Ok(Self::from_parts(
             clock,
             config,
             budget,
             sketch.layout(),
-            upper_edge,
             parts,
         ))
     }
 
     const_unless_loom! {
-        /// [`with_origin`](Hedger::with_origin) of a mapping of accuracy
-        /// `relative_accuracy`.
-        fn with_origin_and_accuracy(
+        /// A hedger with its own budget, sketches of `layout` (a preset's constant layout,
+        /// say), and a window whose first interval starts at `origin` (see
+        /// [`Window::with_origin`] for a clock already past it).
+        ///
+        /// `const`: with a constant clock, budget and layout, the hedger is a `static`,
+        /// built at compile time (no start-up code, no stack), and an invalid configuration
+        /// is a compile error. Errors as [`with_parts`](Hedger::with_parts) does; on an
+        /// error the clock and the budget are forgotten rather than dropped (a `const fn`
+        /// cannot run a destructor).
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::budget::RatioBudget;
+        /// use tailguard::clock::{Clock, Instant};
+        /// use tailguard::hedge::{HedgeConfig, Hedger};
+        /// use tailguard::sketch::{presets, IntMapping};
+        ///
+        /// /// A firmware clock: a unit struct reading a timer that starts at zero (here, fixed).
+        /// struct Timer;
+        /// impl Clock for Timer {
+        ///     fn now(&self) -> Instant {
+        ///         Instant::from_nanos(3_000_000_000)
+        ///     }
+        /// }
+        ///
+        /// static BUDGET: RatioBudget = match RatioBudget::new(0.1, 10) {
+        ///     Ok(budget) => budget,
+        ///     Err(_) => panic!("invalid budget"),
+        /// };
+        /// type SensorHedger = Hedger<Timer, &'static RatioBudget, IntMapping, { presets::INT_LATENCY_COARSE_BINS }>;
+        /// const CONFIG: HedgeConfig = HedgeConfig::new().with_min_delay(Duration::from_micros(100));
+        /// static HEDGER: SensorHedger = match SensorHedger::with_origin(
+        ///     Timer,
+        ///     CONFIG,
+        ///     &BUDGET,
+        ///     presets::INT_LATENCY_COARSE_LAYOUT,
+        ///     Instant::ZERO,
+        /// ) {
+        ///     Ok(hedger) => hedger,
+        ///     Err(_) => panic!("invalid hedge configuration"), // a compile error
+        /// };
+        ///
+        /// let _ticket = HEDGER.start();
+        /// HEDGER.record(Duration::from_millis(2));
+        /// assert_eq!(HEDGER.stats().requests, 1);
+        /// ```
+        pub fn with_origin(
             clock: C,
             config: HedgeConfig,
             budget: B,
             layout: BinLayout<M, N>,
-            relative_accuracy: f64,
             origin: Instant,
         ) -> Result<Self, HedgeError> {
             // Checked without the clock and the budget: a `const fn` can match on a
             // `Result` only if nothing in it has a destructor.
             match Parts::new(config, origin) {
-                Ok(parts) => Ok(Self::from_parts(
-                    clock,
-                    config,
-                    budget,
-                    layout,
-                    upper_edge(relative_accuracy),
-                    parts,
-                )),
+                Ok(parts) => Ok(Self::from_parts(clock, config, budget, layout, parts)),
                 Err(e) => {
                     // Not dropped: a `const fn` cannot run their destructors.
                     core::mem::forget(clock);
@@ -512,7 +462,6 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             config: HedgeConfig,
             budget: B,
             layout: BinLayout<M, N>,
-            upper_edge: f64,
             parts: Parts,
         ) -> Self {
             let cooldown_clock = cooldown_clock(config.cooldown);
@@ -524,7 +473,6 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
                 cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
                 cooldown_clock,
                 rate_limited_at: AtomicCoarseInstant::never(),
-                upper_edge,
                 min_delay_ns: duration_to_nanos(config.min_delay),
                 max_delay_ns: duration_to_nanos(config.max_delay),
                 cold_start_ns: match config.cold_start {
@@ -594,12 +542,12 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     #[inline]
     fn delays(&self, now: Instant) -> Result<Delays, SkipReason> {
         // `None` until the window holds `min_samples` latencies. The upper edge of the
-        // percentile's bin (the representative is lower_bound * (1 + alpha), the edge
-        // lower_bound * gamma = representative / (1 - alpha)): the delay then never sits
-        // below the true percentile, so a point mass there (a cache, a timeout cap) is not
-        // hedged for nothing. Nanoseconds; the cast saturates.
-        let learned = match self.window.cached_quantile() {
-            Some(ns) => (ns * self.upper_edge) as u64,
+        // percentile's bin, in nanoseconds, computed when the window refreshed: the delay
+        // then never sits below the true percentile, so a point mass there (a cache, a
+        // timeout cap) is not hedged for nothing. One load and integer operations: with
+        // an integer mapping the whole decision is free of floats and 64-bit divisions.
+        let learned = match self.window.cached_upper_bound() {
+            Some(ns) => ns,
             None => self.cold_start_ns.ok_or(SkipReason::ColdStart)?,
         };
         // min <= max (validated): max-then-min is a clamp that cannot panic.
@@ -676,7 +624,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a
             // caller sleep past `max_delay`.
-            return Decision::Wait(Duration::from_nanos(due.wrapping_sub(now_ns).min(delay)));
+            return Decision::Wait(nanos_to_duration(due.wrapping_sub(now_ns).min(delay)));
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {

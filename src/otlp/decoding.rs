@@ -249,7 +249,11 @@ impl Accumulated {
     /// The bin a sketch index is counted in: `min_index - 1` for the zero bin, the top
     /// bin `end - 1` for every index from it up (clamped or not: one counter).
     fn class(&self, index: i64) -> i64 {
-        index.clamp(self.min_index.saturating_sub(1), self.end.saturating_sub(1))
+        // max-then-min, not `Ord::clamp`: clamp panics when its bounds cross, and links
+        // that panic (with core::fmt) into the image; these cannot cross (end > min_index).
+        index
+            .max(self.min_index.saturating_sub(1))
+            .min(self.end.saturating_sub(1))
     }
 
     /// The class of a value, as `record` would count it.

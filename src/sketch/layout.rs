@@ -165,6 +165,15 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         self.mapping.value(self.min_index.wrapping_add(pos as i32))
     }
 
+    /// The upper edge of the bin at position `pos` (below `N`) as a whole number: see
+    /// [`IndexMapping::upper_bound_u64`].
+    #[inline]
+    pub(crate) fn upper_bound_at(&self, pos: usize) -> u64 {
+        // pos < N < i32::MAX, and min_index + N fits in an i32.
+        self.mapping
+            .upper_bound_u64(self.min_index.wrapping_add(pos as i32))
+    }
+
     /// Whether a sketch of layout `other` can be merged into one of this layout, and if
     /// not, why.
     pub(crate) fn check_compatible<const N2: usize>(

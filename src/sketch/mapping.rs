@@ -22,6 +22,12 @@
 //! | [`LogMapping`] | 116 | a table-driven `ln` (`libm`'s within a hair of a bin edge) | yes |
 //! | [`CubicMapping`] | 117 | bit extraction + 3 multiply-adds | yes (no `ln`) |
 //! | [`IntMapping`] | 213 (alpha rounds down to 0.78 %) | one CLZ, two shifts | none |
+//!
+//! On a core without a double-precision FPU use [`IntMapping`]: that is the Cortex-M0 and
+//! RV32IMC (no FPU at all) and also the Cortex-M4F, whose FPU is single precision, so the
+//! `f64` the other mappings compute in is software there too. On x86-64 and aarch64 use
+//! [`CubicMapping`] (fastest) or [`LogMapping`] (fewest bins). See the
+//! [sketch docs](super#which-mapping-on-which-core).
 
 use super::{datadog_linear, fast_log, ConfigError};
 
@@ -141,6 +147,27 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The representative value of bin `index`: `lower_bound(index) * (1 + alpha)`.
     fn value(&self, index: i32) -> f64 {
         self.lower_bound(index) * (1.0 + self.relative_accuracy())
+    }
+
+    /// The upper edge of bin `index` as a whole number (nanoseconds, say), saturating:
+    /// at or above the values the bin holds, so a hedge delay taken there never sits below
+    /// the percentile. What a [`Window`](crate::window::Window) publishes with its cached
+    /// quantile ([`cached_upper_bound`](crate::window::Window::cached_upper_bound)).
+    ///
+    /// The default is `value(index) / (1 - alpha)` (the edge `lower_bound * gamma` of a
+    /// logarithmic bin), truncated, in `f64`. [`IntMapping`] overrides it with integer
+    /// operations only, exact: its bin edges are whole numbers from 2^k up.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping};
+    /// let m = IntMapping::K6;
+    /// let i = m.index_u64(1_000_000);
+    /// let edge = m.upper_bound_u64(i);
+    /// assert!(edge >= 1_000_000 && m.index_u64(edge + 1) > i);
+    /// ```
+    fn upper_bound_u64(&self, index: i32) -> u64 {
+        // The cast truncates and saturates (NaN gives 0).
+        (self.value(index) * (1.0 / (1.0 - self.relative_accuracy()))) as u64
     }
 }
 
@@ -306,11 +333,6 @@ impl LogMapping {
         },
     };
 
-    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code.
-    pub(crate) const fn accuracy(&self) -> f64 {
-        self.scale.alpha
-    }
-
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         let gamma = accuracy_base(alpha);
@@ -474,11 +496,6 @@ impl CubicMapping {
         },
     };
 
-    /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code.
-    pub(crate) const fn accuracy(&self) -> f64 {
-        self.scale.alpha
-    }
-
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         // DataDog's gamma for this accuracy (Java's `pow(base, 10 ln 2 / 7)`, to the bit for
@@ -591,7 +608,8 @@ fn split_u32_narrow(v: u32, lz: u32, k: u32) -> (i32, u32) {
 /// Largest number of mantissa bits [`IntMapping`] uses (alpha = 4.8e-7).
 const INT_MAX_BITS: u32 = 20;
 
-/// An integer-only log-linear mapping for cores without an FPU (Cortex-M0, RV32IMC).
+/// An integer-only log-linear mapping for cores without a double-precision FPU (Cortex-M0,
+/// RV32IMC, and the Cortex-M4F, whose FPU is single precision).
 ///
 /// Each power of two is split into `2^k` equal-width bins, so a value's bin is
 /// `(exponent << k) | (top k mantissa bits)`: one count-leading-zeros and two shifts from
@@ -791,7 +809,9 @@ impl IndexMapping for IntMapping {
     }
 
     fn relative_accuracy(&self) -> f64 {
-        Self::accuracy_of_bits(self.k)
+        // A table lookup: `tanh` is costly everywhere and soft-float on a microcontroller,
+        // and quantile queries read the accuracy.
+        self.accuracy()
     }
 
     fn gamma(&self) -> f64 {
@@ -879,6 +899,37 @@ impl IndexMapping for IntMapping {
         }
     }
 
+    /// The next bin's lower edge `(2^k + top) * 2^(e - k)`, rounded up to a whole number,
+    /// plus `edge / 2^32`: DataDog's arithmetic, which this mapping replays, puts values
+    /// within a hair above an edge (far less than that) in the bin below it.
+    #[inline]
+    fn upper_bound_u64(&self, index: i32) -> u64 {
+        let Some(next) = index.checked_add(1) else {
+            return u64::MAX;
+        };
+        let k = self.k & 31; // k <= 20
+        let e = next >> k; // arithmetic shift: floor division by 2^k
+        let top = (next & (1i32 << k).wrapping_sub(1)) as u64; // below 2^k
+        let significand = (1u64 << k) | top; // below 2^21
+                                             // The edge is significand * 2^(e - k).
+        let shift = e.wrapping_sub(k as i32);
+        let edge = if shift >= 0 {
+            // Saturates from 2^64 up (significand has k + 1 bits).
+            if shift > 63i32.wrapping_sub(k as i32) {
+                return u64::MAX;
+            }
+            significand << shift as u32
+        } else if shift > -64 {
+            // Rounded up: the edge is not a whole number below 2^k.
+            let right = shift.unsigned_abs();
+            let below = significand & (1u64 << right).wrapping_sub(1);
+            (significand >> right).wrapping_add(u64::from(below != 0))
+        } else {
+            1 // a positive edge below 2^-43
+        };
+        edge.saturating_add(edge >> 32u32)
+    }
+
     fn lower_bound(&self, index: i32) -> f64 {
         let e = index >> self.k; // arithmetic shift: floor division by 2^k
         let top = index & (1i32 << self.k).wrapping_sub(1);
@@ -888,25 +939,47 @@ impl IndexMapping for IntMapping {
 
 #[cfg(test)]
 mod tests {
+    /// `IntMapping::upper_bound_u64` is at or above every whole number of its bin, and
+    /// within a hair of the exact edge; the default (float) formula agrees with it to the
+    /// mapping's accuracy.
+    #[test]
+    fn int_upper_bounds_are_whole_number_edges() {
+        for m in [
+            IntMapping::K5,
+            IntMapping::K6,
+            IntMapping::K7,
+            IntMapping::with_mantissa_bits(0).unwrap(),
+        ] {
+            let mut v = 1u64;
+            while v < 1 << 50 {
+                for w in [v, v + 1, v.saturating_sub(1).max(1), v + v / 3] {
+                    let i = m.index_u64(w);
+                    let ub = m.upper_bound_u64(i);
+                    assert!(w <= ub, "{m:?} {w} in bin {i}, bound {ub}");
+                    let exact = libm::ceil(m.lower_bound(i + 1));
+                    assert!(
+                        ub as f64 >= exact && ub as f64 <= exact * (1.0 + 1e-9) + 1.0,
+                        "{m:?} {w}: {ub} vs {exact}"
+                    );
+                    assert!(m.index_u64(ub + 1 + (ub >> 31)) > i, "{m:?} {w}");
+                }
+                v = v + v / 7 + 1;
+            }
+        }
+        assert_eq!(IntMapping::K6.upper_bound_u64(i32::MAX), u64::MAX);
+        assert_eq!(IntMapping::K6.upper_bound_u64(64 << 6), u64::MAX);
+        assert_eq!(IntMapping::K6.upper_bound_u64(-(2000 << 6)), 1);
+    }
     use super::*;
 
     #[test]
-    fn const_accuracies_are_the_computed_ones() {
+    fn tabled_accuracies_are_the_computed_ones() {
         for k in 0..=INT_MAX_BITS {
             let m = IntMapping::with_mantissa_bits(k).unwrap();
             assert_eq!(
-                m.accuracy().to_bits(),
                 m.relative_accuracy().to_bits(),
+                IntMapping::accuracy_of_bits(k).to_bits(),
                 "{k}"
-            );
-        }
-        for alpha in [0.001, 0.01, 0.02, 0.05] {
-            let log = LogMapping::with_relative_accuracy(alpha).unwrap();
-            assert_eq!(log.accuracy().to_bits(), log.relative_accuracy().to_bits());
-            let cubic = CubicMapping::with_relative_accuracy(alpha).unwrap();
-            assert_eq!(
-                cubic.accuracy().to_bits(),
-                cubic.relative_accuracy().to_bits()
             );
         }
     }

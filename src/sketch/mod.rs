@@ -19,6 +19,23 @@
 //! another mapping can still be read, re-binned with a stated error bound
 //! ([`proto::decode_rebinned`](crate::proto::decode_rebinned)).
 //!
+//! ## Which mapping on which core
+//!
+//! | core | mapping | why |
+//! |---|---|---|
+//! | Cortex-M0/M0+, RV32IMC (no FPU) | [`IntMapping`] | every `f64` operation is a software routine of tens to hundreds of instructions, and the integer path needs none |
+//! | Cortex-M4F, M33F (single-precision FPU) | [`IntMapping`] | the FPU does `f32` only: `f64`, which the other mappings compute in, is software there too |
+//! | Cortex-M7 with a double-precision FPU | either | `f64` is in hardware; [`IntMapping`] still avoids the soft-float code size |
+//! | x86-64, aarch64 | [`CubicMapping`] or [`LogMapping`] | a hardware `f64` unit: the cubic mapping is the fastest 1 % mapping, the logarithmic one the smallest and DataDog's default |
+//!
+//! With [`IntMapping`] the whole hedge path is integer-only: recording, the window's
+//! refresh of its cached quantile, the hedge threshold
+//! ([`Window::cached_upper_bound`](crate::window::Window::cached_upper_bound)), the hedger's
+//! decisions and both budgets link no soft-float helper and no division on a Cortex-M
+//! (`.ci/check-int-path.sh` checks the Cortex-M0 and Cortex-M4F images). Queries that
+//! return an `f64` ([`quantile`](DDSketch::quantile), `cached_quantile`) and encoding
+//! still compute in `f64`: call them off the hot path.
+//!
 //! # Range
 //!
 //! The trackable range follows from the mapping's `alpha`, `N` and the smallest value to
@@ -43,7 +60,8 @@
 //! # Presets
 //!
 //! [`presets`] names ready-made configurations for latencies in nanoseconds from 1 µs to
-//! 100 s, with their sizes.
+//! 100 s, with their sizes, and [`McuLatency`](presets::McuLatency), for device-side
+//! latencies (100 µs to 10 s) on a small microcontroller.
 
 pub mod atomic;
 mod datadog_linear;
@@ -920,7 +938,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// lower or higher, see above), clamped to the bins.
     fn pos_near(&self, index: i32, slack: i64) -> usize {
         let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
-        pos.saturating_add(slack).clamp(0, N.wrapping_sub(1) as i64) as usize // N >= 1
+                                                                            // max-then-min, not `Ord::clamp`, whose bound check can panic (N >= 1: it cannot).
+        pos.saturating_add(slack)
+            .max(0)
+            .min(N.wrapping_sub(1) as i64) as usize
     }
 
     /// The lowest position that can hold a value, from the exact minimum: no bin below it

@@ -1,7 +1,7 @@
 //! [`OtelMapping`]: bins that are OpenTelemetry's exponential-histogram buckets.
 
 use super::mapping::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
-use super::{ConfigError, IndexMapping, Interpolation};
+use super::{datadog_linear, ConfigError, IndexMapping, Interpolation};
 
 /// The exponent of the smallest normal float, `f64::MIN_POSITIVE = 2^-1022`.
 const MIN_NORMAL_EXPONENT: i32 = -1022;
@@ -199,12 +199,22 @@ impl IndexMapping for OtelMapping {
     }
 
     fn relative_accuracy(&self) -> f64 {
-        Self::accuracy_of_scale(self.scale)
+        // A table lookup: `tanh` is costly, and quantile queries read the accuracy.
+        self.accuracy()
     }
 
-    /// The base `2^(2^-scale)` (`+inf` at scale -10).
+    /// The base `2^(2^-scale)` (`+inf` at scale -10). A power of two for `scale <= 0`,
+    /// and DataDog's bits for `2^(2^-k)` otherwise (the table `IntMapping` uses, equal to
+    /// `libm::exp2`'s): a constant, so encoding links no `exp2` and its 4 KB table.
     fn gamma(&self) -> f64 {
-        libm::exp2(libm::ldexp(1.0, self.scale.wrapping_neg()))
+        match usize::try_from(self.scale) {
+            // 1 <= scale <= 20: in the table.
+            Ok(k) => datadog_linear::GAMMA_BITS
+                .get(k)
+                .map_or(f64::INFINITY, |&bits| f64::from_bits(bits)),
+            // 2^(2^-scale), -scale in 0..=10: exact (+inf for 2^1024).
+            Err(_) => libm::ldexp(1.0, 1i32 << self.down_shift().min(10)),
+        }
     }
 
     fn index_offset(&self) -> f64 {
@@ -279,7 +289,9 @@ impl IndexMapping for OtelMapping {
     fn lower_bound(&self, index: i32) -> f64 {
         // ldexp saturates to 0 or +inf beyond the float range; clamping the exponent
         // first keeps the shifts inside i64.
-        let clamp = |e: i64| e.clamp(-2000, 2000) as i32;
+        // (max-then-min, not `Ord::clamp`, whose bound check can panic: none is linked.)
+        #[allow(clippy::manual_clamp)]
+        let clamp = |e: i64| e.max(-2000).min(2000) as i32;
         if self.scale <= 0 {
             return libm::ldexp(1.0, clamp(i64::from(index) << self.down_shift()));
         }
@@ -293,15 +305,25 @@ impl IndexMapping for OtelMapping {
 
 #[cfg(test)]
 mod tests {
+    /// The constant gamma is `exp2(2^-scale)` bit for bit, at every scale.
+    #[test]
+    fn gamma_is_exp2_of_two_to_minus_scale_without_exp2() {
+        for scale in OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE {
+            let m = OtelMapping::with_scale(scale).unwrap();
+            let want = libm::exp2(libm::ldexp(1.0, -scale));
+            assert_eq!(m.gamma().to_bits(), want.to_bits(), "scale {scale}");
+        }
+    }
+
     use super::*;
 
     #[test]
-    fn const_accuracies_are_the_computed_ones() {
+    fn tabled_accuracies_are_the_computed_ones() {
         for scale in OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE {
             let m = OtelMapping::with_scale(scale).unwrap();
             assert_eq!(
-                m.accuracy().to_bits(),
                 m.relative_accuracy().to_bits(),
+                OtelMapping::accuracy_of_scale(scale).to_bits(),
                 "{scale}"
             );
         }

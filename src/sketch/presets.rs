@@ -11,8 +11,24 @@
 //! | [`IntLatency`] | integer, k = 6 | 0.78 % | 1,698 | 6,896 bytes |
 //! | [`IntLatencyCoarse`] | integer, k = 5 | 1.56 % | 849 | 3,496 bytes |
 //! | [`OtelLatency`] | OpenTelemetry, scale 5 | 1.08 % | 852 | 3,504 bytes |
+//! | [`McuLatency`] | integer, k = 5, **100 µs .. 10 s** | 1.56 % | 534 | 2,240 bytes |
 //!
 //! The sizes are asserted by a test, so they cannot grow silently.
+//!
+//! # Microcontrollers
+//!
+//! [`McuLatency`] is sized for device-side latencies (a sensor read, a flash write, a
+//! radio round trip: 100 µs to 10 s) on a small part: its atomic form
+//! ([`AtomicSketch`](super::AtomicSketch)) takes 2,180 bytes on x86-64 (4 per bin plus
+//! the zero bin, counters and layout), a [`Window`](crate::window::Window) of three of
+//! them 6,752, and [`McuHedger`](crate::hedge::McuHedger) (that window, a ratio budget
+//! and the policy's state) 7,088 on x86-64 and 7,000 on a Cortex-M4F (as printed by
+//! `firmware/src/bin/int_path.rs`), which leaves room on a 16 KiB Cortex-M0 for the stack
+//! and an embassy executor when it is built in place (in a `static`). Its
+//! mapping is [`IntMapping`]: recording, refreshing the window's cached quantile, reading
+//! the hedge threshold and deciding use integer operations only (no soft-float helper, no
+//! 64-bit division: checked on the Cortex-M0 and Cortex-M4F images by
+//! `.ci/check-int-path.sh`).
 //!
 //! ```
 //! use tailguard::sketch::presets;
@@ -36,6 +52,12 @@ pub const CUBIC_LATENCY_BINS: usize = 931;
 pub const INT_LATENCY_BINS: usize = 1698;
 /// The bins of [`IntLatencyCoarse`].
 pub const INT_LATENCY_COARSE_BINS: usize = 849;
+/// The bins of [`McuLatency`].
+pub const MCU_LATENCY_BINS: usize = 534;
+/// Smallest latency [`McuLatency`] tracks: 100 µs in nanoseconds.
+pub const MCU_MIN_LATENCY_NS: f64 = 1e5;
+/// Largest latency [`McuLatency`] tracks: 10 s in nanoseconds.
+pub const MCU_MAX_LATENCY_NS: f64 = 1e10;
 /// The bins of [`OtelLatency`].
 pub const OTEL_LATENCY_BINS: usize = 852;
 /// The scale of [`OtelLatency`]: 32 buckets per power of two.
@@ -55,6 +77,9 @@ pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 /// records integers with one `ln` (no float operation at scales `<= 0`, which are
 /// coarser than a latency sketch wants).
 pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
+/// 1.56 % over 100 µs .. 10 s (in ns), integer mapping: the microcontroller preset, a
+/// third of the memory of [`IntLatencyCoarse`] (see the [module docs](self#microcontrollers)).
+pub type McuLatency = DDSketch<IntMapping, MCU_LATENCY_BINS>;
 
 /// The layout of `N` bins of `mapping` from the bin of index `min_index`. The indices
 /// below are `mapping.index(MIN_LATENCY_NS)` (which is not `const`: it takes a logarithm),
@@ -76,6 +101,9 @@ pub const INT_LATENCY_LAYOUT: BinLayout<IntMapping, INT_LATENCY_BINS> = layout(I
 /// The layout of [`IntLatencyCoarse`] (see [`LOG_LATENCY_LAYOUT`]).
 pub const INT_LATENCY_COARSE_LAYOUT: BinLayout<IntMapping, INT_LATENCY_COARSE_BINS> =
     layout(IntMapping::K5, 318);
+/// The layout of [`McuLatency`] (see [`LOG_LATENCY_LAYOUT`]; its lowest bin holds
+/// [`MCU_MIN_LATENCY_NS`]).
+pub const MCU_LATENCY_LAYOUT: BinLayout<IntMapping, MCU_LATENCY_BINS> = layout(IntMapping::K5, 528);
 /// The layout of [`OtelLatency`] (see [`LOG_LATENCY_LAYOUT`]).
 pub const OTEL_LATENCY_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> = layout(
     OtelMapping {
@@ -102,6 +130,21 @@ pub const fn int_latency() -> IntLatency {
 /// An empty [`IntLatencyCoarse`] sketch (`const`).
 pub const fn int_latency_coarse() -> IntLatencyCoarse {
     DDSketch::with_layout(INT_LATENCY_COARSE_LAYOUT)
+}
+
+/// An empty [`McuLatency`] sketch (`const`).
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::mcu_latency();
+/// s.record_u64(250_000); // 250 µs
+/// let p50 = s.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 250e3).abs() <= 0.0157 * 250e3);
+/// assert!(s.min_trackable() <= 1e5 && s.max_trackable() > 1e10);
+/// ```
+pub const fn mcu_latency() -> McuLatency {
+    DDSketch::with_layout(MCU_LATENCY_LAYOUT)
 }
 
 /// An empty [`OtelLatency`] sketch (`const`).
@@ -171,6 +214,13 @@ mod tests {
         assert_same_layout(&int_latency(), &computed(IntMapping::K6));
         assert_same_layout(&int_latency_coarse(), &computed(IntMapping::K5));
         assert_same_layout(
+            &mcu_latency(),
+            &DDSketch::with_layout(BinLayout::with_min_index(
+                IntMapping::K5,
+                IntMapping::K5.index(MCU_MIN_LATENCY_NS),
+            )),
+        );
+        assert_same_layout(
             &otel_latency(),
             &computed(OtelMapping::with_scale(5).unwrap()),
         );
@@ -187,6 +237,13 @@ mod tests {
         check(int_latency(), 0.01);
         check(int_latency_coarse(), 0.02);
         check(otel_latency(), 0.011);
+        let mcu = McuLatency::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS).unwrap();
+        assert_eq!(mcu_latency(), mcu);
+        assert_eq!(mcu_latency().mapping().mantissa_bits(), 5);
+        assert!(
+            McuLatency::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS * 1.03).is_err()
+        );
+        assert!(mcu_latency().max_trackable() > MCU_MAX_LATENCY_NS);
         assert_eq!(otel_latency().mapping().scale(), 5);
     }
 
@@ -199,6 +256,7 @@ mod tests {
         assert_eq!(size_of::<IntLatency>(), 6896);
         assert_eq!(size_of::<IntLatencyCoarse>(), 3496);
         assert_eq!(size_of::<OtelLatency>(), 3504);
+        assert_eq!(size_of::<McuLatency>(), 2240);
         assert!(size_of::<LogLatency>() <= 4096 && size_of::<CubicLatency>() <= 4096);
     }
 }

@@ -33,13 +33,52 @@ impl Quantile {
         self.0 == 1.0
     }
 
-    /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none). Computed in
-    /// `f64`, so above 2^53 values it may round up, to `count` at most.
+    /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none), the product
+    /// rounded as in `f64` (so above 2^53 values it may round up, to `count` at most).
+    ///
+    /// Computed with integers only, bit for bit what `(q * (count - 1) as f64) as u64`
+    /// gives: on a core without a double-precision FPU (Cortex-M0, and the Cortex-M4F,
+    /// whose FPU is single precision) a refresh of a window then links no soft-float
+    /// helper (see the [window docs](crate::window#interrupt-safety-and-the-cost-of-a-record)).
     #[inline]
     pub(crate) fn rank(self, count: u64) -> u64 {
-        // The cast truncates (the floor: the product is not negative) and saturates.
-        (self.0 * count.saturating_sub(1) as f64) as u64
+        // q = m * 2^-s exactly (q in [0, 1]: s >= 52).
+        let bits = self.0.to_bits();
+        let field = (bits >> 52) as u32 & 0x7ff;
+        let fraction = bits & ((1 << 52) - 1);
+        let (m, s) = if field == 0 {
+            (fraction, 1074u32)
+        } else {
+            (fraction | 1 << 52, 1075u32.wrapping_sub(field))
+        };
+        // `count - 1` as an f64 (rounded to 53 bits: exact below 2^53), times m, rounded
+        // to 53 bits again: the f64 product, scaled by 2^s. m < 2^53 and the count below
+        // 2^65: no overflow.
+        let product = round_to_53_bits(
+            u128::from(m).wrapping_mul(round_to_53_bits(u128::from(count.saturating_sub(1)))),
+        );
+        // The floor, saturating as the cast does (a product below 2^-1022, which f64 rounds
+        // on a coarser grid, floors to 0 either way).
+        let floor = product.checked_shr(s).unwrap_or(0);
+        u64::try_from(floor).unwrap_or(u64::MAX)
     }
+}
+
+/// `x` rounded to its 53 most significant bits, to nearest, ties to even (as an `f64`
+/// holds it; `x < 2^127`).
+#[inline]
+fn round_to_53_bits(x: u128) -> u128 {
+    let width = 128u32.wrapping_sub(x.leading_zeros());
+    if width <= 53 {
+        return x;
+    }
+    let drop = width.wrapping_sub(53); // in 1..=74
+    let half = 1u128 << drop.wrapping_sub(1);
+    let low = x & (half << 1).wrapping_sub(1);
+    let kept = x >> drop;
+    // Up past half, or at half with an odd last kept bit. (x < 2^127: no overflow.)
+    let up = low > half || (low == half && kept & 1 == 1);
+    (kept.wrapping_add(u128::from(up))) << drop
 }
 
 /// Counted bins a rank is searched in: a zero bin, then the `N` bins of a layout.
@@ -57,6 +96,33 @@ pub(crate) trait RankedBins {
     fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize>;
 }
 
+/// Which bin holds a rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RankBin {
+    /// The zero bin (its value is 0).
+    Zero,
+    /// The bin at this position.
+    At(usize),
+}
+
+/// The bin holding quantile `q` of `bins` and the count whose rank that is: `(None, 0)` if
+/// the bins are empty, `None` with a count if the rank was not found (a clear raced the
+/// search). Integer operations only.
+#[inline]
+pub(crate) fn rank_bin<B: RankedBins + ?Sized>(bins: &B, q: Quantile) -> (Option<RankBin>, u64) {
+    let count = bins.count();
+    if count == 0 {
+        return (None, 0);
+    }
+    let rank = q.rank(count);
+    let zero = bins.zero_count();
+    if zero > rank {
+        return (Some(RankBin::Zero), count);
+    }
+    let pos = bins.position_of_rank(rank, zero, count);
+    (pos.map(RankBin::At), count)
+}
+
 /// The representative value of the bin holding quantile `q` of `bins` (0 for the zero bin)
 /// and the count whose rank that is: `(None, 0)` if the bins are empty, `None` with a count
 /// if the rank was not found (a clear raced the search).
@@ -66,17 +132,12 @@ pub(crate) fn rank_value<B: RankedBins + ?Sized, M: IndexMapping, const N: usize
     layout: &BinLayout<M, N>,
     q: Quantile,
 ) -> (Option<f64>, u64) {
-    let count = bins.count();
-    if count == 0 {
-        return (None, 0);
-    }
-    let rank = q.rank(count);
-    let zero = bins.zero_count();
-    if zero > rank {
-        return (Some(0.0), count);
-    }
-    let pos = bins.position_of_rank(rank, zero, count);
-    (pos.map(|pos| layout.value_at(pos)), count)
+    let (bin, count) = rank_bin(bins, q);
+    let value = bin.map(|bin| match bin {
+        RankBin::Zero => 0.0,
+        RankBin::At(pos) => layout.value_at(pos),
+    });
+    (value, count)
 }
 
 /// A sketch's answer to quantile `q`, or `None` if it is empty (`extremes`, its min and max,
@@ -117,6 +178,70 @@ mod tests {
         }
         assert!(Quantile::new(0.0).unwrap().is_min());
         assert!(Quantile::new(1.0).unwrap().is_max());
+    }
+
+    /// The integer rank is bit for bit the f64 formula's, at the corners where the f64
+    /// product rounds up to a whole number (q just below 1, counts past 2^53) too.
+    #[test]
+    fn the_integer_rank_is_the_f64_formula() {
+        let f64_rank = |q: f64, count: u64| (q * count.saturating_sub(1) as f64) as u64;
+        let qs = [
+            0.0,
+            1.0,
+            0.5,
+            0.9,
+            0.99,
+            0.999,
+            0.1,
+            0.75,
+            1.0 - f64::EPSILON / 2.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e-300,
+            0.3,
+            2.0 / 3.0,
+        ];
+        let mut counts = std::vec![
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            10,
+            11,
+            100,
+            101,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 3,
+            (1 << 54) + 7,
+            u64::MAX,
+            u64::MAX - 1,
+            u64::MAX - 1024,
+            1 << 63
+        ];
+        counts.extend(1..2000);
+        for q in qs {
+            for &c in &counts {
+                let got = Quantile::new(q).unwrap().rank(c);
+                assert_eq!(got, f64_rank(q, c), "q {q:e}, count {c}");
+            }
+        }
+        // Random quantiles and counts (a xorshift: no test dependency needed here).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let q = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let c = next() >> (next() % 64);
+            let got = Quantile::new(q).unwrap().rank(c);
+            assert_eq!(got, f64_rank(q, c), "q {q:e}, count {c}");
+        }
     }
 
     #[test]
