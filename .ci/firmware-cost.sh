@@ -85,9 +85,15 @@ window_300=(
     list="window_$bins[@]"
     for situation in "${!list}"; do
       op="window-$bins-$situation"
-      before=$(build_and_count "$target" "$cpu" "$machine" "$op" 0)
-      after=$(build_and_count "$target" "$cpu" "$machine" "$op" 1)
-      echo "$machine $cpu $op: one call $((after - before)) instructions"
+      # A window too big for the board's RAM (849 bins on the micro:bit, once its image
+      # also scans) locks the core up: QEMU stops and counts nothing.
+      before=$(build_and_count "$target" "$cpu" "$machine" "$op" 0 || true)
+      after=$(build_and_count "$target" "$cpu" "$machine" "$op" 1 || true)
+      if [[ -n "$before" && -n "$after" ]]; then
+        echo "$machine $cpu $op: one call $((after - before)) instructions"
+      else
+        echo "$machine $cpu $op: did not run (the core locked up: out of RAM)"
+      fi
     done
   done
   echo

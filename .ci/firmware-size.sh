@@ -10,7 +10,10 @@
 # query, or what the primitive does), and prints `size_of` and the peak stack of each call
 # (stack painting). `size-none` is the same harness with no primitive: flash and static
 # RAM are given as the difference from it (llvm-size: flash = .text + .rodata + .data,
-# RAM = .data + .bss). Its own target directory, so it can run beside firmware-cost.sh.
+# RAM = .data + .bss), and the flash added is split by kind of code (soft-float f64
+# helpers, libm, the integer mapping's DataDog-exact paths for values near a bin edge and
+# from 2^32 up, integer division helpers, the rest) from the images' symbols. Its own
+# target directory, so it can run beside firmware-cost.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/firmware"
@@ -49,3 +52,39 @@ for board in "${boards[@]}"; do
     echo "$prim: flash $flash (+$((flash - base_flash))), static RAM $ram (+$((ram - base_ram))); ${lines:-did not run (no output)}"
   done
 done
+
+echo "--- flash added, by kind of code (bytes, from llvm-nm's symbol sizes, against size-none)"
+python3 - "$out" "${primitives[@]}" <<'PY'
+import collections, re, subprocess, sys
+
+out, prims = sys.argv[1], sys.argv[2:]
+
+def symbols(elf):
+    sizes = collections.Counter()
+    nm = subprocess.run(["llvm-nm", "-C", "--print-size", elf], capture_output=True, text=True)
+    for line in nm.stdout.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) == 4 and fields[2] in "tTrR":
+            # Hashes and anonymous constants' names differ between images.
+            name = re.sub(r"::h[0-9a-f]{16}$", "", fields[3])
+            sizes[re.sub(r"\.Lanon\.[0-9a-f]+\.[0-9]+", ".Lanon", name)] += int(fields[1], 16)
+    return sizes
+
+KINDS = [
+    ("soft-float", r"float::|__aeabi_[dfi]2|__aeabi_u?l?i?2[df]|__aeabi_[df]|__(add|mul|div|sub)[ds]f3"),
+    ("libm", r"libm::"),
+    ("datadog-edge", r"datadog_linear|index_wide|index_near_edge"),
+    ("int-division", r"div_rem|divmod|__aeabi_u?l?div|__aeabi_u?idiv"),
+]
+
+def kind(name):
+    return next((k for k, pattern in KINDS if re.search(pattern, name)), "other")
+
+for target in ["thumbv6m-none-eabi", "thumbv7em-none-eabihf"]:
+    base = symbols(f"{out}/{target}-none.elf")
+    for prim in prims[1:]:
+        sizes, added = symbols(f"{out}/{target}-{prim}.elf"), collections.Counter()
+        for name in set(base) | set(sizes):
+            added[kind(name)] += sizes[name] - base[name]
+        print(target, prim, " ".join(f"{k} {added[k]}" for k, _ in KINDS + [("other", "")]))
+PY
