@@ -70,12 +70,14 @@ done
 # Situations of one call (names: firmware/src/count/window.rs).
 window_849=(
   norot-steady-record norot-steady-record-edge norot-steady-record-wide
-  norot-steady-record-max norot-cross-record norot-cross-record-edge norot-jump-record
+  norot-steady-record-max norot-cross-record norot-cross-record-edge norot-cross-record-max
+  norot-jump-record
   norot-back-record norot-steady-maintain-idle norot-steady-maintain norot-cross-maintain
   norot-jump-maintain rot-steady-record rot-cross-record rot-jump-record rot-back-record
 )
 window_300=(
-  norot-steady-record norot-cross-record norot-cross-record-edge norot-jump-record
+  norot-steady-record norot-cross-record norot-cross-record-edge norot-cross-record-max
+  norot-jump-record
   norot-steady-maintain norot-cross-maintain norot-jump-maintain rot-cross-record
   rot-jump-record
 )
