@@ -5,12 +5,20 @@
 #
 #   bash .ci/firmware-cost.sh            # K = 1000
 #   K=5000 bash .ci/firmware-cost.sh
+#   PARTS=window bash .ci/firmware-cost.sh   # only the window's calls (PARTS: ops window)
 #
 # Each image is built with `--features count`: it repeats one operation K times and exits
 # (firmware/src/count.rs). The instruction-counting QEMU plugin is built from
 # ../shared/tools/qemu-insncount.c (override with INSNCOUNT_SRC). Per operation:
 # (insns(2K) - insns(K)) / K, which includes the loop and the xorshift that makes each
 # value; the `none` operation measures those alone, and "net" subtracts it.
+#
+# The window part counts single calls of `Window::record_u64` and `Window::maintain` in
+# each situation a call can meet (firmware/src/count/window.rs: a clock one interval on,
+# a jump, a clock gone back, a value on a bin's edge or above the range, with records
+# rotating or not): each image fills the window, sets the clock, then makes K calls; the
+# image for K = 1 less the one for K = 0 is the first call. About 100 images: ~20 min.
+# Where a call's instructions go, function by function: .ci/firmware-profile.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/firmware"
@@ -31,27 +39,68 @@ insns() { # target cpu machine elf
     -plugin "$plugin" -d plugin -kernel "$4" 2>&1 | sed -n 's/^insns: //p'
 }
 
-for board in "${boards[@]}"; do
+PARTS="${PARTS:-ops window}"
+
+build_and_count() { # target cpu machine op k: prints the instructions
+  TG_COUNT_OP="$4" TG_COUNT_K="$5" \
+    cargo build -q --release --locked --features count --target "$1" --bin tailguard-firmware
+  local elf="target/cost/$1-$4-$5.elf"
+  cp "target/$1/release/tailguard-firmware" "$elf"
+  insns "$1" "$2" "$3" "$elf"
+}
+
+[[ " $PARTS " == *" ops "* ]] && for board in "${boards[@]}"; do
   read -r target cpu machine <<<"$board"
   declare -A per_op=()
-  for op in none int cubic int-p99 int-merge; do
+  for op in none int cubic int-p99 int-merge window-849-norot-loop window-849-rot-loop \
+    window-300-norot-loop; do
     counts=()
     for k in "$K" "$((2 * K))"; do
-      TG_COUNT_OP="$op" TG_COUNT_K="$k" \
-        cargo build -q --release --locked --features count --target "$target" \
-          --bin tailguard-firmware
-      elf="target/cost/$target-$op-$k.elf"
-      cp "target/$target/release/tailguard-firmware" "$elf"
-      counts+=("$(insns "$target" "$cpu" "$machine" "$elf")")
+      counts+=("$(build_and_count "$target" "$cpu" "$machine" "$op" "$k")")
     done
     per_op[$op]=$(( (counts[1] - counts[0]) / K ))
     echo "$machine $cpu $op: insns(K=$K) ${counts[0]}, insns(2K) ${counts[1]}, per op ${per_op[$op]}"
   done
-  for op in int cubic; do
+  for op in int cubic window-849-norot-loop window-849-rot-loop window-300-norot-loop; do
     echo "$machine $cpu $op: net of the loop $(( per_op[$op] - per_op[none] )) instructions per record"
   done
   echo
 done
+
+# Situations of one call (names: firmware/src/count/window.rs).
+window_849=(
+  norot-steady-record norot-steady-record-edge norot-steady-record-wide
+  norot-steady-record-max norot-cross-record norot-cross-record-edge norot-cross-record-max
+  norot-jump-record
+  norot-back-record norot-steady-maintain-idle norot-steady-maintain norot-cross-maintain
+  norot-jump-maintain rot-steady-record rot-cross-record rot-jump-record rot-back-record
+)
+window_300=(
+  norot-steady-record norot-cross-record norot-cross-record-edge norot-cross-record-max
+  norot-jump-record
+  norot-steady-maintain norot-cross-maintain norot-jump-maintain rot-cross-record
+  rot-jump-record
+)
+[[ " $PARTS " == *" window "* ]] && for board in "${boards[@]}"; do
+  read -r target cpu machine <<<"$board"
+  for bins in 849 300; do
+    list="window_$bins[@]"
+    for situation in "${!list}"; do
+      op="window-$bins-$situation"
+      # A window too big for the board's RAM (849 bins on the micro:bit, once its image
+      # also scans) locks the core up: QEMU stops and counts nothing.
+      before=$(build_and_count "$target" "$cpu" "$machine" "$op" 0 || true)
+      after=$(build_and_count "$target" "$cpu" "$machine" "$op" 1 || true)
+      if [[ -n "$before" && -n "$after" ]]; then
+        echo "$machine $cpu $op: one call $((after - before)) instructions"
+      else
+        echo "$machine $cpu $op: did not run (the core locked up: out of RAM)"
+      fi
+    done
+  done
+  echo
+done
+[[ " $PARTS " == *" ops "* ]] || exit 0
 
 echo "--- flash (llvm-size, bytes): the checks image, and the count images"
 cargo build -q --release --locked --target thumbv6m-none-eabi --bin tailguard-firmware
