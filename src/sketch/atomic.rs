@@ -29,7 +29,7 @@
 
 use core::time::Duration;
 
-use super::layout::Slot;
+use super::layout::{position, Slot};
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
     check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
@@ -384,9 +384,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         // value and a full bin are `record_u64_one_slow`'s and `settle_slow`'s, out of
         // line.
         if let Some(index) = self.mapping.index_u64_fast(value) {
-            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
-            // One unsigned compare for both ends (see `BinLayout::slot`): an index below
-            // `min_index` wraps to at least `N`.
+            // One unsigned compare for both ends (see `layout::position`).
+            let pos = position(index, self.min_index);
             if let Some(bin) = self.bins.get(pos) {
                 let previous = bin.fetch_add(1, Relaxed);
                 // One unsigned compare for both rare cases: 0 wraps to `u32::MAX`.
