@@ -75,7 +75,8 @@ fn key_of_u32(v: u32) -> u32 {
     if v == 0 {
         return 0;
     }
-    let lz = v.leading_zeros(); // v > 0: lz <= 31
+    // v > 0: lz <= 31.
+    let lz = v.leading_zeros();
     // The bits below the leading one, left-aligned (the leading one shifted out): the
     // mantissa's top 32 bits, of which the key keeps 20.
     let below = (v << lz) << 1u32;
