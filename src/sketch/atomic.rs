@@ -29,7 +29,7 @@
 
 use core::time::Duration;
 
-use super::layout::Slot;
+use super::layout::{position, Slot};
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
     check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
@@ -60,6 +60,33 @@ fn key_of_f64(v: f64) -> u32 {
 /// [`key_of_f64`] of `v as f64` (rounded down), computed with integer operations only.
 #[inline]
 fn key_of_u64(v: u64) -> u32 {
+    // Latencies in ns below 4.3 s fit in 32 bits: 32-bit operations (half the cost on a
+    // 32-bit core), and on the record's fast path the count of leading zeros is the one
+    // the mapping took (the compiler shares it).
+    match u32::try_from(v) {
+        Ok(v) => key_of_u32(v),
+        Err(_) => key_of_wide(v),
+    }
+}
+
+/// [`key_of_u64`] of a value that fits in 32 bits: exact (`v as f64` is).
+#[inline]
+fn key_of_u32(v: u32) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    // v > 0: lz <= 31.
+    let lz = v.leading_zeros();
+    // The bits below the leading one, left-aligned (the leading one shifted out): the
+    // mantissa's top 32 bits, of which the key keeps 20.
+    let below = (v << lz) << 1u32;
+    // The biased exponent 1023 + (31 - lz), above those 20 bits.
+    (1054u32.wrapping_sub(lz) << 20) | (below >> 12)
+}
+
+/// [`key_of_u64`] of a value of 2^32 or more (the mantissa's top 20 bits, rounded down).
+#[inline]
+fn key_of_wide(v: u64) -> u32 {
     if v == 0 {
         return 0;
     }
@@ -373,8 +400,38 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// [`record_u64`](Self::record_u64), returning the count its bin had before.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn record_u64_returning_bin_count(&self, value: u64) -> Option<u32> {
+        // The fast path, as `DDSketch::record_u64`'s: a value whose index the mapping
+        // finds on its own fast path, in a bin of the range that was neither empty nor
+        // full. Zero, the zero bin, clamping, the mapping's slow cases, a bin's first
+        // value and a full bin are `record_u64_one_slow`'s and `settle_slow`'s, out of
+        // line.
+        if let Some(index) = self.mapping.index_u64_fast(value) {
+            // One unsigned compare for both ends (see `layout::position`).
+            let pos = position(index, self.min_index);
+            if let Some(bin) = self.bins.get(pos) {
+                let previous = bin.fetch_add(1, Relaxed);
+                // One unsigned compare for both rare cases: 0 wraps to `u32::MAX`.
+                if previous.wrapping_sub(1) < BIN_LIMIT - 1 {
+                    self.update_extremes(key_of_u64(value));
+                    return Some(previous);
+                }
+                let previous = self.settle_slow(bin, Some(pos), previous);
+                if previous.is_some() {
+                    self.update_extremes(key_of_u64(value));
+                }
+                return previous;
+            }
+        }
+        self.record_u64_one_slow(value)
+    }
+
+    /// [`record_u64_returning_bin_count`](Self::record_u64_returning_bin_count) of the
+    /// values its fast path leaves out.
+    #[cold]
+    #[inline(never)]
+    fn record_u64_one_slow(&self, value: u64) -> Option<u32> {
         let index = if value == 0 {
             i32::MIN
         } else {
@@ -404,25 +461,41 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
             Slot::Bin(pos) => (self.bins.get(pos), Some(pos), false),
             Slot::Top => (self.bins.last(), Some(N.wrapping_sub(1)), true), // N >= 1
         };
-        let previous = bin.and_then(increment);
-        if previous == Some(0) {
-            if let Some(pos) = pos {
-                self.occupy(pos);
-            }
-        }
-        match previous {
-            Some(_) if clamped => {
-                if increment(&self.clamped).is_none() {
-                    // The clamped counter itself is full: keep the total exact.
-                    add_saturating(&self.saturated, 1);
-                }
-            }
-            Some(_) => {}
-            None => {
-                add_saturating(&self.saturated, 1);
-            }
+        // Always Some (N > 0 and pos is in range); None would count as saturated.
+        let Some(bin) = bin else {
+            add_saturating(&self.saturated, 1);
+            return None;
+        };
+        let previous = bin.fetch_add(1, Relaxed);
+        // One unsigned compare for both rare cases (an empty bin, a full one): 0 wraps.
+        let previous = if previous.wrapping_sub(1) < BIN_LIMIT - 1 {
+            Some(previous)
+        } else {
+            self.settle_slow(bin, pos, previous)
+        };
+        if clamped && previous.is_some() && increment(&self.clamped).is_none() {
+            // The clamped counter itself is full: keep the total exact.
+            add_saturating(&self.saturated, 1);
         }
         previous
+    }
+
+    /// The rare ends of an add of one to `bin` (at position `pos`, `None` for the zero
+    /// bin) that found `previous` there: a full bin takes its add back and counts the
+    /// value as saturated (`None`); an empty one widens the occupied range (see
+    /// [`occupy`](Self::occupy)). Out of line: the hot path pays one compare for both.
+    #[cold]
+    #[inline(never)]
+    fn settle_slow(&self, bin: &AtomicU32, pos: Option<usize>, previous: u32) -> Option<u32> {
+        if previous >= BIN_LIMIT {
+            bin.fetch_sub(1, Relaxed);
+            add_saturating(&self.saturated, 1);
+            return None;
+        }
+        if let Some(pos) = pos {
+            self.occupy(pos); // previous == 0
+        }
+        Some(previous)
     }
 
     /// Widens the occupied range to a bin this record took from zero: only the first
@@ -450,14 +523,31 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         )
     }
 
+    /// Brings `key` into the extremes. A load and a compare each: the keys only move
+    /// one way between clears, so a key that is not beyond what a load saw (however
+    /// stale) is not beyond what is there now, and needs no read-modify-write.
     #[inline]
     fn update_extremes(&self, key: u32) {
         if key < self.min_key.load(Relaxed) {
-            self.min_key.fetch_min(key, Relaxed);
+            self.lower_min(key);
         }
         if key > self.max_key.load(Relaxed) {
-            self.max_key.fetch_max(key, Relaxed);
+            self.raise_max(key);
         }
+    }
+
+    /// A new minimum: rare once warm, so out of line.
+    #[cold]
+    #[inline(never)]
+    fn lower_min(&self, key: u32) {
+        self.min_key.fetch_min(key, Relaxed);
+    }
+
+    /// A new maximum: rare once warm, so out of line.
+    #[cold]
+    #[inline(never)]
+    fn raise_max(&self, key: u32) {
+        self.max_key.fetch_max(key, Relaxed);
     }
 
     /// How many values the sketch holds: a scan of the zero bin and of the bins from the
@@ -726,6 +816,16 @@ mod tests {
             (1 << 53) - 1,
         ] {
             assert_eq!(key_of_u64(v), key_of_f64(v as f64), "v={v}");
+            // Both forms agree wherever both apply.
+            if let Ok(small) = u32::try_from(v) {
+                assert_eq!(key_of_u32(small), key_of_wide(v), "v={v}");
+            }
+        }
+        // Every bit length of the 32-bit form, with all-ones and a lone leading one.
+        for e in 0..32 {
+            for v in [1u32 << e, u32::MAX >> (31 - e), (1u32 << e) | 1] {
+                assert_eq!(key_of_u32(v), key_of_f64(f64::from(v)), "v={v}");
+            }
         }
         let mut last = 0;
         for v in (0..64).map(|s| 1u64 << s).chain([3, 5, 7, 999, 1001]) {
@@ -791,6 +891,34 @@ mod tests {
         assert_eq!(s.saturated(), 2);
         assert_eq!(add_saturating(&s.bins[pos], 5), 0);
         assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
+    }
+
+    #[test]
+    fn fast_path_records_occupy_saturate_and_move_the_extremes() {
+        let s = AtomicSketch::like(&presets::int_latency());
+        let (v, w) = (5_000_000u64, 7_000_000u64);
+        // Both on the mapping's fast path, in bins of the range.
+        assert!(s.mapping.index_u64_fast(v).is_some() && s.mapping.index_u64_fast(w).is_some());
+        let pos = |x: u64| (s.mapping.index_u64(x) - s.min_index) as usize;
+        // A bin's first value widens the occupied range.
+        s.record_u64(w);
+        assert_eq!(s.occupied(), (pos(w), pos(w)));
+        s.record_u64(v);
+        assert_eq!(s.occupied(), (pos(v), pos(w)));
+        assert_eq!((s.min(), s.max()), (Some(5e6), Some(7e6)));
+        // A full bin takes the add back and counts it as saturated, out of the extremes.
+        s.bins[pos(v)].store(BIN_LIMIT - 1, Relaxed);
+        s.record_u64(v + 1); // the same bin: fits
+        s.record_u64(v - 1); // full now: dropped
+        assert_eq!(s.bins[pos(v)].load(Relaxed), BIN_LIMIT);
+        assert_eq!(s.saturated(), 1);
+        assert_eq!(s.min(), Some(5e6));
+        assert_eq!(s.max(), Some(7e6));
+        // Into an occupied bin that is not full: counted, extremes moved, range kept.
+        s.record_u64(w + 1);
+        assert_eq!(s.max(), Some(value_of_key(key_of_u64(w + 1))));
+        assert_eq!(s.occupied(), (pos(v), pos(w)));
+        assert_eq!(s.bins[pos(w)].load(Relaxed), 2);
     }
 
     /// Bins, counters and extremes of two sketches, compared.

@@ -36,6 +36,16 @@ pub struct BinLayout<M, const N: usize> {
     min_index: i32,
 }
 
+/// The position of mapping index `index` among bins from `min_index`: below `N` exactly
+/// when the index is one of the `N` bins' (an index below `min_index` wraps to `2^32`
+/// minus the distance, at least `N`, as `min_index + N` fits in an `i32`), so one
+/// unsigned compare tests both ends of the range.
+#[inline(always)]
+pub(crate) fn position(index: i32, min_index: i32) -> usize {
+    // 32-bit arithmetic: two words on a Cortex-M would double the cost.
+    index.wrapping_sub(min_index) as u32 as usize
+}
+
 /// The counter a mapping index is counted in (see [`BinLayout::slot`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -149,7 +159,7 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         if index < self.min_index {
             Slot::Zero
         } else {
-            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
+            let pos = position(index, self.min_index);
             if pos >= N {
                 Slot::Top
             } else {

@@ -80,7 +80,7 @@ pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping};
 pub use otel_mapping::OtelMapping;
 
-use layout::Slot;
+use layout::{position, Slot};
 use rank::{rank_value, sketch_quantile, RankedBins};
 
 /// Why a sketch configuration was refused.
@@ -349,6 +349,21 @@ fn mul_wide(value: u64, n: u32) -> (u64, u64) {
     (product as u64, product.wrapping_shr(64) as u64)
 }
 
+/// Widens `[min, max]` to take `v` (not NaN). Branches, not selects: a new min or max is
+/// rare, and a branch not taken is the cheapest on a Cortex-M (where the integer ones
+/// are two-word compares); for floats, plain comparisons do what `f64::min` and `max`
+/// do, cheaper.
+#[inline(always)]
+fn widen<T: PartialOrd + Copy>(min: &mut T, max: &mut T, v: T) {
+    // Two tests, not `else if`: the first value of an empty sketch is both.
+    if v < *min {
+        *min = v;
+    }
+    if v > *max {
+        *max = v;
+    }
+}
+
 /// How many values the slice records index at once, into a buffer on the stack.
 const SLICE_CHUNK: usize = 64;
 
@@ -511,29 +526,30 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // The fast path: a positive value (not NaN, not -0.0, not +inf: its index is above
         // the range) that lands in a bin of the range which is not full. Everything else
         // (errors, zero, the zero bin, clamping, saturation) is `record_n`'s, out of line.
-        if value > 0.0 {
-            let pos = self.mapping.index(value).wrapping_sub(self.min_index) as u32 as usize;
-            // One unsigned compare for both ends (see `BinLayout::slot`): an index below
-            // `min_index` wraps to at least `N`.
-            if let Some(bin) = self.bins.get_mut(pos) {
-                if *bin != u32::MAX {
-                    *bin = bin.wrapping_add(1);
-                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
-                    self.count = self.count.wrapping_add(1);
-                    let s = &mut self.float_stats;
-                    // Not NaN: plain comparisons do what f64::min and max do, cheaper.
-                    if value < s.min {
-                        s.min = value;
-                    }
-                    if value > s.max {
-                        s.max = value;
-                    }
-                    s.sum += value;
-                    return Ok(());
-                }
-            }
+        if value > 0.0 && self.add_one_in_range(self.mapping.index(value)) {
+            let s = &mut self.float_stats;
+            widen(&mut s.min, &mut s.max, value);
+            s.sum += value;
+            return Ok(());
         }
         self.record_one_slow(value)
+    }
+
+    /// The single-value fast path's add: one to the bin of mapping index `index` if it
+    /// is a bin of the range and not full (then `count` too), else nothing. Returns
+    /// whether it added; the caller leaves the rest to its slow path.
+    #[inline(always)]
+    fn add_one_in_range(&mut self, index: i32) -> bool {
+        // One unsigned compare for both ends (see `layout::position`).
+        if let Some(bin) = self.bins.get_mut(position(index, self.min_index)) {
+            if *bin != u32::MAX {
+                *bin = bin.wrapping_add(1);
+                // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
+                self.count = self.count.wrapping_add(1);
+                return true;
+            }
+        }
+        false
     }
 
     /// [`record`](Self::record) of the values its fast path leaves out.
@@ -564,13 +580,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 value
             };
             let s = &mut self.float_stats;
-            // v is not NaN, so plain comparisons do what f64::min and max do, cheaper.
-            if v < s.min {
-                s.min = v;
-            }
-            if v > s.max {
-                s.max = v;
-            }
+            widen(&mut s.min, &mut s.max, v);
             s.sum += if added == 1 { v } else { v * f64::from(added) };
         }
         Ok(())
@@ -585,33 +595,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // bin of the range which is not full. Zero, the zero bin, clamping, saturation and
         // the mapping's slow cases are `record_u64_n`'s, out of line.
         if let Some(index) = self.mapping.index_u64_fast(value) {
-            let pos = index.wrapping_sub(self.min_index) as u32 as usize;
-            // One unsigned compare for both ends (see `BinLayout::slot`): an index below
-            // `min_index` wraps to at least `N`.
-            if let Some(bin) = self.bins.get_mut(pos) {
-                if *bin != u32::MAX {
-                    *bin = bin.wrapping_add(1);
-                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
-                    self.count = self.count.wrapping_add(1);
-                    let s = &mut self.int_stats;
-                    // Branches, not selects: a new min or max is rare, and a branch not
-                    // taken is the cheapest on a Cortex-M (where these are two-word
-                    // compares).
-                    if value < s.min {
-                        s.min = value;
-                    }
-                    if value > s.max {
-                        s.max = value;
-                    }
-                    // The high word moves once in 2^64 / value records: a branch, not an
-                    // add-with-carry into two more words (on a 32-bit core).
-                    let (lo, carry) = s.sum_lo.overflowing_add(value);
-                    s.sum_lo = lo;
-                    if carry {
-                        s.carry_into_high_word();
-                    }
-                    return;
+            if self.add_one_in_range(index) {
+                let s = &mut self.int_stats;
+                widen(&mut s.min, &mut s.max, value);
+                // The high word moves once in 2^64 / value records: a branch, not an
+                // add-with-carry into two more words (on a 32-bit core).
+                let (lo, carry) = s.sum_lo.overflowing_add(value);
+                s.sum_lo = lo;
+                if carry {
+                    s.carry_into_high_word();
                 }
+                return;
             }
         }
         self.record_u64_one_slow(value)
@@ -635,14 +629,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (added, _) = self.add_to_bin(index, n);
         if added > 0 {
             let s = &mut self.int_stats;
-            // Branches, not selects: a new min or max is rare, and a branch not taken
-            // is the cheapest on a Cortex-M (where these are two-word compares).
-            if value < s.min {
-                s.min = value;
-            }
-            if value > s.max {
-                s.max = value;
-            }
+            widen(&mut s.min, &mut s.max, value);
             // Exact at any total (see `IntStats`); the multiply only for `n > 1`.
             let (lo, hi) = if added == 1 {
                 (value, 0)
@@ -695,10 +682,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 // Selects (no branch to mispredict): each value must be compared anyway.
                 min = min.min(value);
                 max = max.max(value);
-                // A bin of the range: one compare for both ends (see `record_u64`);
+                // A bin of the range: one compare for both ends (see `position`);
                 // i32::MIN (the mapping's slow cases) and the rest through the slot.
-                let pos = index.wrapping_sub(min_index) as u32 as usize;
-                match self.bins.get_mut(pos) {
+                match self.bins.get_mut(position(index, min_index)) {
                     // `count + n <= u32::MAX`: cannot wrap.
                     Some(bin) => *bin = bin.wrapping_add(1),
                     None => {
@@ -772,10 +758,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             // -0.0 becomes +0.0 (see `record_n`).
             let mut v = value.abs();
             let index = mapping.index(v);
-            // A bin of the range: one compare for both ends (see `record`); the zero bin
-            // and the top through the layout's slot.
-            let pos = index.wrapping_sub(min_index) as u32 as usize;
-            if let Some(bin) = self.bins.get_mut(pos) {
+            // A bin of the range: one compare for both ends (see `position`); the zero
+            // bin and the top through the layout's slot.
+            if let Some(bin) = self.bins.get_mut(position(index, min_index)) {
                 // `count + n <= u32::MAX`: cannot wrap.
                 *bin = bin.wrapping_add(1);
             } else {
@@ -785,13 +770,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 }
                 self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
             }
-            // v is not NaN: plain comparisons do what f64::min and max do.
-            if v < min {
-                min = v;
-            }
-            if v > max {
-                max = v;
-            }
+            widen(&mut min, &mut max, v); // v is not NaN
             sum += v;
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
