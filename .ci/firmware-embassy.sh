@@ -61,7 +61,7 @@ for board in "${boards[@]}"; do
   expect '^INFO +at the end Stats \{ requests: 500, hedges: [1-9][0-9]*, hedge_wins: [1-9][0-9]*,'
   expect '^INFO +rescue Rescue \{ stalls: [1-9][0-9]*, rescued: [1-9][0-9]*,'
   expect '^INFO +hedged Summary \{ count: 400, p50_us: [0-9]+, p99_us: [0-9]+, slow: [0-9]+ \}'
-  expect '^INFO +hedged latencies DDSketch \{ bins: 300, count: 400,'
+  expect '^INFO +hedged latencies DDSketch \{ bins: 534, count: 400,'
   expect '^INFO +stack of the run StackUse \{ peak: [0-9]+, size: [0-9]+ \}'
   expect '^INFO +9 passed, 0 failed$'
 done

@@ -21,21 +21,25 @@ use cortex_m_rt::entry;
 use defmt_semihosting as _;
 use embassy_executor::Executor;
 
+use tailguard::sketch::presets;
+
 use crate::run::{SensorHedger, Sketch};
 
-/// Builds the hedger and the summary sketch into statics, then runs the executor. Built
-/// here, in thread mode before the executor starts, their construction's stack is free
-/// again before the run; built inside the task, their temporaries would widen the task's
-/// poll frame for the whole run (9.6 KiB on the Cortex-M0 when tried: the micro:bit's
-/// stack overflowed its RAM and the core locked up).
+/// Builds the summary sketch into a static (the hedger is one already, built at compile
+/// time), then runs the executor. Built here, in thread mode before the executor starts,
+/// the sketch's construction's stack is free again before the run; built inside the task,
+/// temporaries would widen the task's poll frame for the whole run (9.6 KiB on the
+/// Cortex-M0 when the hedger was built there: the micro:bit's stack overflowed its RAM and
+/// the core locked up).
 #[entry]
 fn main() -> ! {
     let Some(peripherals) = cortex_m::Peripherals::take() else {
         defmt::panic!("the core peripherals were taken before main");
     };
-    let hedger: &'static SensorHedger = build_hedger();
+    let hedger: &'static SensorHedger = &run::HEDGER;
     let sketch: &'static mut Sketch = build_sketch();
-    // The stack it took to build them into statics; then the run's own peak, from here.
+    // The stack it took to build the sketch into a static; then the run's own peak, from
+    // here.
     let build = stack::high_water();
     defmt::info!(
         "sizes: hedger {=usize} B, sketch {=usize} B; stack to build them {}",
@@ -54,18 +58,10 @@ fn main() -> ! {
     })
 }
 
-// Not inlined: their frames are gone once they return.
-#[inline(never)]
-fn build_hedger() -> &'static SensorHedger {
-    match cortex_m::singleton!(: SensorHedger = run::hedger()) {
-        Some(hedger) => hedger,
-        None => defmt::panic!("built once"),
-    }
-}
-
+// Not inlined: its frame is gone once it returns.
 #[inline(never)]
 fn build_sketch() -> &'static mut Sketch {
-    match cortex_m::singleton!(: Sketch = run::empty_sketch()) {
+    match cortex_m::singleton!(: Sketch = presets::mcu_latency()) {
         Some(sketch) => sketch,
         None => defmt::panic!("built once"),
     }

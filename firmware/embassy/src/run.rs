@@ -13,19 +13,17 @@
 use core::time::Duration;
 
 use tailguard::budget::RatioBudget;
-use tailguard::clock::{Clock, EmbassyClock};
-use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, Hedger, Stats};
-use tailguard::sketch::{DDSketch, IntMapping};
+use tailguard::clock::{Clock, EmbassyClock, Instant};
+use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, Hedger, McuHedger, Stats};
+use tailguard::sketch::presets::{self, McuLatency};
 
 use crate::sensor::Sensor;
 
-/// The hedger's sketch: the integer mapping (no float on the record path), 32 bins per
-/// octave (1.56 %), 300 bins from 100 µs: up to about 66 ms, past the 20 ms stalls. Small
-/// enough for the micro:bit's 16 KiB of RAM (a window holds three such sketches).
-pub const BINS: usize = 300;
-const MIN_LATENCY_NS: f64 = 100_000.0;
-pub type Sketch = DDSketch<IntMapping, BINS>;
-pub type SensorHedger = Hedger<EmbassyClock, RatioBudget, IntMapping, BINS>;
+/// The microcontroller preset: the integer mapping (no float on the record path), 32 bins
+/// per octave (1.56 %), 100 µs .. 10 s in 534 bins; its hedger (a window of three such
+/// sketches) and the summary sketch fit the micro:bit's 16 KiB of RAM with the executor.
+pub type Sketch = McuLatency;
+pub type SensorHedger = McuHedger<EmbassyClock, RatioBudget>;
 
 /// Reads per phase.
 pub const READS: u32 = 400;
@@ -77,16 +75,25 @@ pub struct Figures {
     pub end: Stats,
 }
 
-/// Builds the hedger (the run's clock is embassy-time's, read only once the run starts).
-pub fn hedger() -> SensorHedger {
-    match Hedger::with_sketch(EmbassyClock, CONFIG, &empty_sketch()) {
-        Ok(hedger) => hedger,
-        Err(e) => defmt::panic!("hedger configuration: {}", e),
-    }
-}
+/// The hedger, built at compile time (`const` constructors): no start-up code and no stack
+/// to build it. Its window's intervals count from embassy-time's zero, where the clock
+/// starts.
+pub static HEDGER: SensorHedger = match Hedger::with_origin(
+    EmbassyClock,
+    CONFIG,
+    match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
+        Ok(budget) => budget,
+        Err(_) => panic!("invalid budget"), // a compile error
+    },
+    presets::MCU_LATENCY_LAYOUT,
+    Instant::ZERO,
+) {
+    Ok(hedger) => hedger,
+    Err(_) => panic!("invalid hedge configuration"), // a compile error
+};
 
-/// Runs the three phases with a hedger fresh from [`hedger`], summarizing in `sketch` (an
-/// [`empty_sketch`]).
+/// Runs the three phases with a fresh hedger ([`HEDGER`]), summarizing in `sketch` (an
+/// empty [`Sketch`]).
 pub async fn run(hedger: &SensorHedger, sketch: &mut Sketch) -> Figures {
     // 1. Unhedged.
     let a = Sensor::new(SEED_A);
@@ -137,14 +144,6 @@ pub async fn run(hedger: &SensorHedger, sketch: &mut Sketch) -> Figures {
         },
         warm,
         end: hedger.stats(),
-    }
-}
-
-/// An empty sketch of the hedger's configuration.
-pub fn empty_sketch() -> Sketch {
-    match Sketch::new(IntMapping::K5, MIN_LATENCY_NS) {
-        Ok(sketch) => sketch,
-        Err(e) => defmt::panic!("sketch configuration: {}", e),
     }
 }
 
