@@ -226,7 +226,10 @@ fn the_mcu_preset_is_within_its_accuracy_over_its_range() {
     for q in [0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0] {
         let exact = values[(q * (values.len() - 1) as f64) as usize] as f64;
         let got = s.quantile(q).unwrap().unwrap();
-        assert!((got - exact).abs() <= alpha * exact, "q {q}: {got} vs {exact}");
+        assert!(
+            (got - exact).abs() <= alpha * exact,
+            "q {q}: {got} vs {exact}"
+        );
     }
 }
 
