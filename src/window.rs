@@ -45,7 +45,7 @@
 //! rank; [`cached_quantile`](Window::cached_quantile)
 //! instead returns one configured quantile (p90 by default) cached by the last refresh:
 //! one load and the bin's value. The refresh also publishes that bin's upper edge as a
-//! whole number, [`cached_upper_bound`](Window::cached_upper_bound): one load and a shift,
+//! whole number, [`cached_upper_bound`](Window::cached_upper_bound): two loads and a shift,
 //! integer operations only, cheap enough to read on every request (the
 //! [`Hedger`](crate::hedge::Hedger) reads its delay there).
 //!
@@ -138,8 +138,8 @@ use crate::sync::{const_unless_loom, fence, AtomicBool, AtomicU32, Ordering};
 /// The refresh clock's tick: 2^20 ns (about 1 ms).
 const REFRESH_UNIT_NS: u64 = 1 << 20;
 
-// The two cached words, `cached_bin` and `cached_bound`, hold a published value below
-// 2^31, or one of these markers (top bit set).
+// The cached word `cached_bin` holds a published value below 2^31, or one of these markers
+// (top bit set).
 
 /// A cached word when there is no quantile.
 const NO_QUANTILE: u32 = u32::MAX;
@@ -446,8 +446,13 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     /// The position of the cached quantile's bin (or [`ZERO_BIN`]), or [`NO_QUANTILE`] (or
     /// a cleared marker): [`cached_quantile`](Self::cached_quantile) is its value.
     cached_bin: AtomicU32,
-    /// That bin's upper edge as a whole number, encoded by [`encode_bound`] (markers as for
-    /// `cached_bin`): what a hedger compares with, with integer operations only.
+    /// That bin's upper edge as a whole number, encoded by [`encode_bound`]: what a hedger
+    /// compares with, with integer operations only. Meaningful while `cached_bin` holds a
+    /// published bin: a refresher stores it, from its consistent scan, before it publishes
+    /// `cached_bin` (release), and readers load it after `cached_bin` (acquire), so a reader
+    /// gets the bound of the bin it read or of a later consistent scan. Rotations leave it
+    /// alone: withdrawing `cached_bin` withdraws it. (One word with no protocol of its own
+    /// keeps the loom models of the refresh as small as they were.)
     cached_bound: AtomicU32,
     /// Values counted by the scan of the last published quantile (saturating).
     cached_count: AtomicU32,
@@ -677,7 +682,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 refreshed_at: AtomicCoarseInstant::never(),
                 quantile: parts.quantile,
                 cached_bin: AtomicU32::new(NO_QUANTILE),
-                cached_bound: AtomicU32::new(NO_QUANTILE),
+                cached_bound: AtomicU32::new(0),
                 cached_count: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
                 rotations: AtomicU32::new(0),
@@ -858,8 +863,6 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 .fetch_add(1, Ordering::Relaxed)
                 .wrapping_add(1);
             self.cached_bin
-                .store(cleared_marker(odd), Ordering::Relaxed);
-            self.cached_bound
                 .store(cleared_marker(odd), Ordering::Release);
             fence(Ordering::Release);
             let mut removed = 0u32;
@@ -991,31 +994,28 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             };
             // Integer operations only with an integer mapping (the bound is its exact
             // edge): a refresh links no soft-float helper on a core without an FPU.
-            let words = match bin {
+            let bin_word = match bin {
                 Some(bin) if count >= u64::from(self.config.min_count.max(1)) => match bin {
-                    RankBin::Zero => (ZERO_BIN, 0),
-                    // pos < N < 2^31 - 1
-                    RankBin::At(pos) => (
-                        pos as u32,
-                        encode_bound(self.slot(0).layout().upper_bound_at(pos)),
-                    ),
+                    RankBin::Zero => {
+                        self.cached_bound.store(0, Ordering::Relaxed);
+                        ZERO_BIN
+                    }
+                    RankBin::At(pos) => {
+                        let bound = self.slot(0).layout().upper_bound_at(pos);
+                        self.cached_bound
+                            .store(encode_bound(bound), Ordering::Relaxed);
+                        pos as u32 // pos < N < 2^31 - 1
+                    }
                 },
-                _ => (NO_QUANTILE, NO_QUANTILE),
+                _ => NO_QUANTILE,
             };
-            // Only refreshers (one at a time) and rotations write the words, and a rotation
-            // always changes both (before it clears anything): each swap fails exactly when
-            // one came since the scan began. Each word is so either a marker or from a scan
-            // no rotation overlapped; if a rotation came between the two swaps, the scan is
-            // redone (the first word then holds the rotation's marker).
-            let bin_published = self
+            // Only refreshers (one at a time) and rotations write the word, and a rotation
+            // always changes it: the swap fails exactly when one came since the scan began.
+            // (The release orders the bound stored above before it.)
+            if self
                 .cached_bin
-                .compare_exchange(seen.0, words.0, Ordering::Release, Ordering::Relaxed)
-                .is_ok();
-            if bin_published
-                && self
-                    .cached_bound
-                    .compare_exchange(seen.1, words.1, Ordering::Release, Ordering::Relaxed)
-                    .is_ok()
+                .compare_exchange(seen, bin_word, Ordering::Release, Ordering::Relaxed)
+                .is_ok()
             {
                 self.cached_count
                     .store(u32::try_from(count).unwrap_or(u32::MAX), Ordering::Relaxed);
@@ -1027,18 +1027,14 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// The bin of quantile `q` and the count of one scan of the slots that no rotation
-    /// overlapped (the seqlock's reader side), with the cached words as they were when the
-    /// scan began.
-    #[allow(clippy::type_complexity)]
-    fn consistent_scan(&self, q: Quantile) -> Result<((u32, u32), Option<RankBin>, u64), Spoiled> {
+    /// overlapped (the seqlock's reader side), with the cached word as it was when the scan
+    /// began.
+    fn consistent_scan(&self, q: Quantile) -> Result<(u32, Option<RankBin>, u64), Spoiled> {
         let before = self.generation.load(Ordering::Acquire);
         if before & 1 == 1 {
             return Err(Spoiled::RotationUnderWay);
         }
-        let seen = (
-            self.cached_bin.load(Ordering::Acquire),
-            self.cached_bound.load(Ordering::Acquire),
-        );
+        let seen = self.cached_bin.load(Ordering::Acquire);
         let (bin, count) = rank_bin(&Occupied::new(self.slots.as_slice()), q);
         fence(Ordering::Acquire);
         if self.generation.load(Ordering::Relaxed) == before {
@@ -1071,9 +1067,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// The upper edge of the cached quantile's bin as a whole number (nanoseconds, for
     /// latencies): at or above every value of that bin ([`IndexMapping::upper_bound_u64`],
     /// kept to 26 significant bits, rounded up), 0 for the zero bin; `None` exactly when
-    /// [`cached_quantile`](Self::cached_quantile) is, from the same refresh. One atomic
-    /// load and a shift, integer operations only: the [`Hedger`](crate::hedge::Hedger)
-    /// waits this long before it hedges.
+    /// [`cached_quantile`](Self::cached_quantile) is. From the same refresh, or, while a
+    /// refresher is publishing, from its scan (as consistent, and newer). Two atomic loads
+    /// and a shift, integer operations only: the [`Hedger`](crate::hedge::Hedger) waits
+    /// this long before it hedges.
     ///
     /// ```
     /// use tailguard::clock::ManualClock;
@@ -1089,8 +1086,9 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// ```
     #[inline]
     pub fn cached_upper_bound(&self) -> Option<u64> {
-        let word = self.cached_bound.load(Ordering::Relaxed);
-        is_published(word).then(|| decode_bound(word))
+        // Acquire: the bound stored before this word was published is visible.
+        let bin = self.cached_bin.load(Ordering::Acquire);
+        is_published(bin).then(|| decode_bound(self.cached_bound.load(Ordering::Relaxed)))
     }
 
     /// How many values the window held at the last refresh of the cached quantile
@@ -1205,10 +1203,10 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
             .field("bins", &N)
             .field("epoch", &self.epoch)
             .field("cached_bin", &self.cached_bin.load(Ordering::Relaxed))
-            .field("cached_bound", &{
-                let word = self.cached_bound.load(Ordering::Relaxed);
-                is_published(word).then(|| decode_bound(word))
-            })
+            .field(
+                "cached_bound",
+                &decode_bound(self.cached_bound.load(Ordering::Relaxed)),
+            )
             .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
             .field("expired", &self.expired.load(Ordering::Relaxed))
             .finish()
@@ -1219,7 +1217,7 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
-    use crate::sketch::{presets, CubicMapping, LogMapping};
+    use crate::sketch::{presets, CubicMapping, IntMapping, LogMapping};
 
     type TestWindow<'a> = Window<&'a ManualClock, CubicMapping, 931>;
 
@@ -1399,6 +1397,47 @@ mod tests {
         w.maintain();
         assert_eq!((w.count(), w.expired()), (0, 4));
         assert_eq!(w.cached_quantile(), None);
+    }
+
+    /// The integer threshold is the upper edge of the cached quantile's bin, `None` exactly
+    /// when the cached quantile is, withdrawn by a rotation with it, and follows refreshes.
+    #[test]
+    fn the_cached_upper_bound_is_the_cached_bins_edge() {
+        let clock = ManualClock::new();
+        let w = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+        assert_eq!(w.cached_upper_bound(), None);
+        for ms in 1..=100 {
+            w.record_duration(Duration::from_millis(ms));
+        }
+        w.maintain();
+        let q = w.cached_quantile().unwrap();
+        let bound = w.cached_upper_bound().unwrap();
+        let m = IntMapping::K6;
+        let edge = m.upper_bound_u64(m.index(q));
+        assert!(
+            bound >= edge && bound - edge <= edge >> 25,
+            "{bound} vs {edge}"
+        );
+        assert!(
+            bound as f64 > q && (bound as f64) < q * 1.01,
+            "{bound} vs {q}"
+        );
+        // A rotation withdraws both; the next maintenance publishes both again.
+        clock.advance(Duration::from_secs(30));
+        w.record_duration(Duration::from_millis(7));
+        assert_eq!((w.cached_quantile(), w.cached_upper_bound()), (None, None));
+        w.maintain();
+        let q = w.cached_quantile().unwrap();
+        assert!((q - 90e6).abs() <= 0.01 * 90e6, "{q}"); // the previous interval's p90
+        assert_eq!(w.cached_upper_bound(), Some(m.upper_bound_u64(m.index(q))));
+        // Values in the zero bin: a bound of 0.
+        let z = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+        z.record_u64(0);
+        z.maintain();
+        assert_eq!(
+            (z.cached_quantile(), z.cached_upper_bound()),
+            (Some(0.0), Some(0))
+        );
     }
 
     #[test]

@@ -186,12 +186,18 @@ fn a_published_threshold_is_of_data_the_window_holds() {
         // Settled: what a fresh refresh of the window's contents gives (no stale threshold,
         // no lost refresh), and something (the window holds 3, perhaps 1 too).
         let settled = window.cached_quantile();
+        // The integer threshold published with it: the upper edge of the same bin.
+        let settled_bound = window.cached_upper_bound();
         window.refresh();
         assert_eq!(settled, window.cached_quantile(), "{window:?}");
+        assert_eq!(settled_bound, window.cached_upper_bound(), "{window:?}");
         let holds_one = window.count() == 2;
         // p90 of {1, 3} is rank 0: the 1; of {3}: the 3.
         let want = if holds_one { rep(1.0) } else { rep(3.0) };
         assert_eq!(settled, Some(want), "{window:?}");
+        let edge = |v: f64| mapping.upper_bound_u64(mapping.index(v));
+        let want_bound = if holds_one { edge(1.0) } else { edge(3.0) };
+        assert_eq!(settled_bound, Some(want_bound), "{window:?}");
         assert_eq!(window.count() + u64::from(window.expired()), 2);
     });
 }

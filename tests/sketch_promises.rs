@@ -202,12 +202,44 @@ fn assert_exact_range<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
     assert_eq!(a.layout().max_trackable().to_bits(), hi.to_bits());
 }
 
+/// The microcontroller preset keeps its accuracy (1.56 %) over its whole range, 100 µs to
+/// 10 s: every quantile of values spread over the range, and every value's bin.
+#[test]
+fn the_mcu_preset_is_within_its_accuracy_over_its_range() {
+    let mut s = presets::mcu_latency();
+    let alpha = s.relative_accuracy();
+    assert!(alpha <= 0.0157, "{alpha}");
+    let mut values = Vec::new();
+    let mut v = 100_000u64; // 100 µs
+    while v < 10_000_000_000 {
+        values.push(v);
+        v += v / 97 + 1;
+    }
+    values.push(10_000_000_000 - 1);
+    for &v in &values {
+        s.record_u64(v);
+        let rep = s.mapping().value(s.mapping().index_u64(v));
+        assert!((rep - v as f64).abs() <= alpha * v as f64, "{v}: {rep}");
+    }
+    assert_eq!((s.zero_count(), s.clamped()), (0, 0));
+    values.sort_unstable();
+    for q in [0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0] {
+        let exact = values[(q * (values.len() - 1) as f64) as usize] as f64;
+        let got = s.quantile(q).unwrap().unwrap();
+        assert!(
+            (got - exact).abs() <= alpha * exact,
+            "q {q}: {got} vs {exact}"
+        );
+    }
+}
+
 #[test]
 fn preset_ranges_are_exact() {
     assert_exact_range(&presets::log_latency());
     assert_exact_range(&presets::cubic_latency());
     assert_exact_range(&presets::int_latency());
     assert_exact_range(&presets::int_latency_coarse());
+    assert_exact_range(&presets::mcu_latency());
 }
 
 fn exact_range_at<M: IndexMapping>(alpha: f64, min_value: f64) {
