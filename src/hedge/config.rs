@@ -46,6 +46,7 @@ pub struct HedgeConfig {
     pub(crate) max_hedges: u8,
     pub(crate) cooldown: Duration,
     pub(crate) backoff_factor: u32,
+    pub(crate) rotate_on_record: bool,
 }
 
 impl HedgeConfig {
@@ -68,6 +69,7 @@ impl HedgeConfig {
             max_hedges: 1,
             cooldown: Duration::from_secs(10),
             backoff_factor: 2,
+            rotate_on_record: true,
         }
     }
 
@@ -140,6 +142,37 @@ impl HedgeConfig {
         self
     }
 
+    /// Whether a latency recorded by [`Hedger::record`](crate::hedge::Hedger::record) (or
+    /// by the drivers when a request ends) may rotate the hedger's window when it is the
+    /// first record of a new interval (the default), as
+    /// [`WindowConfig::with_rotate_on_record`](crate::window::WindowConfig::with_rotate_on_record)
+    /// says. With `false` a record does bounded work whatever the clock did, for
+    /// latencies recorded in an interrupt handler: the rotation is left to
+    /// [`Hedger::start`](crate::hedge::Hedger::start), which maintains the window before
+    /// every request, or to `hedger.window().maintain()`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new()
+    ///     .with_interval(Duration::from_secs(1))
+    ///     .with_rotate_on_record(false);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// hedger.record(Duration::from_millis(3));
+    /// clock.advance(Duration::from_secs(5)); // the window's intervals are long gone
+    /// hedger.record(Duration::from_millis(4)); // bounded work: no rotation here
+    /// assert_eq!(hedger.window().rotations(), 0);
+    /// let _ticket = hedger.start(); // the request's start rotates
+    /// assert_eq!(hedger.window().rotations(), 1);
+    /// ```
+    pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
+        self.rotate_on_record = rotate;
+        self
+    }
+
     /// The hedge percentile.
     pub const fn percentile(&self) -> f64 {
         self.percentile
@@ -193,6 +226,12 @@ impl HedgeConfig {
     /// The back-off factor.
     pub const fn backoff_factor(&self) -> u32 {
         self.backoff_factor
+    }
+
+    /// Whether records may rotate the window (see
+    /// [`with_rotate_on_record`](Self::with_rotate_on_record)).
+    pub const fn rotate_on_record(&self) -> bool {
+        self.rotate_on_record
     }
 
     pub(crate) const fn validate(&self) -> Result<(), HedgeError> {

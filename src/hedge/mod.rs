@@ -123,7 +123,8 @@ impl Parts {
             // atomic load. The warm-up refreshes on every record at least as long as the
             // window's default does, so a small `min_samples` never learns later.
             .with_min_count(config.min_samples)
-            .with_warmup_records(warmup);
+            .with_warmup_records(warmup)
+            .with_rotate_on_record(config.rotate_on_record);
         match WindowParts::new(window_config, origin) {
             Ok(window) => Ok(Parts {
                 window_config,

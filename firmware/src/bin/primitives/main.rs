@@ -90,11 +90,13 @@ const WINDOW: WindowConfig = WindowConfig::new()
     .with_min_count(MIN_COUNT)
     .with_rotate_on_record(false);
 
-/// The hedger's: the p90 of the last 20-40 ms, after 20 samples, no sooner than 1 ms.
+/// The hedger's: the p90 of the last 20-40 ms, after 20 samples, no sooner than 1 ms; the
+/// handler's records never rotate its window (the main loop's `start` does).
 const HEDGE: HedgeConfig = HedgeConfig::new()
     .with_interval(Duration::from_micros(INTERVAL_US as u64))
     .with_min_samples(20)
-    .with_min_delay(Duration::from_millis(1));
+    .with_min_delay(Duration::from_millis(1))
+    .with_rotate_on_record(false);
 
 static WINDOW_CELL: Once<SharedWindow> = Once::new();
 static SKETCH_CELL: Once<SharedSketch> = Once::new();
