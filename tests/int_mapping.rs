@@ -102,7 +102,19 @@ fn values() -> impl Iterator<Item = u64> {
         x ^= x << 17;
         x >> (x % 64) // every magnitude
     });
-    edges.chain(random).chain(1..3000).filter(|&v| v > 0)
+    // Above 2^63 both roundings matter: the low 11 bits just above half carry into bits
+    // 11..16, which become exactly half of the second rounding's unit; ties to even then
+    // rounds up through a run of ones onto a bin edge (for the `k` whose run it is). A
+    // single rounding, or truncation at either step, lands a bin lower.
+    let double_roundings = (0..=20u32).map(|k| {
+        let ones = ((1u64 << (62 - k - 17 + 1)) - 1) << 17; // bits 17..=62-k
+        (1u64 << 63) | ones | (0b01_1111 << 11) | 0b100_0000_0001
+    });
+    edges
+        .chain(random)
+        .chain(1..3000)
+        .chain(double_roundings)
+        .filter(|&v| v > 0)
 }
 
 #[test]

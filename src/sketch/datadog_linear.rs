@@ -16,7 +16,7 @@
 //! integer record path stays free of floats. tailguard takes the bin both libraries agree
 //! on; where they disagree with each other it keeps the exact bin.
 
-use super::mapping::round_low_bits;
+use super::mapping::{round_low_bits, round_low_bits_u64};
 
 /// `2^(2^-k)` for `k` in `0..=20`, as DataDog writes it: the bit patterns Go's `math.Pow`
 /// and Java's `Math.pow` return (identical for every `k`). A table, so the mapping never
@@ -106,6 +106,21 @@ const fn near_u32() -> [(u32, u32); 32] {
     out
 }
 
+/// Whether DataDog's keys are the exact bins for every integer value below 2^47 at this
+/// `k` (`k <= 20`), so that such values need no replay: when Go's multiplier is exactly
+/// `2^k` (`GO_ERROR[k] == 0`: k = 0, 5, 9, 11, 12, 15). For an integer below 2^47 (about 39
+/// hours in nanoseconds) `x` has at most `e + 6 <= 52` significant bits (`e` the leading
+/// one's position) and trailing zeros from bit `52 - e`, so Go's `x * 2^k` and its sum with
+/// `2^k` are both exact in an `f64`: Go's key is the exact bin. Where Java's differs, the
+/// libraries disagree and [`key`] takes the exact bin too; where it agrees, it is the
+/// exact bin. (1,726 of the 2^32 32-bit values do differ at k = 6, where Go's multiplier is
+/// 64 units in the last place low.) Tested on every bin edge below 2^32 and around every
+/// edge up to 2^47.
+#[allow(clippy::indexing_slicing)] // evaluated for `k <= 20`: 21 entries
+pub(super) const fn exact_below_2_47(k: u32) -> bool {
+    k <= 20 && GO_ERROR[k as usize] == 0
+}
+
 /// Whether `x` (an `approx_log`, times `2^52`) is within [`BAND`] of a bin edge.
 #[inline]
 pub(super) fn near_edge(k: u32, x: i64) -> bool {
@@ -121,6 +136,11 @@ pub(super) fn near_edge(k: u32, x: i64) -> bool {
 #[inline(never)] // the cold path of the record functions: only values near an edge come here
 pub(super) fn key(k: u32, x: i64) -> i32 {
     let exact = (x >> 52u32.wrapping_sub(k)) as i32; // |x| <= 1025 * 2^52: fits
+    if let Ok(x) = u64::try_from(x) {
+        if go_decides(k) {
+            return replay_exact_multiplier(k, x);
+        }
+    }
     match (GO_ERROR.get(k as usize), JAVA_ERROR.get(k as usize)) {
         (Some(&go), Some(&java)) => {
             let go = replay(k, x, go);
@@ -132,6 +152,38 @@ pub(super) fn key(k: u32, x: i64) -> i32 {
         }
         _ => exact,
     }
+}
+
+/// Whether, for `x >= 0` (values of 1 and more), Go's key is the answer at this `k`: when
+/// Go's multiplier is exactly `2^k` and Java's is not below it (k = 0, 5, 12, 15). Go's key
+/// is then the exact bin or the one above (its roundings to nearest can only carry a value
+/// up onto an edge), and Java's, from a product no smaller, rounded and floored the same
+/// monotone way, is at least Go's and at most one above the exact bin: either both give
+/// the bin above, or Go gives the exact bin, which [`key`] takes either way.
+#[allow(clippy::indexing_slicing)] // evaluated for `k <= 20`: 21 entries
+pub(super) const fn go_decides(k: u32) -> bool {
+    k <= 20 && GO_ERROR[k as usize] == 0 && JAVA_ERROR[k as usize] >= 0
+}
+
+/// [`replay`] with `error = 0` and `x >= 0`, in 64 bits (cheap on a 32-bit core, where the
+/// 128-bit replay costs hundreds of instructions): `x * 2^k` is `x` rounded to a double
+/// (times a power of two), then `2^k` is added (`2^52` in units of `x`) and the sum rounded
+/// again; the key is its whole part. `x < 1026 * 2^52`: nothing overflows.
+#[inline]
+pub(super) fn replay_exact_multiplier(k: u32, x: u64) -> i32 {
+    let sum = to_double_u64(to_double_u64(x).wrapping_add(1 << 52));
+    // The whole part minus 2^k: |key - 2^k| <= 1025 * 2^20 + 1.
+    ((sum >> 52u32.wrapping_sub(k)) as i64).wrapping_sub(1i64 << k) as i32
+}
+
+/// `v` rounded to 53 significant bits, to nearest, ties to even (`v < 2^63`).
+#[inline]
+fn to_double_u64(v: u64) -> u64 {
+    let bits = 64u32.wrapping_sub(v.leading_zeros());
+    if bits <= 53 {
+        return v;
+    }
+    round_low_bits_u64(v, bits.wrapping_sub(53))
 }
 
 /// One library's index of `x / 2^52`, whose multiplier is `2^k + error * 2^(k - 53)`:
@@ -193,6 +245,62 @@ mod tests {
         let z = approx_log * m + per_octave;
         let key = if z >= 0.0 { z as i64 } else { z as i64 - 1 };
         key - (1i64 << k)
+    }
+
+    /// `approx_log(v) * 2^52` of an integer `0 < v < 2^53`, exactly.
+    fn x_of(v: u64) -> i64 {
+        let e = 63 - v.leading_zeros();
+        ((i64::from(e)) << 52) | (((v ^ (1u64 << e)) << (52 - e)) as i64)
+    }
+
+    /// What both libraries do with `x`, computed in floats: their common index, or the
+    /// exact one where they disagree (what `key` replays).
+    fn datadog(k: u32, x: i64) -> i64 {
+        let [go, java] = errors(k).map(|error| in_floats(k, x, error));
+        if go == java {
+            go
+        } else {
+            x >> (52 - k)
+        }
+    }
+
+    #[test]
+    fn integers_below_2_47_land_in_their_exact_bins_where_go_is_exact() {
+        let exact_ks: std::vec::Vec<u32> = (0..=20).filter(|&k| exact_below_2_47(k)).collect();
+        assert_eq!(exact_ks, [0, 5, 9, 11, 12, 15]);
+        for &k in &exact_ks {
+            let m = super::super::IntMapping::with_mantissa_bits(k).unwrap();
+            // Every bin edge of every octave below 2^47 (a stride through the octaves'
+            // edges above k = 11, to keep the test short), and its neighbours.
+            let stride = if k > 11 { 37 } else { 1 };
+            for e in 0..47u32 {
+                let octave = 1u64 << e;
+                let mut j = 0u64;
+                while j < 1u64 << k {
+                    // The edge `2^e (1 + j / 2^k)`, rounded up to an integer.
+                    let edge = octave + (((j << e) + (1u64 << k) - 1) >> k);
+                    for v in [edge - 1, edge, edge + 1, edge + 2] {
+                        if v == 0 || v >= 1 << 47 {
+                            continue;
+                        }
+                        let x = x_of(v);
+                        let exact = x >> (52 - k);
+                        assert_eq!(datadog(k, x), exact, "k={k} v={v}");
+                        assert_eq!(
+                            i64::from(super::super::IndexMapping::index_u64(&m, v)),
+                            exact,
+                            "k={k} v={v}"
+                        );
+                    }
+                    j += stride;
+                }
+            }
+        }
+        // Where Go is not exact, integers do leave their exact bins (the rule is not
+        // vacuous): at k = 6, some below 2^20 already (1,726 of the 32-bit values).
+        let k = 6;
+        let moved = (1..1u64 << 20).filter(|&v| datadog(k, x_of(v)) != x_of(v) >> (52 - k));
+        assert!(moved.count() > 0);
     }
 
     fn errors(k: u32) -> [i64; 2] {

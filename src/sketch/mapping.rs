@@ -216,20 +216,27 @@ fn significand(bits: u64) -> f64 {
     f64::from_bits((bits & MANTISSA_MASK) | ((EXPONENT_BIAS as u64) << MANTISSA_BITS))
 }
 
-/// `v` rounded to a multiple of `2^bits` (`1 <= bits < 127`), to nearest, ties to even,
-/// as floating point rounds. The caller keeps `v + 2^bits` below `2^128` (every caller's
-/// `v` is far smaller), so nothing overflows.
-pub(crate) fn round_low_bits(v: u128, bits: u32) -> u128 {
-    let unit = 1u128 << bits;
-    let rest = v & unit.wrapping_sub(1);
-    let down = v ^ rest;
-    let half = unit >> 1;
-    if rest > half || (rest == half && down & unit != 0) {
-        down.wrapping_add(unit)
-    } else {
-        down
-    }
+/// Defines `$name(v: $t, bits: u32) -> $t`: `v` rounded to a multiple of `2^bits` (`1 <=
+/// bits < width`), to nearest, ties to even, as floating point rounds. The caller keeps
+/// `v + 2^bits` in range. Two widths: 128 bits where products need them, 64 where a 32-bit
+/// core's record path must stay short.
+macro_rules! round_low_bits {
+    ($name:ident, $t:ty) => {
+        pub(crate) fn $name(v: $t, bits: u32) -> $t {
+            let unit: $t = 1 << bits;
+            let rest = v & unit.wrapping_sub(1);
+            let down = v ^ rest;
+            let half = unit >> 1;
+            if rest > half || (rest == half && down & unit != 0) {
+                down.wrapping_add(unit)
+            } else {
+                down
+            }
+        }
+    };
 }
+round_low_bits!(round_low_bits, u128);
+round_low_bits!(round_low_bits_u64, u64);
 
 /// `(1 + alpha) / (1 - alpha)`.
 fn accuracy_base(alpha: f64) -> f64 {
@@ -690,7 +697,15 @@ impl IntMapping {
     // The table has 32 entries and `k & 31 < 32`: the index cannot be out of bounds.
     #[allow(clippy::indexing_slicing)]
     const fn of_valid_bits(k: u32) -> Self {
-        let near = datadog_linear::NEAR_U32[(k & 31) as usize];
+        // Where every 32-bit value lands in its exact bin, the record path's near-edge test
+        // declines only the values exactly on an edge (`inside == 0`, zero among them, which
+        // the slice path relies on), and `index_near_edge_u32` settles those without a
+        // replay.
+        let near = if datadog_linear::exact_below_2_47(k) {
+            (0, 0)
+        } else {
+            datadog_linear::NEAR_U32[(k & 31) as usize]
+        };
         IntMapping { k, near }
     }
 
@@ -728,6 +743,9 @@ impl IntMapping {
         let aligned = v << lz; // the leading one is bit 31
                                // approx_log * 2^52: the exponent, then the 31 bits below the leading one.
         let x = (i64::from(e) << MANTISSA_BITS) | (i64::from(aligned & 0x7fff_ffff) << 21u32);
+        if datadog_linear::exact_below_2_47(self.k) {
+            return (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32; // as `index_of`'s
+        }
         datadog_linear::key(self.k, x)
     }
 
@@ -738,29 +756,40 @@ impl IntMapping {
     /// nearest, ties to even, in that order. Below 2^47 neither rounding changes anything.
     #[inline(never)] // values of 4.3 s and more in ns: not the hot path
     fn index_wide(&self, value: u64) -> i32 {
-        let mut v = u128::from(value);
-        let mut e = 127u32.wrapping_sub(v.leading_zeros()); // the leading one's position: 32..=63
-        if e >= 47 {
-            if e > 52 {
-                v = round_low_bits(v, e.wrapping_sub(52)); // to f64
-                e = 127u32.wrapping_sub(v.leading_zeros());
-            }
-            // e + significand lies in [e + 1, e + 2): 2^5 or 2^6 from e = 63.
-            let fraction_bits = if e >= 63 { 46 } else { 47 };
-            if e > fraction_bits {
-                v = round_low_bits(v, e.wrapping_sub(fraction_bits));
-                e = 127u32.wrapping_sub(v.leading_zeros());
-            }
+        let e = 63u32.wrapping_sub(value.leading_zeros()); // the leading one's position: 32..=63
+        let fraction = value ^ (1u64 << e); // the e bits below it
+        if e < 47 {
+            // No rounding, and the 52 bits below the leading one are its `e` bits shifted up.
+            let x = (u64::from(e) << MANTISSA_BITS) | fraction << MANTISSA_BITS.wrapping_sub(e);
+            return if datadog_linear::exact_below_2_47(self.k) {
+                (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // as `index_of`'s
+            } else {
+                self.index_of(x as i64)
+            };
         }
-        // approx_log * 2^52: the exponent, and the 52 bits below the leading one (after the
-        // roundings above, the bits below those are zero).
-        let fraction = v ^ (1u128 << e);
-        let fraction = if e > MANTISSA_BITS {
-            fraction >> e.wrapping_sub(MANTISSA_BITS)
+        // approx_log * 2^52 with the value's fraction rounded to 52 bits (the f64): a
+        // carry out of the fraction moves into the exponent, as it would in the value.
+        let mut x = if e > MANTISSA_BITS {
+            let drop = e.wrapping_sub(MANTISSA_BITS); // 1..=11
+            (u64::from(e) << MANTISSA_BITS).wrapping_add(round_low_bits_u64(fraction, drop) >> drop)
         } else {
-            fraction << MANTISSA_BITS.wrapping_sub(e)
+            (u64::from(e) << MANTISSA_BITS) | fraction << MANTISSA_BITS.wrapping_sub(e)
         };
-        self.index_of((i64::from(e) << MANTISSA_BITS) | fraction as i64)
+        // e + significand lies in [e + 1, e + 2): 2^5 or 2^6 from e = 63, leaving 47 or 46
+        // bits of fraction, to which the sum is rounded.
+        let e = (x >> MANTISSA_BITS) as u32; // 47..=64
+        let fraction_bits = if e >= 63 { 46 } else { 47 };
+        if e > fraction_bits {
+            x = round_low_bits_u64(x, MANTISSA_BITS.wrapping_sub(fraction_bits));
+        }
+        if datadog_linear::go_decides(self.k) {
+            // Where Go's key is the answer: `x` is now a multiple of 2^5 (2^6 from 2^63)
+            // below 2^59, so Go's two roundings of it (`replay_exact_multiplier`) change
+            // nothing and its key is `x`'s exact bin. (tests/int_mapping.rs compares these
+            // values with the libraries' float arithmetic.)
+            return (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32;
+        }
+        self.index_of(x as i64) // x < 65 * 2^52
     }
 
     /// The widest bin, at the start of each power of two, spans a factor of `1 + 2^-k`,
@@ -893,7 +922,7 @@ impl IndexMapping for IntMapping {
             // The mantissa bits below the top k, the leading 32 of them (v has at most 31).
             let inside = (bits << k.wrapping_add(12) >> 32u32) as u32;
             // `&`, not `&&`: no branch, so that the loop vectorises. Zero needs no test of
-            // its own: it sits on an edge (`inside` is 0, within the band, which is never 0).
+            // its own: it sits on an edge (`inside` is 0, which every `near` declines).
             let fast = (value >> 32u32 == 0) & (inside.wrapping_add(band) > last);
             *o = if fast { n as i32 } else { i32::MIN };
         }
