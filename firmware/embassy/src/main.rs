@@ -2,7 +2,7 @@
 //! reads sometimes stall is read without hedging, then hedged to a second sensor after a
 //! warm-up (`run.rs`); the firmware checks that the hedges rescue the stalls within the
 //! budget and that the hedger's counters add up (`checks.rs`), measures its peak stack
-//! (`stack.rs`), logs it all with defmt over semihosting, and exits through semihosting:
+//! (`../stack.rs`), logs it all with defmt over semihosting, and exits through semihosting:
 //! 0 if every check passed, 1 otherwise (a panic exits 1 too).
 //!
 //! The output is defmt's binary frames: `defmt-print -e <this ELF>` decodes them (see
@@ -14,6 +14,7 @@
 mod checks;
 mod run;
 mod sensor;
+#[path = "../../stack.rs"]
 mod stack;
 mod time_driver;
 
@@ -42,10 +43,10 @@ fn main() -> ! {
     // here.
     let build = stack::high_water();
     defmt::info!(
-        "sizes: hedger {=usize} B, sketch {=usize} B; stack to build them {}",
+        "sizes: hedger {=usize} B, sketch {=usize} B; stack to build the sketch {}",
         core::mem::size_of::<SensorHedger>(),
         core::mem::size_of::<Sketch>(),
-        build
+        defmt::Debug2Format(&build)
     );
     stack::repaint();
     let Some(executor) = cortex_m::singleton!(: Executor = Executor::new()) else {
@@ -85,7 +86,7 @@ async fn hedge(hedger: &'static SensorHedger, sketch: &'static mut Sketch) {
     }
     // Last, so that it covers the whole run (and these checks' own frames).
     let stack = stack::high_water();
-    defmt::info!("stack of the run {}", stack);
+    defmt::info!("stack of the run {}", defmt::Debug2Format(&stack));
     let fits = stack.peak < stack.size;
     report(fits, "stack: the peak stays inside the stack region");
     failed += u32::from(!fits);

@@ -20,6 +20,7 @@ mod checks;
 mod clock;
 mod once;
 mod run;
+#[path = "../../../stack.rs"]
 mod stack;
 
 use core::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};

@@ -1,14 +1,14 @@
-//! The peak stack, by stack painting (as firmware/embassy/src/stack.rs, whose cortex-m-rt
-//! paints before `main`; here `main` paints with [`repaint`] first thing): the free stack
-//! (from `_stack_end`, just above the statics, up to below the caller's frame) is filled
-//! with `PAINT`; the stack grows down from `_stack_start`, the top of RAM, so the lowest
-//! word no longer painted is the deepest the stack has been since, interrupt frames
-//! included (they use the same stack).
+//! The peak stack, by stack painting, shared by the firmware images (included with
+//! `#[path]`): the free stack (from `_stack_end`, just above the statics, up to below the
+//! caller's frame) is filled with `PAINT` by [`repaint`] (or by cortex-m-rt's `paint-stack`
+//! feature before `main`, with the same value); the stack grows down from `_stack_start`,
+//! the top of RAM, so the lowest word no longer painted is the deepest the stack has been
+//! since, interrupt frames included (they use the same stack).
 //!
-//! A frame that reserved words it never wrote at its lowest addresses would be missed: the
-//! figure is a lower bound, exact for the usual frames.
+//! A frame that reserved words it never wrote (an unused part of a buffer) at its lowest
+//! addresses would be missed: the figure is a lower bound, exact for the usual frames.
 
-/// cortex-m-rt's paint value, so a dump reads alike in both firmwares.
+/// cortex-m-rt's paint value (`STACK_PAINT_VALUE`), so that every image reads alike.
 const PAINT: u32 = 0xCCCC_CCCC;
 
 extern "C" {
@@ -18,6 +18,7 @@ extern "C" {
 }
 
 /// The stack region's size and the most of it used, in bytes.
+#[derive(Debug)]
 pub struct StackUse {
     pub peak: u32,
     pub size: u32,
@@ -30,8 +31,8 @@ fn region() -> (usize, usize) {
     )
 }
 
-/// The peak since the last [`repaint`]: scans the painted region from its bottom up to the
-/// first word scrubbed off.
+/// The peak since the reset (or the last [`repaint`]): scans the painted region from its
+/// bottom up to the first word scrubbed off.
 pub fn high_water() -> StackUse {
     let (bottom, top) = region();
     let mut low = bottom;
