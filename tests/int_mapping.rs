@@ -110,10 +110,37 @@ fn values() -> impl Iterator<Item = u64> {
         let ones = ((1u64 << (62 - k - 17 + 1)) - 1) << 17; // bits 17..=62-k
         (1u64 << 63) | ones | (0b01_1111 << 11) | 0b100_0000_0001
     });
+    // Just below a bin edge from 2^33 up, by the distances at which the two roundings
+    // start to carry a value onto the edge: 16.5 and 32.5 units of the second rounding's
+    // 2^-47 (2^-46), in the value's units, and a unit either side; whole small distances
+    // below 2^53.
+    let below_edges = (0..=20u32).flat_map(|k| {
+        (33..=63u32).flat_map(move |e| {
+            let offsets: Vec<u64> = if e > 52 {
+                let s = e - 52;
+                let m16 = (16u64 << s) | (1 << (s - 1));
+                let m32 = (32u64 << s) | (1 << (s - 1));
+                [m16, m32, 16 << s, 32 << s]
+                    .into_iter()
+                    .flat_map(|m| [m - 1, m, m + 1])
+                    .collect()
+            } else {
+                (0..=40).collect()
+            };
+            [1u64, (1 << k) - 1]
+                .into_iter()
+                .filter(|&j| j > 0)
+                // The edge j bins into the octave (the next octave's start overflows at
+                // k = 0 from 2^63: left out).
+                .filter_map(move |j| (1u64 << e).checked_add(j << (e - k)))
+                .flat_map(move |edge| offsets.clone().into_iter().map(move |d| edge - d))
+        })
+    });
     edges
         .chain(random)
         .chain(1..3000)
         .chain(double_roundings)
+        .chain(below_edges)
         .filter(|&v| v > 0)
 }
 

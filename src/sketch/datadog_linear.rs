@@ -116,9 +116,27 @@ const fn near_u32() -> [(u32, u32); 32] {
 /// exact bin. (1,726 of the 2^32 32-bit values do differ at k = 6, where Go's multiplier is
 /// 64 units in the last place low.) Tested on every bin edge below 2^32 and around every
 /// edge up to 2^47.
-#[allow(clippy::indexing_slicing)] // evaluated for `k <= 20`: 21 entries
 pub(super) const fn exact_below_2_47(k: u32) -> bool {
-    k <= 20 && GO_ERROR[k as usize] == 0
+    // A bit per k: the record path tests one bit rather than reading two tables.
+    (EXACT_BELOW_2_47 >> (k & 31)) & 1 != 0
+}
+
+/// [`exact_below_2_47`] for every `k`, as bits.
+const EXACT_BELOW_2_47: u32 = k_mask(false);
+
+/// The `k <= 20` whose Go multiplier is exact (and, with `java_too`, whose Java multiplier
+/// is not below it), as bits.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time, k <= 20
+const fn k_mask(java_too: bool) -> u32 {
+    let mut mask = 0;
+    let mut k = 0;
+    while k <= 20 {
+        if GO_ERROR[k] == 0 && (!java_too || JAVA_ERROR[k] >= 0) {
+            mask |= 1 << k;
+        }
+        k += 1;
+    }
+    mask
 }
 
 /// Whether `x` (an `approx_log`, times `2^52`) is within [`BAND`] of a bin edge.
@@ -160,10 +178,12 @@ pub(super) fn key(k: u32, x: i64) -> i32 {
 /// up onto an edge), and Java's, from a product no smaller, rounded and floored the same
 /// monotone way, is at least Go's and at most one above the exact bin: either both give
 /// the bin above, or Go gives the exact bin, which [`key`] takes either way.
-#[allow(clippy::indexing_slicing)] // evaluated for `k <= 20`: 21 entries
 pub(super) const fn go_decides(k: u32) -> bool {
-    k <= 20 && GO_ERROR[k as usize] == 0 && JAVA_ERROR[k as usize] >= 0
+    (GO_DECIDES >> (k & 31)) & 1 != 0
 }
+
+/// [`go_decides`] for every `k`, as bits.
+const GO_DECIDES: u32 = k_mask(true);
 
 /// [`replay`] with `error = 0` and `x >= 0`, in 64 bits (cheap on a 32-bit core, where the
 /// 128-bit replay costs hundreds of instructions): `x * 2^k` is `x` rounded to a double

@@ -612,6 +612,56 @@ fn split_u32_narrow(v: u32, lz: u32, k: u32) -> (i32, u32) {
     (lead_and_top as i32, aligned << k << 1u32)
 }
 
+/// The exact bin of `value` (`2^e <= value < 2^(e + 1)`, `32 <= e <= 63`) after the two
+/// roundings Go and Java make (to an `f64`, then `e + significand` to 47 bits of fraction,
+/// 46 from 2^63), for the `k` whose key is Go's (`datadog_linear::go_decides`): then Go's
+/// multiplication by `2^k` and addition of `2^k` are exact (the rounded value is a multiple
+/// of 2^5, or 2^6, below 2^59), and the key is that bin. Rounding is monotone and every bin
+/// edge survives both roundings, so the value reaches edge `E` exactly when
+/// `approx_log * 2^52 >= E - 16.5` (`E - 32.5` from 2^63, where the second rounding's unit
+/// is 2^6): a tie at `E - 16` rounds to `E`, which is even, and one at `E - 16.5` to
+/// `E - 16`, even too. So the bin is the value's own once [`WIDE_MARGINS`] is added: a few
+/// 64-bit operations instead of two roundings. (tests/int_mapping.rs compares these bins
+/// with the libraries' float arithmetic, at the margins too.)
+// `e & 31` indexes the 32 entries: cannot panic.
+#[allow(clippy::indexing_slicing)]
+#[inline]
+fn wide_exact_bin_rounded(value: u64, e: u32, k: u32) -> i32 {
+    let margin = WIDE_MARGINS[(e & 31) as usize]; // e - 32 = e & 31 for e in 32..=63
+    match value.overflowing_add(u64::from(margin)) {
+        // Past 2^64: the value rounds up to 2^64, the first bin of the octave of 64.
+        (_, true) => 64i32 << k,
+        // (value + margin) >> (e - k) is 2^k plus the bin inside the octave (2^(k + 1) when
+        // it carries into the next octave): the index is (e - 1) * 2^k plus that.
+        (sum, false) => {
+            ((e as i32).wrapping_sub(1) << k).wrapping_add((sum >> e.wrapping_sub(k)) as i32)
+        }
+    }
+}
+
+/// The margin [`wide_exact_bin_rounded`] adds to a value of `2^e` to `2^(e + 1)`, by
+/// `e - 32`, in the value's units (`2^(e - 52)` of `approx_log * 2^52`): `16.5 * 2^(e - 52)`
+/// from 2^53 up (`32.5 * 2^11` at 2^63), and below, where the value is whole in those
+/// units, `16 >> (52 - e)` (0 below 2^48, where nothing rounds).
+const WIDE_MARGINS: [u32; 32] = wide_margins();
+
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // compile time
+const fn wide_margins() -> [u32; 32] {
+    let mut out = [0u32; 32];
+    let mut e = 32u32;
+    while e <= 63 {
+        out[(e - 32) as usize] = if e > 52 {
+            let s = e - 52; // 1..=11
+            let whole = if e == 63 { 32 } else { 16 };
+            (whole << s) | (1 << (s - 1))
+        } else {
+            16 >> (52 - e)
+        };
+        e += 1;
+    }
+    out
+}
+
 /// Largest number of mantissa bits [`IntMapping`] uses (alpha = 4.8e-7).
 const INT_MAX_BITS: u32 = 20;
 
@@ -757,6 +807,9 @@ impl IntMapping {
     #[inline(never)] // values of 4.3 s and more in ns: not the hot path
     fn index_wide(&self, value: u64) -> i32 {
         let e = 63u32.wrapping_sub(value.leading_zeros()); // the leading one's position: 32..=63
+        if datadog_linear::go_decides(self.k) {
+            return wide_exact_bin_rounded(value, e, self.k);
+        }
         let fraction = value ^ (1u64 << e); // the e bits below it
         if e < 47 {
             // No rounding, and the 52 bits below the leading one are its `e` bits shifted up.
@@ -781,13 +834,6 @@ impl IntMapping {
         let fraction_bits = if e >= 63 { 46 } else { 47 };
         if e > fraction_bits {
             x = round_low_bits_u64(x, MANTISSA_BITS.wrapping_sub(fraction_bits));
-        }
-        if datadog_linear::go_decides(self.k) {
-            // Where Go's key is the answer: `x` is now a multiple of 2^5 (2^6 from 2^63)
-            // below 2^59, so Go's two roundings of it (`replay_exact_multiplier`) change
-            // nothing and its key is `x`'s exact bin. (tests/int_mapping.rs compares these
-            // values with the libraries' float arithmetic.)
-            return (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32;
         }
         self.index_of(x as i64) // x < 65 * 2^52
     }
