@@ -22,42 +22,35 @@ boards=(
   "thumbv7em-none-eabihf cortex-m4 mps2-an386 5"
 )
 
+# Runs image $3 of this package on QEMU's $1 core on machine $2 (extra QEMU options after
+# it); semihosting carries its output and exit status, and a hang ends after 60 s.
+run_image() {
+  local cpu="$1" machine="$2" image="$3"
+  shift 3
+  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic "$@" \
+    -semihosting-config enable=on,target=native -kernel "$image"
+}
+
 cargo fmt -- --check
 for board in "${boards[@]}"; do
   read -r target cpu machine shift <<<"$board"
-  cargo build --release --locked --target "$target" # both images
+  cargo build --release --locked --target "$target" # every image
 done
 for board in "${boards[@]}"; do
   read -r target cpu machine shift <<<"$board"
+  images="target/$target/release"
   echo "--- $machine ($cpu, $target)"
-  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
-    -semihosting-config enable=on,target=native \
-    -kernel "target/$target/release/tailguard-firmware"
+  run_image "$cpu" "$machine" "$images/tailguard-firmware"
   echo "--- primitives under interrupts on $machine ($cpu, $target)"
-  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
-    -icount "shift=$shift,align=off,sleep=off" \
-    -semihosting-config enable=on,target=native \
-    -kernel "target/$target/release/primitives"
-done
-
-# The stack it takes to build each primitive into static storage (src/bin/build_stack.rs,
-# built by the loop above with the other binaries): each below 1 KiB, or it exits non-zero.
-for board in "${boards[@]}"; do
-  read -r target cpu machine _ <<<"$board"
+  run_image "$cpu" "$machine" "$images/primitives" -icount "shift=$shift,align=off,sleep=off"
+  # The stack it takes to build each primitive into static storage (src/bin/build_stack.rs):
+  # each below 1 KiB, or it exits non-zero.
   echo "--- build_stack: $machine ($cpu, $target)"
-  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
-    -semihosting-config enable=on,target=native \
-    -kernel "target/$target/release/build_stack"
-done
-
-# The integer hedge path (src/bin/int_path.rs): runs on both boards, then its image is
-# checked free of soft-float helpers and divisions from the hot path down.
-for board in "${boards[@]}"; do
-  read -r target cpu machine _ <<<"$board"
+  run_image "$cpu" "$machine" "$images/build_stack"
+  # The integer hedge path (src/bin/int_path.rs); its image is then checked free of
+  # soft-float helpers and divisions from the hot path down, below.
   echo "--- int_path on $machine ($cpu, $target)"
-  timeout 60 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
-    -semihosting-config enable=on,target=native \
-    -kernel "target/$target/release/int_path"
+  run_image "$cpu" "$machine" "$images/int_path"
 done
 bash ../.ci/check-int-path.sh # (this script runs in firmware/)
 

@@ -15,7 +15,6 @@
 // portable-atomic uses on the Cortex-M0 (which has no compare-and-swap).
 use cortex_m as _;
 use cortex_m_rt::entry;
-use cortex_m_semihosting::debug;
 #[cfg(not(feature = "count"))]
 use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
@@ -26,6 +25,8 @@ use tailguard_support::firmware::Summary;
 mod checks;
 #[cfg(feature = "count")]
 mod count;
+#[path = "../exit.rs"]
+mod exit;
 // Some constants serve only the Cortex-M4F's checks.
 #[cfg(not(feature = "count"))]
 #[allow(dead_code)]
@@ -36,7 +37,7 @@ fn main() -> ! {
     #[cfg(feature = "count")]
     {
         count::run();
-        debug::exit(debug::EXIT_SUCCESS);
+        exit::exit(0)
     }
     #[cfg(not(feature = "count"))]
     {
@@ -51,14 +52,8 @@ fn main() -> ! {
             }
         }
         hprintln!("{} passed, {} failed", passed, failed);
-        debug::exit(if failed == 0 {
-            debug::EXIT_SUCCESS
-        } else {
-            debug::EXIT_FAILURE
-        });
+        exit::exit(failed)
     }
-    #[allow(clippy::empty_loop)]
-    loop {}
 }
 
 /// Prints what differed.

@@ -780,7 +780,24 @@ impl IntMapping {
         if datadog_linear::near_edge(self.k, x) {
             datadog_linear::key(self.k, x)
         } else {
-            (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // |x| < 1026 * 2^52: fits
+            self.exact_index(x)
+        }
+    }
+
+    /// The exact bin of the value whose `approx_log` is `x / 2^52`.
+    #[inline]
+    fn exact_index(&self, x: i64) -> i32 {
+        (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // |x| < 1026 * 2^52: fits
+    }
+
+    /// [`index_of`](Self::index_of) of an integer below 2^47: its exact bin where that is
+    /// DataDog's too (`datadog_linear::exact_below_2_47`), with no test for an edge.
+    #[inline]
+    fn index_of_integer(&self, x: i64) -> i32 {
+        if datadog_linear::exact_below_2_47(self.k) {
+            self.exact_index(x)
+        } else {
+            self.index_of(x)
         }
     }
 
@@ -793,10 +810,7 @@ impl IntMapping {
         let aligned = v << lz; // the leading one is bit 31
                                // approx_log * 2^52: the exponent, then the 31 bits below the leading one.
         let x = (i64::from(e) << MANTISSA_BITS) | (i64::from(aligned & 0x7fff_ffff) << 21u32);
-        if datadog_linear::exact_below_2_47(self.k) {
-            return (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32; // as `index_of`'s
-        }
-        datadog_linear::key(self.k, x)
+        self.index_of_integer(x)
     }
 
     /// [`index_u64`](IndexMapping::index_u64) from 2^32 up, still with integers only.
@@ -814,11 +828,7 @@ impl IntMapping {
         if e < 47 {
             // No rounding, and the 52 bits below the leading one are its `e` bits shifted up.
             let x = (u64::from(e) << MANTISSA_BITS) | fraction << MANTISSA_BITS.wrapping_sub(e);
-            return if datadog_linear::exact_below_2_47(self.k) {
-                (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // as `index_of`'s
-            } else {
-                self.index_of(x as i64)
-            };
+            return self.index_of_integer(x as i64);
         }
         // approx_log * 2^52 with the value's fraction rounded to 52 bits (the f64): a
         // carry out of the fraction moves into the exponent, as it would in the value.

@@ -14,6 +14,9 @@
 #![no_std]
 #![no_main]
 
+#[path = "../../exit.rs"]
+mod exit;
+
 use core::cell::RefCell;
 use core::hint::black_box;
 use core::mem::size_of;
@@ -23,7 +26,7 @@ use core::time::Duration;
 use cortex_m::interrupt::{self, Mutex};
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m_rt::{entry, exception};
-use cortex_m_semihosting::{debug, hprintln};
+use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
@@ -249,11 +252,5 @@ fn main() -> ! {
         failed += 1;
     }
     hprintln!("{} failed", failed);
-    debug::exit(if failed == 0 {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
-    #[allow(clippy::empty_loop)]
-    loop {}
+    exit::exit(failed)
 }

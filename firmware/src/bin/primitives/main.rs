@@ -18,6 +18,8 @@
 
 mod checks;
 mod clock;
+#[path = "../../../exit.rs"]
+mod exit;
 mod once;
 mod run;
 #[path = "../../../stack.rs"]
@@ -29,7 +31,7 @@ use core::time::Duration;
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::SYST;
 use cortex_m_rt::{entry, exception};
-use cortex_m_semihosting::{debug, hprintln};
+use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::hedge::{HedgeConfig, Hedger};
@@ -247,13 +249,7 @@ fn main() -> ! {
     let run_stack = stack::high_water();
 
     let failed = checks::report(shared, &figures, &run_stack);
-    debug::exit(if failed == 0 {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
-    #[allow(clippy::empty_loop)]
-    loop {}
+    exit::exit(failed)
 }
 
 /// Builds the five objects into their statics, at clock time 0 (SysTick not started),
