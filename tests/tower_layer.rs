@@ -710,3 +710,47 @@ async fn a_request_answered_at_once_makes_no_timer() {
     let stats = hedger.stats();
     assert_eq!((stats.primary_wins, stats.hedges), (2, 0));
 }
+
+/// A clock that counts its readings.
+struct CountingClock(TokioClock, Arc<AtomicU32>);
+
+impl Clock for CountingClock {
+    fn now(&self) -> Instant {
+        self.1.fetch_add(1, SeqCst);
+        self.0.now()
+    }
+}
+
+/// The primary is polled before the hedger decides: a request answered in its first poll
+/// reads the clock at its start and at its answer only (no decision); one still running
+/// gets its decision in that same poll (one more reading).
+#[tokio::test(start_paused = true)]
+async fn a_request_answered_at_once_asks_for_no_decision() {
+    let reads = Arc::new(AtomicU32::new(0));
+    let clock = CountingClock(TokioClock::new(), Arc::clone(&reads));
+    let hedger = Arc::new(Hedger::new(clock, HedgeConfig::new()).unwrap());
+    for _ in 0..100 {
+        hedger.record(10 * MS); // warm: a learned delay, every GET waits for it
+    }
+    let layer = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep);
+    let at_once = layer.clone().layer(service_fn(|_: Request<()>| async {
+        Ok::<_, Infallible>(Response::new(()))
+    }));
+    let after_1ms = layer.layer(service_fn(|_: Request<()>| async {
+        tokio::time::sleep(MS).await;
+        Ok::<_, Infallible>(Response::new(()))
+    }));
+
+    let before = reads.load(SeqCst);
+    at_once.oneshot(get("http://a.example/")).await.unwrap();
+    assert_eq!(reads.load(SeqCst) - before, 2, "start and answer only");
+    let before = reads.load(SeqCst);
+    after_1ms.oneshot(get("http://a.example/")).await.unwrap();
+    assert_eq!(
+        reads.load(SeqCst) - before,
+        3,
+        "start, the decision in the first poll, answer"
+    );
+    let stats = hedger.stats();
+    assert_eq!((stats.primary_wins, stats.hedges), (2, 0));
+}

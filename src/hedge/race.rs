@@ -82,7 +82,8 @@ where
 /// * `sleep(d)` makes a future that completes after `d` ([`Sleep`]): any runtime's timer,
 ///   so `race` itself is runtime-agnostic and allocates nothing.
 /// * A backup is made only when the hedger says [`Decision::Hedge`] (its budget token is
-///   then spent); hedge `k` is sent `k` delays after the start.
+///   then spent); hedge `k` is sent `k` delays after the start. The first decision comes
+///   in the first poll, after the primary's: a primary answered there needs none.
 /// * If an attempt fails while another is running, `race` waits for the other; if every
 ///   attempt failed, it returns the last error.
 /// * Latency and outcomes are reported to the hedger (the winner's latency, or the
@@ -320,8 +321,11 @@ impl<P, Bk, T> Slots<'_, P, Bk, T> {
 /// slots; `RaceCore` decides when to fill and empty them and reports to the hedger.
 pub(crate) struct RaceCore<O> {
     ticket: Ticket,
-    /// Consult the hedger on the first poll and whenever the timer fires.
+    /// Consult the hedger on the first poll (after the primary's first poll) and whenever
+    /// the timer fires.
     ask: bool,
+    /// The primary has had its first poll.
+    primary_polled: bool,
     /// The hedger said skip (or the request has all its hedges): never ask again.
     done_asking: bool,
     /// The last failed attempt's output, returned if nothing succeeds.
@@ -333,6 +337,7 @@ impl<O> RaceCore<O> {
         RaceCore {
             ticket,
             ask: true,
+            primary_polled: false,
             done_asking: false,
             failure: None,
         }
@@ -366,6 +371,18 @@ impl<O> RaceCore<O> {
         // looping, poll the attempts and ask to be polled again, so such a timer costs
         // CPU but can never starve the attempts or hang the race.
         let mut timer_rounds = 0u8;
+        // The primary's first poll comes before the hedger's first decision: a request
+        // answered there (a cache, an in-memory service) costs no decision and no clock
+        // reading for it. The decision then comes in the same poll, so the first hedge's
+        // time is unchanged; the loop does not poll the primary a second time.
+        let mut primary_just_polled = false;
+        if !self.primary_polled {
+            self.primary_polled = true;
+            primary_just_polled = true;
+            if let Some(end) = self.poll_primary(hedger, cx, &mut slots, &classify) {
+                return Poll::Ready(end);
+            }
+        }
         loop {
             if self.ask && !self.done_asking {
                 self.ask = false;
@@ -398,13 +415,9 @@ impl<O> RaceCore<O> {
                     cx.waker().wake_by_ref(); // ask again on the next poll
                 }
             }
-            if let Some(p) = slots.primary.as_mut().as_pin_mut() {
-                if let Poll::Ready(output) = p.poll(cx) {
-                    slots.primary.set(None);
-                    if let Some(end) = self.settle(hedger, output, Attempt::Primary, &classify) {
-                        slots.clear();
-                        return Poll::Ready(end);
-                    }
+            if !core::mem::take(&mut primary_just_polled) {
+                if let Some(end) = self.poll_primary(hedger, cx, &mut slots, &classify) {
+                    return Poll::Ready(end);
                 }
             }
             for (k, backup) in (1u8..).zip(slots.backups.iter_mut()) {
@@ -433,6 +446,28 @@ impl<O> RaceCore<O> {
             }
             return Poll::Pending;
         }
+    }
+
+    /// Polls the primary, if it is still running: the race's end if it succeeded (the
+    /// slots are then empty).
+    fn poll_primary<P, Bk, T>(
+        &mut self,
+        hedger: &(impl HedgePolicy + ?Sized),
+        cx: &mut Context<'_>,
+        slots: &mut Slots<'_, P, Bk, T>,
+        classify: &impl Fn(&O) -> Outcome,
+    ) -> Option<RaceEnd<O>>
+    where
+        P: Future<Output = O>,
+    {
+        let p = slots.primary.as_mut().as_pin_mut()?;
+        let Poll::Ready(output) = p.poll(cx) else {
+            return None;
+        };
+        slots.primary.set(None);
+        let end = self.settle(hedger, output, Attempt::Primary, classify)?;
+        slots.clear();
+        Some(end)
     }
 
     /// Reports a finished attempt to the hedger: the race's end if it succeeded.
