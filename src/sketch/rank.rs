@@ -36,31 +36,23 @@ impl Quantile {
     /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none), the product
     /// rounded as in `f64` (so above 2^53 values it may round up, to `count` at most).
     ///
-    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself: two
-    /// instructions.
-    #[cfg(target_pointer_width = "64")]
-    #[inline]
-    pub(crate) fn rank(self, count: u64) -> u64 {
-        // The cast truncates (the floor: the product is not negative) and saturates.
-        (self.0 * count.saturating_sub(1) as f64) as u64
-    }
-
-    /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none), the product
-    /// rounded as in `f64` (so above 2^53 values it may round up, to `count` at most).
-    ///
-    /// On 32-bit targets, [`rank_by_integers`](Self::rank_by_integers): a core without a
-    /// double-precision FPU (Cortex-M0, and the Cortex-M4F, whose FPU is single
+    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself, two
+    /// instructions. On 32-bit ones [`rank_by_integers`](Self::rank_by_integers): a core
+    /// without a double-precision FPU (Cortex-M0, and the Cortex-M4F, whose FPU is single
     /// precision) then links no soft-float helper for a window's refresh (see the
     /// [window docs](crate::window#interrupt-safety-and-the-cost-of-a-record)).
-    #[cfg(not(target_pointer_width = "64"))]
     #[inline]
     pub(crate) fn rank(self, count: u64) -> u64 {
-        self.rank_by_integers(count)
+        if cfg!(target_pointer_width = "64") {
+            // The cast truncates (the floor: the product is not negative) and saturates.
+            (self.0 * count.saturating_sub(1) as f64) as u64
+        } else {
+            self.rank_by_integers(count)
+        }
     }
 
     /// The rank with integers only, bit for bit what `(q * (count - 1) as f64) as u64`
     /// gives (a unit test compares them on every target).
-    #[cfg_attr(target_pointer_width = "64", allow(dead_code))]
     #[inline]
     pub(crate) fn rank_by_integers(self, count: u64) -> u64 {
         // q = m * 2^-s exactly (q in [0, 1]: s >= 52).
@@ -87,7 +79,6 @@ impl Quantile {
 
 /// `x` rounded to its 53 most significant bits, to nearest, ties to even (as an `f64`
 /// holds it; `x < 2^127`).
-#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
 #[inline]
 fn round_to_53_bits(x: u128) -> u128 {
     let width = 128u32.wrapping_sub(x.leading_zeros());
