@@ -5,7 +5,7 @@
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
-use crate::sketch::mapping::{CUBIC_A, CUBIC_B, CUBIC_C};
+use crate::sketch::mapping::cubic_inverse;
 use crate::sketch::{DDSketch, IndexMapping};
 use core::f64::consts::LN_2;
 
@@ -162,7 +162,7 @@ impl Foreign {
             // Java's quadratic, `-(S - 5)(S - 1)/3` in `S = 1 + s`, is `s (4 - s) / 3`:
             // its root in [0, 1] is `2 - sqrt(4 - 3y)`.
             Curve::Quadratic => 2.0 - libm::sqrt(4.0 - 3.0 * y),
-            Curve::Cubic => cubic_root(y),
+            Curve::Cubic => cubic_inverse(y),
             Curve::Quartic => quartic_root(y),
         }
     }
@@ -171,16 +171,6 @@ impl Foreign {
     fn representative(&self, key: i64) -> f64 {
         self.edge(key) * self.factor
     }
-}
-
-/// The real root of `A s^3 + B s^2 + C s = y` (Cardano's formula; the cubic is increasing,
-/// its discriminant negative: one real root).
-fn cubic_root(y: f64) -> f64 {
-    let (a, b, c) = (CUBIC_A, CUBIC_B, CUBIC_C);
-    let d0 = b * b - 3.0 * a * c; // negative, so the square root below exceeds |d1|
-    let d1 = 2.0 * b * b * b - 9.0 * a * b * c - 27.0 * a * a * y;
-    let p = libm::cbrt((d1 - libm::sqrt(d1 * d1 - 4.0 * d0 * d0 * d0)) / 2.0); // < 0
-    -(b + p + d0 / p) / (3.0 * a)
 }
 
 /// The root in [0, 1] of Java's quartic `= y`, by bisection: the quartic's derivative is
@@ -322,6 +312,7 @@ mod tests {
     use super::*;
     use crate::proto::test_msg::{encode_vec, entry, log, Msg};
     use crate::sketch::{CubicMapping, IntMapping, LogMapping};
+    use crate::sketch::mapping::{CUBIC_A, CUBIC_B, CUBIC_C};
 
     fn foreign(gamma: f64, offset: f64, interpolation: u64, c: IndexConvention) -> Foreign {
         let msg = Msg::default().message(
