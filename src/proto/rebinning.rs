@@ -311,8 +311,8 @@ fn rebin<M: IndexMapping, const N: usize>(
 mod tests {
     use super::*;
     use crate::proto::test_msg::{encode_vec, entry, log, Msg};
-    use crate::sketch::{CubicMapping, IntMapping, LogMapping};
     use crate::sketch::mapping::{CUBIC_A, CUBIC_B, CUBIC_C};
+    use crate::sketch::{CubicMapping, IntMapping, LogMapping};
 
     fn foreign(gamma: f64, offset: f64, interpolation: u64, c: IndexConvention) -> Foreign {
         let msg = Msg::default().message(

@@ -571,7 +571,11 @@ pub(crate) fn cubic_log2_inverse(x: f64) -> f64 {
         // The usual case, without libm's `floor` and `ldexp` calls: the truncation is exact
         // in this range, and `2^e` is a normal number, so the product is exact too.
         let t = x as i32;
-        let e = if f64::from(t) > x { t.wrapping_sub(1) } else { t };
+        let e = if f64::from(t) > x {
+            t.wrapping_sub(1)
+        } else {
+            t
+        };
         let s = cubic_inverse(x - f64::from(e));
         // e + 1023 in [1, 2045]: a normal power of two.
         let power = f64::from_bits((e.wrapping_add(EXPONENT_BIAS) as u64) << MANTISSA_BITS);
@@ -1332,10 +1336,20 @@ mod tests {
             state ^= state << 17;
             // A uniform mantissa and an exponent down to 2^-64: small `y` too.
             let exponent = (state >> 58) as i32;
-            libm::ldexp(f64::from_bits((state & MANTISSA_MASK) | 0x3ff0_0000_0000_0000) - 1.0, -exponent)
+            libm::ldexp(
+                f64::from_bits((state & MANTISSA_MASK) | 0x3ff0_0000_0000_0000) - 1.0,
+                -exponent,
+            )
         });
         let grid = (0..1u32 << 20).map(|i| f64::from(i) / f64::from(1u32 << 20));
-        let ends = [0.0, 1e-300, 1e-17, f64::EPSILON, 0.5, 1.0 - f64::EPSILON / 2.0];
+        let ends = [
+            0.0,
+            1e-300,
+            1e-17,
+            f64::EPSILON,
+            0.5,
+            1.0 - f64::EPSILON / 2.0,
+        ];
         for y in grid.chain(random).chain(ends) {
             let s = cubic_inverse(y);
             assert!((0.0..=1.0).contains(&s), "y = {y:e}: s = {s:e}");
@@ -1356,10 +1370,27 @@ mod tests {
         };
         for i in -4_000_000..4_000_000 {
             let x = f64::from(i) / 3_000.0 + 1e-7;
-            assert_eq!(cubic_log2_inverse(x).to_bits(), libm_way(x).to_bits(), "x = {x}");
+            assert_eq!(
+                cubic_log2_inverse(x).to_bits(),
+                libm_way(x).to_bits(),
+                "x = {x}"
+            );
         }
-        for x in [-1022.0, -1021.5, 1022.999, -1022.0 - 1e-9, 1023.0, 1023.5, -1074.5, -1100.0] {
-            assert_eq!(cubic_log2_inverse(x).to_bits(), libm_way(x).to_bits(), "x = {x}");
+        for x in [
+            -1022.0,
+            -1021.5,
+            1022.999,
+            -1022.0 - 1e-9,
+            1023.0,
+            1023.5,
+            -1074.5,
+            -1100.0,
+        ] {
+            assert_eq!(
+                cubic_log2_inverse(x).to_bits(),
+                libm_way(x).to_bits(),
+                "x = {x}"
+            );
         }
         assert_eq!(cubic_log2_inverse(1e6), f64::INFINITY);
         assert_eq!(cubic_log2_inverse(f64::INFINITY), f64::INFINITY);
