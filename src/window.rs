@@ -14,7 +14,10 @@
 //! [`with_rotate_on_record(false)`](WindowConfig::with_rotate_on_record)). Only one caller
 //! rotates at a time (a try-lock: the others do not wait, they record into the slot of
 //! the interval they read). Rotating clears, by swapping each bin with zero, the slots of
-//! the intervals that leave the window, then publishes the new interval.
+//! the intervals that leave the window, then publishes the new interval's slot and the
+//! interval. A record whose reading is in the published interval takes the published
+//! slot (one load, so the bin's address does not wait for the interval arithmetic on the
+//! clock reading); one a little behind computes its own interval's slot.
 //!
 //! Records are never lost: every record is in some slot or, if it was cleared, counted by
 //! [`expired`](Window::expired), so at any quiet moment `count() + expired()` is exactly
@@ -120,7 +123,7 @@
 //! sketch's record and at most one request write), and the main loop (thread mode) calls
 //! [`maintain`](Window::maintain) at least once per interval, which does the rotations
 //! and the scans. Measured on a Cortex-M4F with a 32-bins-per-octave integer mapping
-//! (`IntLatencyCoarse`, `McuLatency`): at most 389 instructions per record, whatever the
+//! (`IntLatencyCoarse`, `McuLatency`): at most 391 instructions per record, whatever the
 //! value and the clock (BENCHMARKS.md, "Per-primitive cost on the microcontroller"); at
 //! 64 bins per octave a value on a bin edge costs about 875, as DataDog's rounding is
 //! replayed there. A maintenance that finds another one under way (say, an interrupt
@@ -436,6 +439,8 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     refresh_ticks: u64,
     /// The published interval.
     epoch: AtomicCoarseInstant,
+    /// The slot of the published interval, stored before it.
+    current_slot: AtomicU32,
     /// Bumped before and after a rotation clears slots (odd while it does), so that a
     /// refresh can tell whether its scan overlapped a clear.
     generation: AtomicU32,
@@ -680,6 +685,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 refresh_mask: parts.refresh_mask,
                 // The published interval: the first, at the origin.
                 epoch: AtomicCoarseInstant::at_origin(),
+                current_slot: AtomicU32::new(0), // interval 0's
                 generation: AtomicU32::new(0),
                 rotating: AtomicBool::new(false),
                 refresh_state: AtomicU32::new(0),
@@ -729,9 +735,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     #[inline]
     fn record_u64_at(&self, now: Instant, value: u64) {
+        // The bin's position first, from the layout every slot shares: it does not wait
+        // for the clock, so the two computations overlap.
+        let pos = self.slot_index(0).fast_position(value);
         let previous = self
             .slot_at(now, self.config.rotate_on_record)
-            .record_u64_returning_bin_count(value);
+            .record_u64_at_position(pos, value);
         self.after_record(previous);
     }
 
@@ -741,7 +750,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     fn slot_at(&self, now: Instant, rotate: bool) -> &AtomicSketch<M, N> {
         let reading = self.intervals.at(now);
         let age = self.epoch.age(&self.intervals, reading);
-        if self.in_window(age) {
+        if age == Age::Ticks(0) {
+            // The published interval (nearly every record): its slot as published, so
+            // the slot's address waits for one load, not for the clock's arithmetic
+            // (which only decides this predicted branch).
+            self.slot_index(self.current_slot.load(Ordering::Relaxed))
+        } else if self.in_window(age) {
             self.slot(reading.ticks())
         } else if rotate {
             self.catch_up(reading)
@@ -771,17 +785,28 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         matches!(age, Age::Ticks(d) if d <= 0 && d > 1i64.wrapping_sub(SLOTS as i64))
     }
 
-    /// The slot of interval number `ticks`: `ticks % SLOTS`, by a multiply (a 64-bit
-    /// `%` is a library call on a 32-bit core, `__aeabi_uldivmod`).
-    // SLOTS >= 2 (asserted at construction) and the remainder is below SLOTS: cannot panic.
-    // The `min` (which changes nothing) lets the compiler see that too, so no bounds-check
-    // panic is linked into the record path.
-    #[allow(clippy::indexing_slicing)]
+    /// The slot of interval number `ticks`.
     #[inline]
     fn slot(&self, ticks: u64) -> &AtomicSketch<M, N> {
+        self.slot_index(self.slot_number(ticks))
+    }
+
+    /// The number of interval `ticks`'s slot: `ticks % SLOTS`, by a multiply (a 64-bit
+    /// `%` is a library call on a 32-bit core, `__aeabi_uldivmod`).
+    #[inline]
+    fn slot_number(&self, ticks: u64) -> u32 {
         let slots: Divisor = const { Divisor::new(SLOTS as u64) };
-        let rem = slots.div_rem(ticks).1.min((SLOTS as u64).wrapping_sub(1));
-        &self.slots[rem as usize]
+        // Below SLOTS < 2^16: the cast is exact.
+        slots.div_rem(ticks).1 as u32
+    }
+
+    /// Slot number `i`, below `SLOTS`.
+    // The `min` (which changes nothing for a slot number) lets the compiler see that the
+    // index is in range, so no bounds-check panic is linked into the record path.
+    #[allow(clippy::indexing_slicing)]
+    #[inline]
+    fn slot_index(&self, i: u32) -> &AtomicSketch<M, N> {
+        &self.slots[(i as usize).min(SLOTS.wrapping_sub(1))]
     }
 
     /// Asks for a refresh when this record calls for one. Never scans: the scan is done by
@@ -875,6 +900,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 removed = removed.wrapping_add(slot.clear() as u32);
             }
             self.expired.fetch_add(removed, Ordering::Relaxed);
+            // Before the interval it belongs to (whose release store publishes it): a
+            // recorder that reads the new interval reads this slot or a later one. One
+            // that read the old interval may take this slot too: a newer interval's,
+            // which the clears above have already passed.
+            self.current_slot
+                .store(self.slot_number(reading.ticks()), Ordering::Relaxed);
             self.epoch.store_now(reading);
             self.generation.fetch_add(1, Ordering::Release);
             self.rotations.fetch_add(1, Ordering::Relaxed);

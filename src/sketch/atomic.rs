@@ -396,14 +396,31 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// [`record_u64`](Self::record_u64), returning the count its bin had before.
     #[inline(always)]
     pub(crate) fn record_u64_returning_bin_count(&self, value: u64) -> Option<u32> {
+        self.record_u64_at_position(self.fast_position(value), value)
+    }
+
+    /// The position of `value`'s bin where the mapping's fast path finds its index (it
+    /// may be outside the range: [`record_u64_at_position`](Self::record_u64_at_position)
+    /// checks). The same for every sketch of this layout, so a caller choosing among
+    /// several (a window's slots) can compute it before it knows which.
+    #[inline(always)]
+    pub(crate) fn fast_position(&self, value: u64) -> Option<usize> {
+        // One unsigned compare for both ends, later (see `layout::position`).
+        self.mapping
+            .index_u64_fast(value)
+            .map(|index| position(index, self.min_index))
+    }
+
+    /// [`record_u64_returning_bin_count`](Self::record_u64_returning_bin_count) of `value`,
+    /// whose [`fast_position`](Self::fast_position) in a sketch of this layout is `pos`.
+    #[inline(always)]
+    pub(crate) fn record_u64_at_position(&self, pos: Option<usize>, value: u64) -> Option<u32> {
         // The fast path, as `DDSketch::record_u64`'s: a value whose index the mapping
         // finds on its own fast path, in a bin of the range that was neither empty nor
         // full. Zero, the zero bin, clamping, the mapping's slow cases, a bin's first
         // value and a full bin are `record_u64_one_slow`'s and `settle_slow`'s, out of
         // line.
-        if let Some(index) = self.mapping.index_u64_fast(value) {
-            // One unsigned compare for both ends (see `layout::position`).
-            let pos = position(index, self.min_index);
+        if let Some(pos) = pos {
             if let Some(bin) = self.bins.get(pos) {
                 let previous = bin.fetch_add(1, Relaxed);
                 // One unsigned compare for both rare cases: 0 wraps to `u32::MAX`.
