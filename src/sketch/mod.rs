@@ -281,10 +281,11 @@ impl FloatStats {
 /// so that the integer record path uses no float arithmetic (no FPU on Cortex-M0).
 ///
 /// The sum is a 128-bit integer held as two words (a `u128` field would align the whole
-/// sketch to 16 bytes on x86-64 and aarch64, growing it further). It cannot wrap: records
-/// add at most 2^127 over a sketch's life (each value is below 2^64 and enters `count`,
-/// which never exceeds `(N + 1) * u32::MAX < 2^63` before `clear` resets both), and
-/// merges never take it past [`MERGED_SUM_CAP`] on their own, so it stays below 2^128.
+/// sketch to 16 bytes on x86-64 and aarch64, growing it further). It cannot wrap: it stays
+/// within `MERGED_SUM_CAP + count * (2^64 - 1)`, below 2^128 as `count` never exceeds
+/// `(N + 1) * u32::MAX < 2^63` before `clear` resets both. A record adds a value below
+/// 2^64 and one to `count`; a merge adds exactly up to [`MERGED_SUM_CAP`] and past it
+/// keeps the larger of the two sums, within that bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct IntStats {
     min: u64,
@@ -328,13 +329,19 @@ impl IntStats {
         self.sum_hi = self.sum_hi.wrapping_add(1);
     }
 
-    /// Adds another sketch's sum, exactly up to [`MERGED_SUM_CAP`].
-    fn merge_sum(&mut self, other: u128) {
+    /// Adds another sketch's sum, exactly up to [`MERGED_SUM_CAP`]; `count` is the
+    /// sketch's count after the merge.
+    fn merge_sum(&mut self, other: u128, count: u64) {
         let sum = self.sum();
+        // Every sum stays within `MERGED_SUM_CAP + count * (2^64 - 1)`: records add below
+        // 2^64 each and one to `count` (below 2^63), so up to there records cannot wrap it.
+        let limit =
+            MERGED_SUM_CAP.saturating_add(u128::from(count).saturating_mul(u128::from(u64::MAX)));
         let total = match sum.checked_add(other) {
             Some(total) if total <= MERGED_SUM_CAP => total,
-            // Never lower than it was: records may have taken it past the cap.
-            _ => sum.max(MERGED_SUM_CAP),
+            // Never lower than either sum (records may have taken them past the cap), so a
+            // merge into an empty sketch copies the sum; never past the limit above.
+            _ => sum.max(other.min(limit)).max(MERGED_SUM_CAP),
         };
         self.sum_lo = total as u64; // the low word
         self.sum_hi = total.wrapping_shr(64) as u64;
@@ -1164,7 +1171,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
         i.min = i.min.min(oi.min);
         i.max = i.max.max(oi.max);
-        i.merge_sum(oi.sum());
+        i.merge_sum(oi.sum(), self.count);
         Ok(())
     }
 
@@ -1571,6 +1578,11 @@ mod tests {
         a.merge(&sketch()).unwrap();
         a.merge(&b).unwrap();
         assert_eq!(a.int_stats.sum(), after);
+        // Into an empty sketch, a merge copies a sum past the cap: the copy equals it.
+        let mut copy = sketch();
+        copy.merge(&a).unwrap();
+        assert_eq!(copy.int_stats.sum(), after);
+        assert!(copy == a);
         assert!((a.sum() - after as f64).abs() <= 1e-15 * after as f64);
     }
 
