@@ -5,7 +5,7 @@
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
-use crate::sketch::mapping::cubic_inverse;
+use crate::sketch::mapping::{cubic_inverse, interpolated_exp2};
 use crate::sketch::{DDSketch, IndexMapping};
 use core::f64::consts::LN_2;
 
@@ -70,10 +70,6 @@ enum Curve {
 // cubic (Go, Java, Python) `A s^3 + B s^2 + C s` (the coefficients of `CubicMapping`);
 // quartic (Java) `Q4 s^4 + ... + Q1 s`.
 const QUARTIC: [f64; 4] = [-2.0 / 25.0, 8.0 / 25.0, -17.0 / 25.0, 36.0 / 25.0];
-
-/// Beyond `2^1100` (or below its inverse) a bin edge is not a finite positive `f64`:
-/// checked before the exponent is formed, so that it fits an `i32`.
-const MAX_EXPONENT: f64 = 1100.0;
 
 /// A message's mapping as the writer's library defines it: where its bins start (Go and
 /// Java) or end (Python), and the representative value it answers for each.
@@ -146,12 +142,7 @@ impl Foreign {
         if self.curve == Curve::Log {
             return libm::exp(x); // 0 and +inf at the extremes
         }
-        if x.abs() > MAX_EXPONENT {
-            return if x > 0.0 { f64::INFINITY } else { 0.0 };
-        }
-        let e = libm::floor(x);
-        let s = self.inverse(x - e); // x - e in [0, 1)
-        libm::ldexp(1.0 + s, e as i32) // |e| <= 1100
+        interpolated_exp2(x, |y| self.inverse(y))
     }
 
     /// `s` in [0, 1] with `approx_log2(1 + s) = y`, for `y` in [0, 1): the inverse of the

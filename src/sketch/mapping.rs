@@ -564,15 +564,17 @@ impl IndexMapping for CubicMapping {
     }
 
     fn lower_bound(&self, index: i32) -> f64 {
-        cubic_log2_inverse(self.scale.lower_bound_log(index))
+        interpolated_exp2(self.scale.lower_bound_log(index), cubic_inverse)
     }
 }
 
-/// The inverse of the cubic approximation of `log2`: `2^e (1 + s)` where `e = floor(x)` and
-/// `s` is [`cubic_inverse`]`(x - e)`. `0` or `+inf` where that is beyond `f64`. A bin's lower
-/// bound for [`CubicMapping`], and the edge of a foreign `CUBIC` bin when re-binning.
+/// The inverse of an interpolated `log2` (DataDog's approximations: `e + P(s)` for `2^e (1 + s)`,
+/// `P` increasing from 0 to 1 on [0, 1]): `2^e (1 + s)` where `e = floor(x)` and `s` is
+/// `inverse(x - e)`, which must lie in [0, 1]. `0` or `+inf` where that is beyond `f64`. A
+/// bin's lower bound for [`CubicMapping`] (with [`cubic_inverse`]), and the edge of a
+/// foreign bin of any interpolation when re-binning.
 #[inline]
-pub(crate) fn cubic_log2_inverse(x: f64) -> f64 {
+pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
     if (-1022.0..1023.0).contains(&x) {
         // The usual case, without libm's `floor` and `ldexp` calls: the truncation is exact
         // in this range, and `2^e` is a normal number, so the product is exact too.
@@ -582,7 +584,7 @@ pub(crate) fn cubic_log2_inverse(x: f64) -> f64 {
         } else {
             t
         };
-        let s = cubic_inverse(x - f64::from(e));
+        let s = inverse(x - f64::from(e));
         // e + 1023 in [1, 2045]: a normal power of two.
         let power = f64::from_bits((e.wrapping_add(EXPONENT_BIAS) as u64) << MANTISSA_BITS);
         return (1.0 + s) * power;
@@ -597,7 +599,7 @@ pub(crate) fn cubic_log2_inverse(x: f64) -> f64 {
     // The edges of the range: subnormal results, or results near `f64::MAX` (`ldexp`
     // rounds and saturates to +inf).
     let e = libm::floor(x);
-    libm::ldexp(1.0 + cubic_inverse(x - e), e as i32)
+    libm::ldexp(1.0 + inverse(x - e), e as i32)
 }
 
 /// `s` in [0, 1] such that the cubic `((A s + B) s + C) s` equals `y`, for `y` in [0, 1)
@@ -1377,7 +1379,7 @@ mod tests {
         for i in -4_000_000..4_000_000 {
             let x = f64::from(i) / 3_000.0 + 1e-7;
             assert_eq!(
-                cubic_log2_inverse(x).to_bits(),
+                interpolated_exp2(x, cubic_inverse).to_bits(),
                 libm_way(x).to_bits(),
                 "x = {x}"
             );
@@ -1393,15 +1395,18 @@ mod tests {
             -1100.0,
         ] {
             assert_eq!(
-                cubic_log2_inverse(x).to_bits(),
+                interpolated_exp2(x, cubic_inverse).to_bits(),
                 libm_way(x).to_bits(),
                 "x = {x}"
             );
         }
-        assert_eq!(cubic_log2_inverse(1e6), f64::INFINITY);
-        assert_eq!(cubic_log2_inverse(f64::INFINITY), f64::INFINITY);
-        assert_eq!(cubic_log2_inverse(-1e6), 0.0);
-        assert_eq!(cubic_log2_inverse(f64::NEG_INFINITY), 0.0);
-        assert!(cubic_log2_inverse(f64::NAN).is_nan());
+        assert_eq!(interpolated_exp2(1e6, cubic_inverse), f64::INFINITY);
+        assert_eq!(
+            interpolated_exp2(f64::INFINITY, cubic_inverse),
+            f64::INFINITY
+        );
+        assert_eq!(interpolated_exp2(-1e6, cubic_inverse), 0.0);
+        assert_eq!(interpolated_exp2(f64::NEG_INFINITY, cubic_inverse), 0.0);
+        assert!(interpolated_exp2(f64::NAN, cubic_inverse).is_nan());
     }
 }

@@ -54,7 +54,7 @@ impl Quantile {
     /// The rank with integers only, bit for bit what `(q * (count - 1) as f64) as u64`
     /// gives (a unit test compares them on every target).
     #[inline]
-    pub(crate) fn rank_by_integers(self, count: u64) -> u64 {
+    fn rank_by_integers(self, count: u64) -> u64 {
         // q = m * 2^-s exactly (q in [0, 1]: s >= 52).
         let bits = self.0.to_bits();
         let field = (bits >> 52) as u32 & 0x7ff;
