@@ -375,27 +375,58 @@ fn widen<T: PartialOrd + Copy>(min: &mut T, max: &mut T, v: T) {
 const SLICE_CHUNK: usize = 64;
 
 /// How many bins the quantile scan sums at once (vectorised) before looking inside.
-const SCAN_CHUNK: usize = 32;
+const SCAN_CHUNK: usize = 64;
 
-/// The sum of a chunk of bins, summed in 32-bit lanes, which vectorise on every SIMD unit
-/// (a sum widened to 64 bits per bin compiled to one scalar add per bin on x86-64).
+/// How many bins a merge tests for emptiness at once (a chunk of `other` with none is
+/// skipped).
+const MERGE_CHUNK: usize = 32;
+
+/// How many bins of a chunk the scan sums at once, once it knows the bin it looks for is
+/// in that chunk, before it goes bin by bin: at most 8 parts and 8 bins instead of 64
+/// bins one after another.
+const SCAN_PART: usize = 8;
+
+/// The sum of `bins`, summed in 32-bit lanes, which vectorise on every SIMD unit (a sum
+/// widened to 64 bits per bin compiled to one scalar add per bin on x86-64).
 ///
-/// `narrow`: the sketch holds fewer than 2^32 values, so no sum of its bins overflows 32
+/// `NARROW`: the sketch holds fewer than 2^32 values, so no sum of its bins overflows 32
 /// bits. Otherwise the low and high 16 bits of the bins are summed apart, and neither of
-/// those sums can overflow (checked below).
-#[inline]
-fn chunk_sum(chunk: &[u32; SCAN_CHUNK], narrow: bool) -> u64 {
-    if narrow {
-        return u64::from(chunk.iter().fold(0u32, |sum, &b| sum.wrapping_add(b)));
+/// those sums can overflow (`L * 0xffff` fits, checked below for the longest `L`). A
+/// constant, so that the scan's loop is compiled once for each case, without the test.
+#[inline(always)]
+fn bin_sum<const NARROW: bool, const L: usize>(bins: &[u32; L]) -> u64 {
+    // Four lanes written out: a 64-bin fold is unrolled before it is vectorised, and then
+    // compiles to 64 scalar adds.
+    let (quads, rest) = bins.as_chunks::<4>();
+    let lane_sum = |lanes: [u32; 4]| lanes.iter().fold(0u32, |sum, &x| sum.wrapping_add(x));
+    if NARROW {
+        let mut lanes = [0u32; 4];
+        for quad in quads {
+            for (lane, &b) in lanes.iter_mut().zip(quad) {
+                *lane = lane.wrapping_add(b);
+            }
+        }
+        let sum = rest
+            .iter()
+            .fold(lane_sum(lanes), |sum, &b| sum.wrapping_add(b));
+        return u64::from(sum);
     }
-    let (mut low, mut high) = (0u32, 0u32);
-    for &b in chunk {
+    let (mut low, mut high) = ([0u32; 4], [0u32; 4]);
+    for quad in quads {
+        for ((l, h), &b) in low.iter_mut().zip(&mut high).zip(quad) {
+            *l = l.wrapping_add(b & 0xffff);
+            *h = h.wrapping_add(b >> 16);
+        }
+    }
+    let (mut low, mut high) = (lane_sum(low), lane_sum(high));
+    for &b in rest {
         low = low.wrapping_add(b & 0xffff);
         high = high.wrapping_add(b >> 16);
     }
     u64::from(low).wrapping_add(u64::from(high) << 16)
 }
 const _: () = assert!(SCAN_CHUNK as u64 * 0xffff <= u32::MAX as u64);
+const _: () = assert!(SCAN_CHUNK.is_multiple_of(SCAN_PART));
 
 /// Adds `bins` to `below` from the first up, and returns the position of the first bin
 /// that takes it past `rank`.
@@ -415,6 +446,42 @@ fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
         *above = above.saturating_add(u64::from(b));
         *above >= need
     })
+}
+
+/// [`scan_up`] on a chunk, a part at a time until the part that holds the bin.
+#[inline(always)]
+fn scan_up_chunk<const NARROW: bool>(
+    chunk: &[u32; SCAN_CHUNK],
+    rank: u64,
+    below: &mut u64,
+) -> Option<usize> {
+    let (parts, _) = chunk.as_chunks::<SCAN_PART>(); // nothing left over
+    for (k, part) in parts.iter().enumerate() {
+        let sum = bin_sum::<NARROW, SCAN_PART>(part);
+        if below.saturating_add(sum) > rank {
+            return scan_up(part, rank, below).map(|i| k.wrapping_mul(SCAN_PART) | i);
+        }
+        *below = below.saturating_add(sum);
+    }
+    None
+}
+
+/// [`scan_down`] on a chunk, a part at a time until the part that holds the bin.
+#[inline(always)]
+fn scan_down_chunk<const NARROW: bool>(
+    chunk: &[u32; SCAN_CHUNK],
+    need: u64,
+    above: &mut u64,
+) -> Option<usize> {
+    let (parts, _) = chunk.as_chunks::<SCAN_PART>(); // nothing left over
+    for (k, part) in parts.iter().enumerate().rev() {
+        let sum = bin_sum::<NARROW, SCAN_PART>(part);
+        if above.saturating_add(sum) >= need {
+            return scan_down(part, need, above).map(|i| k.wrapping_mul(SCAN_PART) | i);
+        }
+        *above = above.saturating_add(sum);
+    }
+    None
 }
 
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
@@ -970,15 +1037,24 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// The position of the first bin whose cumulative count (from the lowest bin up,
     /// the zero bin left out) exceeds `rank`.
     fn bin_from_bottom(&self, rank: u64) -> Option<usize> {
+        // The bins hold at most `count`.
+        if self.count <= u64::from(u32::MAX) {
+            self.bin_from_bottom_summing::<true>(rank)
+        } else {
+            self.bin_from_bottom_summing::<false>(rank)
+        }
+    }
+
+    fn bin_from_bottom_summing<const NARROW: bool>(&self, rank: u64) -> Option<usize> {
         let lo = self.lowest_occupied();
         let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
         let mut below = 0u64;
         let mut start = lo;
-        let narrow = self.count <= u64::from(u32::MAX); // the bins hold at most `count`
         for chunk in chunks {
-            let sum = chunk_sum(chunk, narrow);
+            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
             if below.saturating_add(sum) > rank {
-                return scan_up(chunk, rank, &mut below).map(|i| start.wrapping_add(i));
+                return scan_up_chunk::<NARROW>(chunk, rank, &mut below)
+                    .map(|i| start.wrapping_add(i));
             }
             below = below.saturating_add(sum);
             start = start.wrapping_add(SCAN_CHUNK); // <= hi + 1
@@ -990,16 +1066,25 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// values. With `need = count - rank`, the same bin as
     /// [`bin_from_bottom`](Self::bin_from_bottom)`(rank - zero_count)`.
     fn bin_from_top(&self, need: u64) -> Option<usize> {
+        // The bins hold at most `count`.
+        if self.count <= u64::from(u32::MAX) {
+            self.bin_from_top_summing::<true>(need)
+        } else {
+            self.bin_from_top_summing::<false>(need)
+        }
+    }
+
+    fn bin_from_top_summing<const NARROW: bool>(&self, need: u64) -> Option<usize> {
         let hi = self.highest_occupied();
         let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
         let mut above = 0u64;
         let mut end = hi.wrapping_add(1);
-        let narrow = self.count <= u64::from(u32::MAX); // the bins hold at most `count`
         for chunk in chunks.iter().rev() {
             end = end.wrapping_sub(SCAN_CHUNK); // >= lo
-            let sum = chunk_sum(chunk, narrow);
+            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
             if above.saturating_add(sum) >= need {
-                return scan_down(chunk, need, &mut above).map(|i| end.wrapping_add(i));
+                return scan_down_chunk::<NARROW>(chunk, need, &mut above)
+                    .map(|i| end.wrapping_add(i));
             }
             above = above.saturating_add(sum);
         }
@@ -1142,8 +1227,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // vectorises) gives what `add_counts` would, about 10x faster.
         if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
             // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
-            let (a_chunks, a_rest) = self.bins.as_chunks_mut::<SCAN_CHUNK>();
-            let (b_chunks, b_rest) = other.bins.as_chunks::<SCAN_CHUNK>();
+            let (a_chunks, a_rest) = self.bins.as_chunks_mut::<MERGE_CHUNK>();
+            let (b_chunks, b_rest) = other.bins.as_chunks::<MERGE_CHUNK>();
             for (a, b) in a_chunks.iter_mut().zip(b_chunks) {
                 if b.iter().fold(0, |x, &y| x | y) != 0 {
                     for (a, &b) in a.iter_mut().zip(b) {
