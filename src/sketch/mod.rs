@@ -65,6 +65,7 @@
 
 pub mod atomic;
 mod datadog_linear;
+mod fast_exp;
 mod fast_log;
 mod layout;
 pub(crate) mod mapping;
