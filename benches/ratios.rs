@@ -27,6 +27,12 @@
 //! clock is a system call, so each batch's time has the clock's own cost (measured at the
 //! start, the median of 1,001 empty readings) taken off.
 //!
+//! Code placement. On some CPUs (an AMD EPYC, Zen 4, here) a peer's hot loop runs up to
+//! 1.6x slower at some addresses than at others, so one build can show the peer slower than
+//! another build of the same source (BENCHMARKS.md, "A second machine"). To see both
+//! placements, build with `RUSTFLAGS="-C llvm-args=-align-loops=32"` and with `=64` (with a
+//! `CARGO_TARGET_DIR` of their own) and compare the peer columns.
+//!
 //! Values are opaque to the optimizer: each round passes its slice through `black_box`, each
 //! sketch goes through `black_box` after its round, each query's argument and answer too.
 //!
