@@ -318,9 +318,9 @@ impl Scale {
 /// A bin's [`lower_bound`](IndexMapping::lower_bound) (and so its representative
 /// [`value`](IndexMapping::value) and every quantile) is `e^((index - offset) /
 /// multiplier)`, DataDog's formula, with `e^x` from a 64-entry table and a polynomial
-/// rather than `libm::exp` (no division): within `2^-51` relative of the exact value (a
-/// unit test holds it to that against `libm::exp` over the whole range), so it may differ
-/// from Java's or Go's in its last bit or two.
+/// rather than `libm::exp` (no division): within `2^-51` relative of the exact value
+/// (proven in the source; a unit test checks it against `libm::exp` over the whole
+/// range), so it may differ from Java's or Go's in its last bit or two.
 ///
 /// ```
 /// use tailguard::sketch::{IndexMapping, LogMapping};
