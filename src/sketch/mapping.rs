@@ -591,10 +591,8 @@ pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
         } else {
             t
         };
-        let s = inverse(x - f64::from(e));
-        // e + 1023 in [1, 2045]: a normal power of two.
-        let power = f64::from_bits((e.wrapping_add(EXPONENT_BIAS) as u64) << MANTISSA_BITS);
-        return (1.0 + s) * power;
+        // e in [-1022, 1022]: a normal power of two, so the product is exact.
+        return (1.0 + inverse(x - f64::from(e))) * normal_power_of_two(e);
     }
     if x.is_nan() {
         return x;
@@ -607,6 +605,14 @@ pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
     // rounds and saturates to +inf).
     let e = libm::floor(x);
     libm::ldexp(1.0 + inverse(x - e), e as i32)
+}
+
+/// `2^e` for `e` in [-1022, 1023], built from its bits (a normal double, so multiplying a
+/// normal double by it is exact while the product stays normal): what `libm::ldexp` gives
+/// there, without its call and range checks. Outside that range the bits are not `2^e`.
+#[inline(always)]
+pub(super) fn normal_power_of_two(e: i32) -> f64 {
+    f64::from_bits((e.wrapping_add(EXPONENT_BIAS) as u64) << MANTISSA_BITS)
 }
 
 /// `s` in [0, 1] such that the cubic `((A s + B) s + C) s` equals `y`, for `y` in [0, 1)

@@ -396,9 +396,10 @@ const SCAN_PART: usize = 8;
 /// constant, so that the scan's loop is compiled once for each case, without the test.
 #[inline(always)]
 fn bin_sum<const NARROW: bool, const L: usize>(bins: &[u32; L]) -> u64 {
+    const { assert!(L.is_multiple_of(4)) };
     // Four lanes written out: a 64-bin fold is unrolled before it is vectorised, and then
     // compiles to 64 scalar adds.
-    let (quads, rest) = bins.as_chunks::<4>();
+    let (quads, _) = bins.as_chunks::<4>(); // nothing left over
     let lane_sum = |lanes: [u32; 4]| lanes.iter().fold(0u32, |sum, &x| sum.wrapping_add(x));
     if NARROW {
         let mut lanes = [0u32; 4];
@@ -407,10 +408,7 @@ fn bin_sum<const NARROW: bool, const L: usize>(bins: &[u32; L]) -> u64 {
                 *lane = lane.wrapping_add(b);
             }
         }
-        let sum = rest
-            .iter()
-            .fold(lane_sum(lanes), |sum, &b| sum.wrapping_add(b));
-        return u64::from(sum);
+        return u64::from(lane_sum(lanes));
     }
     let (mut low, mut high) = ([0u32; 4], [0u32; 4]);
     for quad in quads {
@@ -419,12 +417,7 @@ fn bin_sum<const NARROW: bool, const L: usize>(bins: &[u32; L]) -> u64 {
             *h = h.wrapping_add(b >> 16);
         }
     }
-    let (mut low, mut high) = (lane_sum(low), lane_sum(high));
-    for &b in rest {
-        low = low.wrapping_add(b & 0xffff);
-        high = high.wrapping_add(b >> 16);
-    }
-    u64::from(low).wrapping_add(u64::from(high) << 16)
+    u64::from(lane_sum(low)).wrapping_add(u64::from(lane_sum(high)) << 16)
 }
 const _: () = assert!(SCAN_CHUNK as u64 * 0xffff <= u32::MAX as u64);
 const _: () = assert!(SCAN_CHUNK.is_multiple_of(SCAN_PART));
