@@ -29,6 +29,7 @@
 //! [`CubicMapping`] (fastest) or [`LogMapping`] (fewest bins). See the
 //! [sketch docs](super#which-mapping-on-which-core).
 
+pub(crate) use super::cubic_inverse::cubic_inverse;
 use super::{datadog_linear, fast_exp, fast_log, ConfigError};
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
@@ -583,16 +584,17 @@ impl IndexMapping for CubicMapping {
 #[inline]
 pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
     if (-1022.0..1023.0).contains(&x) {
-        // The usual case, without libm's `floor` and `ldexp` calls: the truncation is exact
-        // in this range, and `2^e` is a normal number, so the product is exact too.
-        let t = x as i32;
-        let e = if f64::from(t) > x {
-            t.wrapping_sub(1)
-        } else {
-            t
-        };
+        // The usual case, without libm's `floor` and `ldexp` calls. `x` rounded to the
+        // nearest integer (exact in this range), then one lower if that is above `x`: the
+        // floor, as a double and (from the sum's low bits) as an integer, without the
+        // float-to-integer conversions of `x as i32` in the quantile's dependent chain.
+        let shifted = x + ROUND_TO_INTEGER;
+        let nearest = shifted - ROUND_TO_INTEGER;
+        let above = nearest > x;
+        let floor = nearest - if above { 1.0 } else { 0.0 };
+        let e = (shifted.to_bits() as i32).wrapping_sub(i32::from(above));
         // e in [-1022, 1022]: a normal power of two, so the product is exact.
-        return (1.0 + inverse(x - f64::from(e))) * normal_power_of_two(e);
+        return (1.0 + inverse(x - floor)) * normal_power_of_two(e);
     }
     if x.is_nan() {
         return x;
@@ -613,43 +615,6 @@ pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
 #[inline(always)]
 pub(super) fn normal_power_of_two(e: i32) -> f64 {
     f64::from_bits((e.wrapping_add(EXPONENT_BIAS) as u64) << MANTISSA_BITS)
-}
-
-/// `s` in [0, 1] such that the cubic `((A s + B) s + C) s` equals `y`, for `y` in [0, 1)
-/// (the cubic increases from 0 at 0 to 1 at 1, its slope between 26/35 and 10/7, so the
-/// root is unique).
-///
-/// A polynomial guess and one Halley step, with one division and no `cbrt`: within about
-/// `1.7 * 2^-52` of the exact root (`1 + s` within two units in its last place; tested
-/// against the exact root in double-double arithmetic). Two to three times as fast as
-/// Cardano's formula (a square root, `cbrt` and two divisions), which DataDog's libraries
-/// use, and more accurate: Cardano's cancellations leave up to about `9 * 2^-52`. So a
-/// lower bound may differ from Java's or Go's in the last few bits (bins, keys and the
-/// accuracy guarantee are not affected: those come from [`IndexMapping::index`]).
-#[inline]
-pub(crate) fn cubic_inverse(y: f64) -> f64 {
-    // A least-squares Chebyshev fit of degree 6 to the root on [0, 1] (600 nodes), in
-    // powers of `y`: within 3.3e-6 of it. Evaluated in Estrin's form (a short chain).
-    const GUESS: [f64; 7] = [
-        -3.141601773115621e-6,
-        0.7003349455585627,
-        0.20000825860201857,
-        0.11695334569596581,
-        -0.08205026126298065,
-        0.16566391085564217,
-        -0.10090855411962654,
-    ];
-    let [g0, g1, g2, g3, g4, g5, g6] = GUESS;
-    let y2 = y * y;
-    let y4 = y2 * y2;
-    let s = (g0 + g1 * y) + (g2 + g3 * y) * y2 + ((g4 + g5 * y) + g6 * y2) * y4;
-    // Halley's step cubes the error (its constant is below 1 here): 3.3e-6 becomes about
-    // 4e-17, below the rounding of the step itself.
-    let f = ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s - y;
-    let df = (3.0 * CUBIC_A * s + 2.0 * CUBIC_B) * s + CUBIC_C; // in [26/35, 10/7]
-    let ddf = 6.0 * CUBIC_A * s + 2.0 * CUBIC_B;
-    // Kept in [0, 1]: the step's rounding can leave a root of 0 a hair below it.
-    (s - (2.0 * f * df) / (2.0 * df * df - f * ddf)).clamp(0.0, 1.0)
 }
 
 /// `v > 0` with `lz` leading zeros, cut for a mapping of `2^k` bins per power of two
@@ -1322,63 +1287,6 @@ mod tests {
         let v = 0.8352651995043221;
         assert_eq!(libm::log(v) * m.scale.multiplier, -9.0);
         assert_eq!(m.index(v), -10);
-    }
-
-    /// `P(s) - y` for the mapping's cubic `P`, in double-double arithmetic (error about
-    /// 2^-100): exact enough to tell on which side of the root `s` lies.
-    fn cubic_minus(s: f64, y: f64) -> f64 {
-        let two_sum = |a: f64, b: f64| {
-            let sum = a + b;
-            let b_virtual = sum - a;
-            (sum, (a - (sum - b_virtual)) + (b - b_virtual))
-        };
-        // (hi, lo) * s + c, for each Horner step.
-        let step = |(hi, lo): (f64, f64), c: f64| {
-            let p = hi * s;
-            let e = libm::fma(hi, s, -p) + lo * s;
-            let (h, t) = two_sum(p, c);
-            two_sum(h, t + e)
-        };
-        let (hi, lo) = step(step(step((CUBIC_A, 0.0), CUBIC_B), CUBIC_C), 0.0);
-        let (h, t) = two_sum(hi, -y);
-        h + (t + lo)
-    }
-
-    /// The cubic's inverse is within `2 * 2^-52` of the exact root for every `y` in
-    /// [0, 1): the cubic changes sign between `s - 2^-51` and `s + 2^-51`. A grid of 2^20
-    /// points, the ends, and pseudo-random bit patterns.
-    #[test]
-    fn the_cubic_inverse_is_within_two_units_of_the_root() {
-        let tolerance = f64::EPSILON * 2.0;
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let random = (0..1u32 << 16).map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            // A uniform mantissa and an exponent down to 2^-64: small `y` too.
-            let exponent = (state >> 58) as i32;
-            libm::ldexp(
-                f64::from_bits((state & MANTISSA_MASK) | 0x3ff0_0000_0000_0000) - 1.0,
-                -exponent,
-            )
-        });
-        let grid = (0..1u32 << 20).map(|i| f64::from(i) / f64::from(1u32 << 20));
-        let ends = [
-            0.0,
-            1e-300,
-            1e-17,
-            f64::EPSILON,
-            0.5,
-            1.0 - f64::EPSILON / 2.0,
-        ];
-        for y in grid.chain(random).chain(ends) {
-            let s = cubic_inverse(y);
-            assert!((0.0..=1.0).contains(&s), "y = {y:e}: s = {s:e}");
-            assert!(
-                cubic_minus(s - tolerance, y) <= 0.0 && cubic_minus(s + tolerance, y) >= 0.0,
-                "y = {y:e}: s = {s:e} is not within 2^-51 of the root"
-            );
-        }
     }
 
     /// `CubicMapping::lower_bound` is `2^e (1 + s)`: the fast path (no `floor`, no
