@@ -29,9 +29,11 @@
 //!
 //! Code placement. On some CPUs (an AMD EPYC, Zen 4, here) a peer's hot loop runs up to
 //! 1.6x slower at some addresses than at others, so one build can show the peer slower than
-//! another build of the same source (BENCHMARKS.md, "A second machine"). To see both
-//! placements, build with `RUSTFLAGS="-C llvm-args=-align-loops=32"` and with `=64` (with a
-//! `CARGO_TARGET_DIR` of their own) and compare the peer columns.
+//! another build of the same source (BENCHMARKS.md, "A second machine"). Which placement a
+//! build gets depends on the whole binary, not on one flag: builds that differ only in
+//! `RUSTFLAGS` (`-C llvm-args=-align-loops=32` or `=64`, each with a `CARGO_TARGET_DIR` of
+//! its own) or in an unrelated change usually land the loop elsewhere. Compare the peer
+//! columns of a few builds before reading a ratio.
 //!
 //! Values are opaque to the optimizer: each round passes its slice through `black_box`, each
 //! sketch goes through `black_box` after its round, each query's argument and answer too.
