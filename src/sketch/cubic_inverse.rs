@@ -25,15 +25,16 @@
 //!    `4.6e-17` (`0.21 * 2^-52`), and the rounding of the constant term, up to `u / 2`,
 //!    adds most of the rest.
 //! 2. **The argument.** `32 y` is exact, and so is `32 y - 1/2` from `1/4` up (Sterbenz);
-//!    below, it rounds by at most `2^-55`, which moves `s` by at most `2^-55 * 0.05`. The
-//!    rounding to the piece's centre and `t` are exact (the sum with `1.5 * 2^52` rounds to
-//!    an integer; the difference of two nearby doubles is exact).
+//!    below, it rounds by at most `2^-55`, which moves `s` by at most `2^-55 * 0.042 <
+//!    0.011 u`. The sum with `1.5 * 2^52` rounds it to the nearest integer `j`, which that
+//!    sum less `1.5 * 2^52` is exactly, and `t`, a difference below 1/2 of two doubles
+//!    within a factor of two of each other (or of `j = 0`), is exact.
 //! 3. **The evaluation.** `q` (the polynomial less its constant, over `t`) is below `0.042`
 //!    and within a relative `4 u` after its roundings; `t q` is then within
-//!    `0.5 * 0.05 * 5 u < 0.13 u`, and the final addition `c0 + t q`, to a result in
+//!    `0.5 * 0.042 * 5 u < 0.11 u`, and the final addition `c0 + t q`, to a result in
 //!    [0, 1], rounds by at most `u`.
 //!
-//! Sum: `0.66 u + 0.01 u + 0.13 u + u < 2 u = 2^-52`. The unit tests hold every result to
+//! Sum: `0.66 u + 0.011 u + 0.11 u + u < 1.8 u < 2^-52`. The unit tests hold every result to
 //! that bound against the root computed in double-double arithmetic, on a grid of 2^20
 //! points, at the ends and on random arguments.
 
@@ -125,8 +126,8 @@ const ROOTS: [[f64; 8]; PIECES] = [
 ];
 
 /// `s` in [0, 1] such that the cubic `((A s + B) s + C) s` equals `y`, for `y` in [0, 1),
-/// within `2^-52` of the exact root (so `1 + s` within one unit in its last place; see
-/// the module docs). A lower bound may differ from Java's or Go's in the last few bits:
+/// within `2^-52` of the exact root (so `1 + s`, after its own rounding, within one and a
+/// half units in its last place; see the module docs). A lower bound may differ from Java's or Go's in the last few bits:
 /// their Cardano formula's cancellations leave up to about `9 * 2^-52`. Bins, keys and the
 /// accuracy guarantee are not affected: those come from
 /// [`IndexMapping::index`](super::IndexMapping::index).
