@@ -5,7 +5,8 @@
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
-use crate::sketch::mapping::{cubic_inverse, interpolated_exp2};
+use crate::sketch::cubic_inverse::cubic_inverse;
+use crate::sketch::mapping::interpolated_exp2;
 use crate::sketch::{DDSketch, IndexMapping};
 use core::f64::consts::LN_2;
 

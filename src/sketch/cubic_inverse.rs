@@ -38,7 +38,7 @@
 //! that bound against the root computed in double-double arithmetic, on a grid of 2^20
 //! points, at the ends and on random arguments.
 
-use super::mapping::ROUND_TO_INTEGER;
+use super::mapping::nearest_integer;
 
 /// How many pieces [0, 1] is cut into.
 const PIECES: usize = 32;
@@ -137,10 +137,10 @@ const ROOTS: [[f64; 8]; PIECES] = [
 #[inline]
 pub(crate) fn cubic_inverse(y: f64) -> f64 {
     let centred = y * PIECES as f64 - 0.5;
-    // The nearest integer, j (the piece whose centre is nearest), in the sum's low bits.
-    let shifted = centred + ROUND_TO_INTEGER;
-    let j = shifted.to_bits() as u32 as usize; // negative y: beyond the table
-    let t = centred - (shifted - ROUND_TO_INTEGER); // in [-1/2, 1/2], exact
+    // The piece whose centre is nearest.
+    let (nearest, j) = nearest_integer(centred);
+    let j = j as u32 as usize; // negative y: beyond the table
+    let t = centred - nearest; // in [-1/2, 1/2], exact
     let Some(&[c0, c1, c2, c3, c4, c5, c6, c7]) = ROOTS.get(j) else {
         return if y > 0.0 { 1.0 } else { 0.0 };
     };

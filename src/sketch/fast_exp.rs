@@ -40,7 +40,7 @@
 //! unit in the last place) on a grid over the whole range, at its ends, and on random
 //! arguments.
 
-use super::mapping::{normal_power_of_two, ROUND_TO_INTEGER};
+use super::mapping::{nearest_integer, normal_power_of_two};
 
 /// An upper bound on `|exp(x) / e^x - 1|` for every `|x| <= 708`: `2^-51`, derived in the
 /// module docs.
@@ -101,19 +101,16 @@ pub(crate) fn exp(x: f64) -> f64 {
 /// [`exp`] for `|x| <= 708`.
 #[inline]
 fn exp_in_range(x: f64) -> f64 {
-    // `n` = `x / L` rounded (the bits of `1.5 * 2^52 + t` end with the nearest integer).
-    let shifted = x * SIXTY_FOUR_OVER_LN_2 + ROUND_TO_INTEGER;
-    let n = (shifted.to_bits() as i64).wrapping_sub(ROUND_TO_INTEGER.to_bits() as i64);
-    let nf = shifted - ROUND_TO_INTEGER; // `n`, exactly
+    // `n` = `x / L` rounded (`|n| <= 65,370`).
+    let (nf, n) = nearest_integer(x * SIXTY_FOUR_OVER_LN_2);
     let r = (x - nf * L_HIGH) - nf * L_LOW;
     let q = r + r
         * r
         * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0)))));
     // `n & 63` is below 64: the fallback is never taken.
     let power = POWERS.get((n & 63) as usize).copied().unwrap_or(1.0);
-    // `2^k`, `k = n >> 6` in [-1022, 1021] (|x| <= 708): a normal power of two.
     // `2^k` with `k = n >> 6` in [-1022, 1021] (|x| <= 708): normal, the product exact.
-    (power + power * q) * normal_power_of_two((n >> 6) as i32)
+    (power + power * q) * normal_power_of_two(n >> 6)
 }
 
 #[cfg(test)]

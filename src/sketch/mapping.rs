@@ -29,7 +29,7 @@
 //! [`CubicMapping`] (fastest) or [`LogMapping`] (fewest bins). See the
 //! [sketch docs](super#which-mapping-on-which-core).
 
-pub(crate) use super::cubic_inverse::cubic_inverse;
+use super::cubic_inverse::cubic_inverse;
 use super::{datadog_linear, fast_exp, fast_log, ConfigError};
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
@@ -413,7 +413,7 @@ impl IndexMapping for LogMapping {
             // between has that floor, DataDog's included (no negative whole number among
             // them). NaN and infinities (a multiplier of +inf, alpha below about 5.6e-17)
             // fail it, as does a key outside the i32 range (the guess wraps around).
-            let guess = ((below + (offset - 0.5)) + ROUND_TO_INTEGER).to_bits() as i32;
+            let (_, guess) = nearest_integer(below + (offset - 0.5));
             let floor = f64::from(guess);
             if floor < low && high < floor + 1.0 {
                 return guess;
@@ -460,7 +460,18 @@ const _: () = assert!(
 
 /// `1.5 * 2^52`: adding it to a double below `2^51` in size rounds that to an integer,
 /// which the low bits of the sum hold (two's complement).
-pub(super) const ROUND_TO_INTEGER: f64 = 6_755_399_441_055_744.0;
+const ROUND_TO_INTEGER: f64 = 6_755_399_441_055_744.0;
+
+/// `x` rounded to the nearest integer (ties to even), as a double (exact for `|x| < 2^51`)
+/// and as an `i32` (for `|x| < 2^31`; beyond, it wraps): the sum with
+/// [`ROUND_TO_INTEGER`] rounds `x`, its low 32 bits are the integer, and taking the
+/// constant off again is exact. No float-to-integer conversion, whose latency sits in
+/// the dependent chain of every caller here.
+#[inline(always)]
+pub(super) fn nearest_integer(x: f64) -> (f64, i32) {
+    let shifted = x + ROUND_TO_INTEGER;
+    (shifted - ROUND_TO_INTEGER, shifted.to_bits() as i32)
+}
 
 impl LogMapping {
     /// The key as computed before the fast logarithm: `libm::log`, times the multiplier,
@@ -584,15 +595,12 @@ impl IndexMapping for CubicMapping {
 #[inline]
 pub(crate) fn interpolated_exp2(x: f64, inverse: impl Fn(f64) -> f64) -> f64 {
     if (-1022.0..1023.0).contains(&x) {
-        // The usual case, without libm's `floor` and `ldexp` calls. `x` rounded to the
-        // nearest integer (exact in this range), then one lower if that is above `x`: the
-        // floor, as a double and (from the sum's low bits) as an integer, without the
-        // float-to-integer conversions of `x as i32` in the quantile's dependent chain.
-        let shifted = x + ROUND_TO_INTEGER;
-        let nearest = shifted - ROUND_TO_INTEGER;
+        // The usual case, without libm's `floor` and `ldexp` calls: the nearest integer,
+        // one lower if that is above `x`, is the floor, as a double and as an integer.
+        let (nearest, n) = nearest_integer(x);
         let above = nearest > x;
         let floor = nearest - if above { 1.0 } else { 0.0 };
-        let e = (shifted.to_bits() as i32).wrapping_sub(i32::from(above));
+        let e = n.wrapping_sub(i32::from(above));
         // e in [-1022, 1022]: a normal power of two, so the product is exact.
         return (1.0 + inverse(x - floor)) * normal_power_of_two(e);
     }

@@ -64,7 +64,7 @@
 //! latencies (100 µs to 10 s) on a small microcontroller.
 
 pub mod atomic;
-mod cubic_inverse;
+pub(crate) mod cubic_inverse;
 mod datadog_linear;
 mod fast_exp;
 mod fast_log;
