@@ -32,8 +32,8 @@ use core::time::Duration;
 use super::layout::{position, Slot};
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::{
-    check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
-    RecordError, RecordSliceError,
+    check_slice, BinLayout, ConfigError, DDSketch, Extremes, IndexMapping, InvalidQuantile,
+    MergeError, RecordError, RecordSliceError,
 };
 use crate::sync::{
     const_unless_loom, zeroed, AtomicU32,
@@ -625,7 +625,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum
-    /// is derived from the bins; min and max are this sketch's.
+    /// is derived from the bins (each bin's value clamped into `[min, max]`); min and max
+    /// are this sketch's.
     pub fn snapshot(&self) -> DDSketch<M, N> {
         let mut sketch = DDSketch::with_layout(self.layout());
         self.add_into(&mut sketch);
@@ -641,24 +642,31 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     fn add_into(&self, target: &mut DDSketch<M, N>) {
+        let extremes = self.min().zip(self.max());
+        // Each bin's value clamped into [min, max], as `add_counts` values what it drops
+        // (max-then-min, not `f64::clamp`, which panics when its bounds cross).
+        let (low, high) = extremes.unwrap_or((0.0, 0.0));
         let mut sum = 0.0;
         let bins = (self.min_index..)
             .zip(self.bins.iter())
             .map(|(index, bin)| {
                 let count = bin.load(Relaxed);
                 if count > 0 {
-                    sum += f64::from(count) * self.mapping.value(index);
+                    sum += f64::from(count) * self.mapping.value(index).max(low).min(high);
                 }
                 count
             });
-        target.add_counts(
+        let dropped = target.add_counts(
             self.zero.load(Relaxed),
             bins,
             self.clamped(),
             self.saturated(),
+            Extremes::of(extremes, None),
         );
-        if let (Some(min), Some(max)) = (self.min(), self.max()) {
+        if let Some((min, max)) = extremes {
             target.add_float_stats(min, max, sum);
+            // What did not fit in `target`'s bins leaves the sum, as in `DDSketch::merge`.
+            target.forget_dropped(dropped);
         }
     }
 

@@ -296,9 +296,10 @@ struct IntStats {
     sum_hi: u64,
 }
 
-/// Where a merge stops adding integer sums. Only merges of sketches whose bins are full
-/// reach it (sums of values dropped as saturated stay in the sum); below it merges add
-/// exactly, and records can add up to another 2^127 without wrapping.
+/// Where a merge stops adding integer sums: a guard, which only the sums of sketches of
+/// some 2^31 full bins of values near `u64::MAX` could reach (a merge adds the other
+/// sum before the values it dropped as saturated leave it). Below it merges add exactly,
+/// and records can add up to another 2^127 without wrapping.
 const MERGED_SUM_CAP: u128 = 1 << 127;
 
 impl IntStats {
@@ -348,6 +349,60 @@ impl IntStats {
         self.sum_lo = total as u64; // the low word
         self.sum_hi = total.wrapping_shr(64) as u64;
     }
+}
+
+/// The min and max of values arriving without them (a merge's, a snapshot's), to value
+/// those a saturating add drops: each at its bin's representative (0 in the zero bin),
+/// clamped into `[min, max]`. Exact where a bin's values are all equal, and always within
+/// the bin.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Extremes {
+    /// Every value an integer: clamped and summed as integers, exactly.
+    Integers(u64, u64),
+    /// Any values.
+    Floats(f64, f64),
+    /// No values (so none dropped).
+    None,
+}
+
+impl Extremes {
+    /// `floats`, or `integers` where the values were all integers.
+    pub(crate) fn of(floats: Option<(f64, f64)>, integers: Option<(u64, u64)>) -> Self {
+        match (integers, floats) {
+            (Some((min, max)), _) => Extremes::Integers(min, max),
+            (None, Some((min, max))) => Extremes::Floats(min, max),
+            (None, None) => Extremes::None,
+        }
+    }
+
+    /// Adds `n` values of a bin of representative `value` to `dropped`.
+    fn drop_values(self, dropped: &mut Dropped, n: u64, value: f64) {
+        // max-then-min, not `clamp`, which panics when its bounds cross.
+        match self {
+            Extremes::Integers(min, max) => {
+                // `as` saturates (and takes NaN to 0).
+                let v = (value as u64).max(min).min(max);
+                let sum = u128::from(v).saturating_mul(u128::from(n));
+                dropped.integers = dropped.integers.saturating_add(sum);
+            }
+            Extremes::Floats(min, max) => dropped.floats += n as f64 * value.max(min).min(max),
+            Extremes::None => {}
+        }
+    }
+}
+
+/// What an add of bin counts dropped as saturated, valued as [`Extremes`] says.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dropped {
+    integers: u128,
+    floats: f64,
+}
+
+impl Dropped {
+    const NONE: Dropped = Dropped {
+        integers: 0,
+        floats: 0.0,
+    };
 }
 
 /// `value * n` as the low and high words of a 128-bit product.
@@ -1213,14 +1268,30 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// Adds every value of `other` into `self`, as if they had all been recorded here.
     ///
     /// Both must have equal mappings, ranges and bin counts; otherwise `self` is left
-    /// unchanged and the mismatch is returned. Bins add element-wise, saturating (overflow
-    /// counts in [`saturated`](Self::saturated)).
+    /// unchanged and the mismatch is returned. Bins add element-wise, saturating: a value
+    /// that does not fit in a full bin is dropped as recording drops it, counted in
+    /// [`saturated`](Self::saturated) and left out of [`count`](Self::count) and
+    /// [`sum`](Self::sum). Its exact value is unknown here, so the sum drops the value of
+    /// its bin clamped into `other`'s `[min, max]`: exact where the bin's values are alike
+    /// (all equal, or `other` holds a single value), within `alpha` of each dropped value of
+    /// the range otherwise. [`min`](Self::min) and [`max`](Self::max) take `other`'s, which
+    /// still bound every value counted.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    /// let mut a = presets::int_latency();
+    /// a.record_u64_n(5_000_000, u32::MAX);
+    /// let b = a.clone();
+    /// a.merge(&b).unwrap(); // the bin is full: every value of `b` is dropped
+    /// assert_eq!((a.count(), a.saturated()), (u64::from(u32::MAX), u64::from(u32::MAX)));
+    /// assert_eq!(a.mean(), Some(5e6));
+    /// ```
     pub fn merge<const N2: usize>(&mut self, other: &DDSketch<M, N2>) -> Result<(), MergeError> {
         self.check_compatible(other)?;
         // `count` is the sum of the bins and the zero bin, so no bin exceeds it: if the two
         // counts sum to at most `u32::MAX`, no bin can saturate and plain addition (which
         // vectorises) gives what `add_counts` would, about 10x faster.
-        if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
+        let dropped = if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
             // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
             let (a_chunks, a_rest) = self.bins.as_chunks_mut::<MERGE_CHUNK>();
             let (b_chunks, b_rest) = other.bins.as_chunks::<MERGE_CHUNK>();
@@ -1238,20 +1309,26 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             self.count = self.count.saturating_add(other.count);
             self.saturated = self.saturated.saturating_add(other.saturated);
             self.clamped = self.clamped.saturating_add(other.clamped);
+            Dropped::NONE
         } else {
+            // Only integers: their extremes as integers, so that the estimate is too.
+            let (f, i) = (&other.float_stats, &other.int_stats);
+            let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
             self.add_counts(
                 other.zero_count,
                 other.bins.iter().copied(),
                 other.clamped,
                 other.saturated,
-            );
-        }
+                Extremes::of(other.min().zip(other.max()), integers),
+            )
+        };
         let f = other.float_stats;
         self.add_float_stats(f.min, f.max, f.sum);
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
         i.min = i.min.min(oi.min);
         i.max = i.max.max(oi.max);
         i.merge_sum(oi.sum(), self.count);
+        self.forget_dropped(dropped);
         Ok(())
     }
 
@@ -1262,27 +1339,37 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// `clamped` counts values of the incoming top bin; only those that fit in this top
     /// bin count as clamped here, so `clamped <= top bin` holds and a merge counts as
     /// recording the same values into one sketch would.
+    ///
+    /// Returns the values dropped as saturated, valued by their bins for
+    /// [`forget_dropped`](Self::forget_dropped): see [`Extremes`].
     pub(crate) fn add_counts(
         &mut self,
         zero: u32,
         bins: impl IntoIterator<Item = u32>,
         clamped: u64,
         saturated: u64,
-    ) {
+        extremes: Extremes,
+    ) -> Dropped {
+        let layout = self.layout();
         let mut added = 0u64;
         let mut lost = 0u64;
-        let mut add = |a: &mut u32, b: u32| {
+        let mut dropped = Dropped::NONE;
+        let mut add = |a: &mut u32, b: u32, value: &dyn Fn() -> f64| {
             let sum = a.saturating_add(b);
             // Two u32s summed in a u64 cannot overflow, and `sum` is at most their sum.
             let here = u64::from(sum).wrapping_sub(u64::from(*a));
+            let gone = u64::from(b).wrapping_sub(here);
             added = added.saturating_add(here);
-            lost = lost.saturating_add(u64::from(b).wrapping_sub(here));
+            lost = lost.saturating_add(gone);
+            if gone > 0 {
+                extremes.drop_values(&mut dropped, gone, value());
+            }
             *a = sum;
         };
         let top_before = self.bins.last().map_or(0, |&top| top);
-        add(&mut self.zero_count, zero);
-        for (a, b) in self.bins.iter_mut().zip(bins) {
-            add(a, b);
+        add(&mut self.zero_count, zero, &|| 0.0);
+        for (pos, (a, b)) in self.bins.iter_mut().zip(bins).enumerate() {
+            add(a, b, &|| layout.value_at(pos));
         }
         // Bins only grow here. Counting the clamped values among those that fit (rather
         // than among those dropped) keeps the most of them, and never more than fit.
@@ -1298,6 +1385,22 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.clamped = self
             .clamped
             .saturating_add(clamped.min(u64::from(top_added)));
+        dropped
+    }
+
+    /// Takes the values an [`add_counts`](Self::add_counts) dropped as saturated out of
+    /// the sum: the integers' out of the integer sum, the rest out of the float sum;
+    /// never below zero in all (an estimate a hair above what it stands for takes the
+    /// whole sum, not more).
+    pub(crate) fn forget_dropped(&mut self, dropped: Dropped) {
+        let i = &mut self.int_stats;
+        let total = i.sum().saturating_sub(dropped.integers);
+        i.sum_lo = total as u64; // the low word
+        i.sum_hi = total.wrapping_shr(64) as u64;
+        if dropped.floats > 0.0 {
+            let floor = -(total as f64);
+            self.float_stats.sum = (self.float_stats.sum - dropped.floats).max(floor);
+        }
     }
 
     /// Folds min, max and sum of values recorded elsewhere into the float statistics.
@@ -1638,32 +1741,34 @@ mod tests {
         a.record_u64_n(u64::MAX, u32::MAX);
         let one = u128::from(u64::MAX) * u128::from(u32::MAX);
         assert_eq!(a.int_stats.sum(), one);
-        let b = a.clone();
-        a.merge(&b).unwrap();
-        assert_eq!(a.int_stats.sum(), 2 * one);
-        // Merging full sketches again and again: the sum grows to the cap and stays.
-        let mut last = a.int_stats.sum();
+        // Past u64::MAX, exactly: values of another bin merged in.
+        let mut other = sketch();
+        other.record_u64_n(100, 3);
+        let mut c = a.clone();
+        c.merge(&other).unwrap();
+        assert_eq!(c.int_stats.sum(), one + 300);
+        // Merging a full sketch into itself again and again: every merged value is
+        // dropped, and leaves the sum as it leaves the count.
         for _ in 0..40 {
             let b = a.clone();
             a.merge(&b).unwrap();
-            let sum = a.int_stats.sum();
-            assert!(sum >= last && sum <= MERGED_SUM_CAP.max(last));
-            last = sum;
+            assert_eq!(a.int_stats.sum(), one);
+            assert_eq!(a.count(), u64::from(u32::MAX));
         }
-        assert_eq!(last, MERGED_SUM_CAP);
-        // Records still add exactly past the cap, and a merge does not take that back.
-        a.record_u64_n(10, u32::MAX); // a bin with room
-        let after = MERGED_SUM_CAP + 10 * u128::from(u32::MAX);
-        assert_eq!(a.int_stats.sum(), after);
-        a.merge(&sketch()).unwrap();
-        a.merge(&b).unwrap();
-        assert_eq!(a.int_stats.sum(), after);
-        // Into an empty sketch, a merge copies a sum past the cap: the copy equals it.
-        let mut copy = sketch();
-        copy.merge(&a).unwrap();
-        assert_eq!(copy.int_stats.sum(), after);
-        assert!(copy == a);
-        assert!((a.sum() - after as f64).abs() <= 1e-15 * after as f64);
+        // The guard: a merge never takes the sum past the cap, nor lower than either sum
+        // (records may have taken one past it), so a merge into an empty sketch copies.
+        let mut i = IntStats::EMPTY;
+        i.merge_sum(MERGED_SUM_CAP - 1, 1);
+        i.merge_sum(MERGED_SUM_CAP - 1, 2);
+        assert_eq!(i.sum(), MERGED_SUM_CAP);
+        let past = MERGED_SUM_CAP + 10 * u128::from(u32::MAX);
+        let mut j = IntStats::EMPTY;
+        j.merge_sum(past, 10);
+        assert_eq!(j.sum(), past);
+        j.merge_sum(past, 20);
+        assert_eq!(j.sum(), past);
+        j.merge_sum(u128::MAX, 30);
+        assert!(j.sum() <= MERGED_SUM_CAP + 30 * u128::from(u64::MAX));
     }
 
     #[test]
