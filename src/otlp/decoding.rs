@@ -47,10 +47,12 @@ pub struct Decoded {
     /// The data point's scale: the sketch's, or finer (then every bucket went to the bin
     /// that contains it, exactly).
     pub scale: i32,
-    /// Whether min, max and sum are the data point's exact ones (`true`), or at least one
-    /// was absent or disagreed with the buckets and all three were taken from the
-    /// buckets' representative values, as [`proto::decode_into`](crate::proto::decode_into)
-    /// does (within `alpha`).
+    /// Whether min, max and sum are the data point's exact ones (`true`). `false` if at
+    /// least one was absent or disagreed with the buckets, and all three were taken from
+    /// the buckets' representative values, as [`proto::decode_into`](crate::proto::decode_into)
+    /// does (within `alpha`); `false` as well if values were dropped as saturated, which
+    /// leave the point's sum as [`DDSketch::merge`] takes them out (their buckets' value,
+    /// clamped into the point's `[min, max]`).
     pub exact_stats: bool,
     /// The data point's time fields (0 where absent).
     pub times: Timestamps,
@@ -185,7 +187,9 @@ pub fn decode_into<const N: usize>(
         times: found.times,
         ..Decoded::default()
     };
-    let mut acc = Accumulated::new(sketch);
+    // The scale was validated by `scan`.
+    let point = OtelMapping::with_scale(found.scale).unwrap_or(*sketch.mapping());
+    let mut acc = Accumulated::new(sketch, point, found.min.zip(found.max));
     let first = i64::from(found.offset);
     let applied = walk(bytes, &mut |event| {
         if let Event::Bucket {
@@ -229,10 +233,20 @@ struct Accumulated {
     min: f64,
     max: f64,
     sum: f64,
+    /// The point's own mapping, whose logarithm (at scales above 0) placed its values.
+    point: OtelMapping,
+    /// The message's min and max, raw, to clamp the estimates of dropped values into.
+    extremes: Option<(f64, f64)>,
+    /// The estimated sum of the values dropped as saturated (see [`DDSketch::merge`]).
+    dropped: f64,
 }
 
 impl Accumulated {
-    fn new<const N: usize>(sketch: &DDSketch<OtelMapping, N>) -> Self {
+    fn new<const N: usize>(
+        sketch: &DDSketch<OtelMapping, N>,
+        point: OtelMapping,
+        extremes: Option<(f64, f64)>,
+    ) -> Self {
         let min_index = i64::from(sketch.min_index());
         Accumulated {
             min_index,
@@ -243,6 +257,9 @@ impl Accumulated {
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
             sum: 0.0,
+            point,
+            extremes,
+            dropped: 0.0,
         }
     }
 
@@ -284,9 +301,10 @@ impl Accumulated {
             i32::try_from(index).unwrap_or(i32::MAX)
         };
         let added = sketch.add_bin_count_only(index32, n);
+        let dropped = n.saturating_sub(added);
         report.added = report.added.saturating_add(added);
-        report.saturated = report.saturated.saturating_add(n.saturating_sub(added));
-        if added == 0 {
+        report.saturated = report.saturated.saturating_add(dropped);
+        if n == 0 {
             return;
         }
         if index == i64::MIN {
@@ -312,11 +330,42 @@ impl Accumulated {
                 sketch.max_trackable()
             }
         };
+        // A bucket whose values were all dropped still bounds the point's min and max,
+        // as `DDSketch::merge` takes another sketch's; only the sum leaves them out.
         self.lowest = self.lowest.min(class);
         self.highest = self.highest.max(class);
         self.min = self.min.min(value);
         self.max = self.max.max(value);
         self.sum += value * added as f64;
+        if dropped > 0 {
+            // max-then-min, not `f64::clamp`, which panics when its bounds cross; NaN
+            // bounds are ignored by both.
+            let (low, high) = self.extremes.unwrap_or((value, value));
+            self.dropped += dropped as f64 * value.max(low).min(high);
+        }
+    }
+
+    /// Whether `v` may be the min (or max) of values of class `class`: it is in that
+    /// class, or in the class beside it and within the point's logarithm method's error
+    /// of the edge between them ([`OtelMapping::near_edge`]), so that it, or values a hair
+    /// from it, may have crossed (an edge of the sketch's scale is one of every finer). Values a hair below a power of two give a data point such a
+    /// min or max, from an SDK or from tailguard.
+    fn may_hold<const N: usize>(
+        &self,
+        sketch: &DDSketch<OtelMapping, N>,
+        v: f64,
+        class: i64,
+    ) -> bool {
+        let own = self.class_of_value(sketch, v);
+        if own == class {
+            return true;
+        }
+        // The edge between classes `c - 1` and `c` is the lower bound of bin `c` (of the
+        // first bin for the zero bin, of the top bin for the clamped ones).
+        let upper = own.max(class);
+        own.abs_diff(class) == 1
+            && i32::try_from(upper)
+                .is_ok_and(|upper| self.point.near_edge(v, sketch.mapping().lower_bound(upper)))
     }
 
     /// Min, max and sum to add to the sketch, and whether they are the message's: its
@@ -330,17 +379,33 @@ impl Accumulated {
     ) -> (f64, f64, f64, bool) {
         // -0.0 and the zero bucket's negative values count as 0.
         let non_negative = |v: f64| if v > 0.0 { v } else { 0.0 };
+        // +inf enters min and max as `record` enters it: as the end of the range (itself
+        // +inf for a sketch whose range has no end).
+        let top = |v: f64| {
+            if v == f64::INFINITY {
+                sketch.max_trackable()
+            } else {
+                v
+            }
+        };
         let min = found
             .min
-            .filter(|&v| v.is_finite() && self.class_of_value(sketch, v) == self.lowest)
+            .map(top)
+            .filter(|&v| !v.is_nan() && self.may_hold(sketch, v, self.lowest))
             .map(non_negative);
         let max = found
             .max
-            .filter(|&v| v.is_finite() && self.class_of_value(sketch, v) == self.highest)
+            .map(top)
+            .filter(|&v| !v.is_nan() && self.may_hold(sketch, v, self.highest))
             .map(non_negative);
-        let sum = found.sum.filter(|&v| v.is_finite() && v >= 0.0);
+        // A sum of finite values may have overflowed to +inf: it is kept as it is.
+        let sum = found.sum.filter(|&v| v >= 0.0);
         match (min, max, sum) {
-            (Some(min), Some(max), Some(sum)) if min <= max => (min, max, non_negative(sum), true),
+            (Some(min), Some(max), Some(sum)) if min <= max => {
+                // Never below zero (an estimate a hair above what it stands for).
+                let sum = (non_negative(sum) - self.dropped).max(0.0);
+                (min, max, sum, self.dropped == 0.0)
+            }
             _ => (self.min, self.max, self.sum, false),
         }
     }
@@ -582,6 +647,9 @@ mod tests {
             (r.exact_stats, s.min().unwrap(), s.max().unwrap(), s.sum())
         };
         assert_eq!(decode(with(9.0, 40.0, 49.0)), (true, 9.0, 40.0, 49.0));
+        // An infinite sum (an overflowed one, or one holding +inf) costs no exact min.
+        let inf = f64::INFINITY;
+        assert_eq!(decode(with(9.0, 40.0, inf)), (true, 9.0, 40.0, inf));
         let reps = decode(base());
         assert!(!reps.0);
         let m = OtelMapping::with_scale(0).unwrap();
@@ -592,7 +660,7 @@ mod tests {
             with(9.0, 65.0, 49.0),
             with(17.0, 40.0, 49.0),
             with(9.0, 40.0, -1.0),
-            with(9.0, 40.0, f64::INFINITY),
+            with(9.0, 40.0, f64::NAN),
             with(f64::NAN, 40.0, 49.0),
             base().double(12, 9.0).double(13, 40.0),
         ] {

@@ -67,11 +67,13 @@
 //!
 //! * **Same scale:** bucket `i` is the sketch's bin `i`.
 //! * **Finer message** (scale `s + d`): bucket `i` lies inside the sketch's bucket
-//!   `i >> d` (`2^d` buckets of the finer scale make one of the coarser), so this is
-//!   exact: the sketch holds what recording the same values at its own scale would
-//!   hold (checked against the SDK's own points in `tests/otel_interop.rs`). Values
-//!   within an ulp of a bucket edge that is not a power of two are the one exception,
-//!   as between any two OpenTelemetry SDKs (see [`OtelMapping`](crate::sketch::OtelMapping)).
+//!   `i >> d` (`2^d` buckets of the finer scale make one of the coarser), so the buckets
+//!   are downscaled exactly, as the SDKs downscale. The sketch then holds what recording
+//!   the same values at its own scale would hold (checked against the SDK's own points in
+//!   `tests/otel_interop.rs`), except for values the finer scale's logarithm put across
+//!   an edge: within `(|ln v| + 1) * 2^-50` of one, powers of two included (see
+//!   [`OtelMapping`](crate::sketch::OtelMapping#values-a-hair-from-an-edge-scale--0)).
+//!   They stay in the bucket the message gave them.
 //! * **Coarser message:** refused with [`DecodeError::CoarserScale`]. A coarse bucket
 //!   straddles several fine bins; splitting it would invent a distribution. Decode it
 //!   into a sketch of the message's scale ([`read_scale`]), or coarser, instead.
@@ -86,9 +88,14 @@
 //!   ([`DecodeError::Count`]); the scale must be in `-10..=20`.
 //! * **Sum, min and max** are taken from the message when they are present and
 //!   consistent with the buckets (min in the lowest bin that received values, max in the
-//!   highest, `min <= max`, a finite non-negative sum): then they are exact. Otherwise all
-//!   three come from the buckets' representative values, within `alpha`, as for DDSketch
-//!   messages. [`Decoded::exact_stats`] says which.
+//!   highest, `min <= max`, a non-negative sum): then they are exact. A min or max one
+//!   bin off is consistent where the logarithm method may have put it there (within
+//!   its error of the edge between the two bins), as it does for values a hair below a
+//!   power of two. `+inf` is a max (or min) as `record` takes it, the end of the range;
+//!   a sum of `+inf` (an overflowed or infinite sum) is kept. Otherwise all three come
+//!   from the buckets' representative values, within `alpha`, as for DDSketch messages.
+//!   [`Decoded::exact_stats`] says which. Values dropped as saturated leave the sum as
+//!   in [`DDSketch::merge`](crate::sketch::DDSketch::merge).
 //! * Attributes, flags and exemplars are skipped, as are unknown fields. Repeated
 //!   occurrences merge as protobuf says (scalars: the last wins; `bucket_counts`:
 //!   concatenated), and packed and unpacked `bucket_counts` are both accepted.

@@ -61,11 +61,28 @@ const ACCURACY_BITS: [u64; 31] = [
 ///   bucket, `+inf` their highest; zero is `i32::MIN` (the sketch's zero bin).
 ///
 /// `tests/otel_interop.rs` checks the buckets against the Python SDK's at scales 0 to 8.
-/// For scale `> 0` the SDKs themselves agree only up to their `ln`: tailguard uses
-/// `libm`'s (a port of the same FreeBSD `log` as Go's `math.Log`), Python the C
-/// library's. Both are within an ulp, so they can put a value in neighbouring buckets only
-/// when it lies within about `1e-16` (relative) of a bucket edge that is not a power of
-/// two, an edge no float lies on exactly.
+///
+/// # Values a hair from an edge (scale `> 0`)
+///
+/// At scale `<= 0`, and for exact powers of two at any scale, every value is in its exact
+/// bucket. At scale `> 0` the logarithm method is exact only up to its floating-point
+/// `ln`: a value within `(|ln v| + 1) * 2^-50` (relative) of a bucket edge may land in
+/// the bucket on the other side of that edge. That includes the powers of two: most
+/// values one or two ulps *below* `2^k` land in the bucket *above* it (with `2^k` itself
+/// one bucket lower), and some a hair above land below, in tailguard and in the SDKs
+/// alike (the specification allows it). Everywhere else the bucket is exact. Three
+/// consequences:
+///
+/// * Two implementations agree bucket for bucket except within that distance of an edge
+///   (tailguard's `ln` is `libm`'s, a port of the FreeBSD `log` Go's `math.Log` also
+///   ports; Python's is the C library's).
+/// * Bucket order is not value order there: `1073741823.9999999` is in a higher bucket
+///   than `1073741824` at scale 1. A sketch's quantiles and [`upper_bound_u64`](IndexMapping::upper_bound_u64)
+///   allow for it.
+/// * Downscaling (a finer OTLP point decoded into a coarser sketch, [`otlp`](crate::otlp))
+///   is exact on buckets, `i >> d`, but a value misplaced at the finer scale stays
+///   misplaced: it is where the finer bucket puts it, which may differ from where
+///   recording at the coarser scale would put it. Away from edges the two agree.
 ///
 /// Scales `-10..=20`, as OpenTelemetry: `2^scale` bins per power of two for `scale >= 0`,
 /// one bin per `2^-scale` powers of two below. The relative accuracy is
@@ -171,12 +188,36 @@ impl OtelMapping {
         }
     }
 
+    /// Whether `value` is so near the bucket edge `edge` that the logarithm method (scale
+    /// `> 0`) may have put it, or values beside it, on the other side: within
+    /// [`edge_tolerance`] of it (relative). At scale `<= 0` (bit arithmetic) never.
+    pub(crate) fn near_edge(&self, value: f64, edge: f64) -> bool {
+        self.scale > 0
+            && value.is_finite()
+            && edge > 0.0
+            && edge.is_finite()
+            && libm::fabs(value / edge - 1.0) <= edge_tolerance(value)
+    }
+
     /// The index of a positive normal or infinite float of `exponent` whose mantissa is
     /// zero or not (`power_of_two`), at scale `<= 0`.
     fn exponent_index(&self, exponent: i32, power_of_two: bool) -> i32 {
         // exponent is in -1022..=1024: no overflow.
         exponent.wrapping_sub(i32::from(power_of_two)) >> self.down_shift()
     }
+}
+
+/// How far (relative) from a bucket edge the logarithm method may put a value on the
+/// wrong side of it: `(|ln v| + 1) * 2^-50`.
+///
+/// At scale `> 0` the index is `floor(fl(fl(ln v) * fl(2^scale / ln 2)))`: `libm`'s `ln`
+/// is within an ulp, so at most `2^-52 |ln v|` off, and the factor and the product each
+/// round by at most `2^-53`, relative. The computed `x` is thus within `2^-51 |x|` of the
+/// exact `log_b v`, and can fall on the far side of an edge `e` only if
+/// `|ln v - ln e| <= 2^-51 |ln v|`: the bound here has twice that, and `+ 1` for values
+/// near 1. `tests/otel_edges.rs` checks it near every power of two from `2^-20` to `2^60`.
+pub(crate) fn edge_tolerance(value: f64) -> f64 {
+    (libm::fabs(libm::log(value)) + 1.0) * libm::ldexp(1.0, -50)
 }
 
 impl IndexMapping for OtelMapping {
@@ -282,6 +323,20 @@ impl IndexMapping for OtelMapping {
             }
         };
         self.exponent_index(exponent as i32, power_of_two) // exponent <= 64
+    }
+
+    /// `b^(index + 1)`, the bucket's upper edge, widened by the logarithm method's error
+    /// ([`edge_tolerance`]) and by the rounding of an integer to `f64`, truncated: at or
+    /// above every whole number whose [`index_u64`](IndexMapping::index_u64) is `index`,
+    /// including those a hair above the edge that the logarithm (or, from `2^53` up, the
+    /// rounding to `f64`) puts in this bucket.
+    fn upper_bound_u64(&self, index: i32) -> u64 {
+        let Some(next) = index.checked_add(1) else {
+            return u64::MAX;
+        };
+        let edge = self.lower_bound(next);
+        // `as` truncates and saturates (+inf gives u64::MAX).
+        (edge * (1.0 + edge_tolerance(edge))) as u64
     }
 
     /// `b^index`, the exclusive lower edge of bucket `index` (the bucket holds the values
