@@ -193,8 +193,14 @@ fn downscaling_is_exact_on_buckets_and_keeps_a_crossed_value_where_it_was() {
         .map(|b| (b.index, b.count))
         .collect();
     assert_eq!(direct, [(29, 2)]);
-    // Min and max stay the exact ones, though min sits in the higher bucket.
+    // Min and max stay the exact ones, though max sits a bucket below the highest.
     assert_eq!((down.min(), down.max()), (Some(pair[1]), Some(pair[0])));
+    // And the downscaled sketch round-trips at its own scale, exact stats and all.
+    let mut buf = [0u8; 1024];
+    let len = otlp::encode(&down, Timestamps::default(), &mut buf).unwrap();
+    let mut again = DDSketch::<OtelMapping, 64>::with_layout(down.layout());
+    assert!(otlp::decode_into(&buf[..len], &mut again).unwrap().exact_stats);
+    assert!(again == down);
 
     // Away from edges, downscaling is recording at the coarser scale, at every pair of
     // scales.

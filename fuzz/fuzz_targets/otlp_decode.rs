@@ -61,7 +61,8 @@ fn generated(selector: u8, bytes: &[u8]) {
                     point.zero_count + point.positive
                 );
                 assert_eq!(s.count(), before.count() + report.added);
-                assert_eq!(report.exact_stats, point.exact_stats);
+                // Values dropped as saturated make the sum an estimate.
+                assert_eq!(report.exact_stats, point.exact_stats && report.saturated == 0);
                 assert_eq!(report.scale, point.scale);
                 if held {
                     assert_eq!((report.below_range, report.above_range), (0, 0));
@@ -136,23 +137,14 @@ fn check<const N: usize>(scale: i32, min_value: f64, message: &[u8]) {
     assert_eq!(second.times, times);
     assert!(a.bins().eq(b.bins()));
     assert_eq!((a.zero_count(), a.count()), (b.zero_count(), b.count()));
-    if a.count() > 0 && a.sum().is_finite() {
-        // The stats travel exactly (a's own are consistent with its bins; a sum of
-        // representatives can overflow, and an infinite sum is not taken).
+    if a.count() > 0 {
+        // The stats travel exactly: a's own are consistent with its bins (an infinite
+        // sum included).
         assert!(second.exact_stats);
         assert_eq!((a.min(), a.max()), (b.min(), b.max()));
+        assert_eq!(a.sum().to_bits(), b.sum().to_bits());
     }
     let mut again = vec![0u8; otlp::encoded_len(&b, times)];
     otlp::encode(&b, times, &mut again).unwrap();
-    if a.sum().is_finite() {
-        assert_eq!(again, buf);
-    } else {
-        // a's infinite sum was not taken: b's stats are its buckets', and b is the
-        // fixed point (representatives in its range add up to a finite sum).
-        let mut c = empty.clone();
-        otlp::decode_into(&again, &mut c).expect("own output decodes");
-        let mut third = vec![0u8; otlp::encoded_len(&c, times)];
-        otlp::encode(&c, times, &mut third).unwrap();
-        assert_eq!(third, again);
-    }
+    assert_eq!(again, buf);
 }

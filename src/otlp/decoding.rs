@@ -3,6 +3,7 @@
 
 use super::message::{walk, Event, Sign};
 use super::{DecodeError, Timestamps};
+use crate::sketch::otel_mapping::near_edge;
 use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
 
 /// What [`decode_into`] added to the sketch.
@@ -187,9 +188,7 @@ pub fn decode_into<const N: usize>(
         times: found.times,
         ..Decoded::default()
     };
-    // The scale was validated by `scan`.
-    let point = OtelMapping::with_scale(found.scale).unwrap_or(*sketch.mapping());
-    let mut acc = Accumulated::new(sketch, point, found.min.zip(found.max));
+    let mut acc = Accumulated::new(sketch, found.min.zip(found.max));
     let first = i64::from(found.offset);
     let applied = walk(bytes, &mut |event| {
         if let Event::Bucket {
@@ -215,7 +214,8 @@ pub fn decode_into<const N: usize>(
     }
     if report.added > 0 {
         let (min, max, sum, exact) = acc.stats(sketch, &found);
-        report.exact_stats = exact;
+        // Values dropped as saturated leave the sum as an estimate.
+        report.exact_stats = exact && report.saturated == 0;
         sketch.add_float_stats(min, max, sum);
     }
     Ok(report)
@@ -233,8 +233,6 @@ struct Accumulated {
     min: f64,
     max: f64,
     sum: f64,
-    /// The point's own mapping, whose logarithm (at scales above 0) placed its values.
-    point: OtelMapping,
     /// The message's min and max, raw, to clamp the estimates of dropped values into.
     extremes: Option<(f64, f64)>,
     /// The estimated sum of the values dropped as saturated (see [`DDSketch::merge`]).
@@ -244,7 +242,6 @@ struct Accumulated {
 impl Accumulated {
     fn new<const N: usize>(
         sketch: &DDSketch<OtelMapping, N>,
-        point: OtelMapping,
         extremes: Option<(f64, f64)>,
     ) -> Self {
         let min_index = i64::from(sketch.min_index());
@@ -257,7 +254,6 @@ impl Accumulated {
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
             sum: 0.0,
-            point,
             extremes,
             dropped: 0.0,
         }
@@ -346,9 +342,9 @@ impl Accumulated {
     }
 
     /// Whether `v` may be the min (or max) of values of class `class`: it is in that
-    /// class, or in the class beside it and within the point's logarithm method's error
-    /// of the edge between them ([`OtelMapping::near_edge`]), so that it, or values a hair
-    /// from it, may have crossed (an edge of the sketch's scale is one of every finer). Values a hair below a power of two give a data point such a
+    /// class, or in the class beside it and within the logarithm method's error of the
+    /// edge between them ([`near_edge`]), so that it, or values a hair from it, may have
+    /// crossed (at the point's scale, or at a finer one the point was downscaled from). Values a hair below a power of two give a data point such a
     /// min or max, from an SDK or from tailguard.
     fn may_hold<const N: usize>(
         &self,
@@ -365,7 +361,7 @@ impl Accumulated {
         let upper = own.max(class);
         own.abs_diff(class) == 1
             && i32::try_from(upper)
-                .is_ok_and(|upper| self.point.near_edge(v, sketch.mapping().lower_bound(upper)))
+                .is_ok_and(|upper| near_edge(v, sketch.mapping().lower_bound(upper)))
     }
 
     /// Min, max and sum to add to the sketch, and whether they are the message's: its
@@ -404,7 +400,7 @@ impl Accumulated {
             (Some(min), Some(max), Some(sum)) if min <= max => {
                 // Never below zero (an estimate a hair above what it stands for).
                 let sum = (non_negative(sum) - self.dropped).max(0.0);
-                (min, max, sum, self.dropped == 0.0)
+                (min, max, sum, true)
             }
             _ => (self.min, self.max, self.sum, false),
         }

@@ -70,7 +70,7 @@ mod fast_exp;
 mod fast_log;
 mod layout;
 pub(crate) mod mapping;
-mod otel_mapping;
+pub(crate) mod otel_mapping;
 pub mod presets;
 pub(crate) mod rank;
 

@@ -188,17 +188,6 @@ impl OtelMapping {
         }
     }
 
-    /// Whether `value` is so near the bucket edge `edge` that the logarithm method (scale
-    /// `> 0`) may have put it, or values beside it, on the other side: within
-    /// [`edge_tolerance`] of it (relative). At scale `<= 0` (bit arithmetic) never.
-    pub(crate) fn near_edge(&self, value: f64, edge: f64) -> bool {
-        self.scale > 0
-            && value.is_finite()
-            && edge > 0.0
-            && edge.is_finite()
-            && libm::fabs(value / edge - 1.0) <= edge_tolerance(value)
-    }
-
     /// The index of a positive normal or infinite float of `exponent` whose mantissa is
     /// zero or not (`power_of_two`), at scale `<= 0`.
     fn exponent_index(&self, exponent: i32, power_of_two: bool) -> i32 {
@@ -218,6 +207,17 @@ impl OtelMapping {
 /// near 1. `tests/otel_edges.rs` checks it near every power of two from `2^-20` to `2^60`.
 pub(crate) fn edge_tolerance(value: f64) -> f64 {
     (libm::fabs(libm::log(value)) + 1.0) * libm::ldexp(1.0, -50)
+}
+
+/// Whether `value` is so near the bucket edge `edge` that the logarithm method may have
+/// put it, or values beside it, on the other side: within [`edge_tolerance`] of it
+/// (relative). At scale `<= 0` nothing is misplaced, but a sketch downscaled from a finer
+/// point holds what the finer scale's logarithm misplaced.
+pub(crate) fn near_edge(value: f64, edge: f64) -> bool {
+    value.is_finite()
+        && edge > 0.0
+        && edge.is_finite()
+        && libm::fabs(value / edge - 1.0) <= edge_tolerance(value)
 }
 
 impl IndexMapping for OtelMapping {
