@@ -15,15 +15,15 @@ import sys
 
 # What a user gets: the library's sources, its manifest and lock file (cargo adds
 # Cargo.toml.orig and .cargo_vcs_info.json), the documents the README links to, the
-# licenses. Examples, tests and benches need the dev-dependencies (and, from issue 12,
-# the path-only tailguard-support crate that publishing strips), so they stay in the
-# repository.
+# licenses. Examples, tests and benches need the dev-dependencies (and the path-only
+# tailguard-support crate that publishing strips), so they stay in the repository.
 ALLOWED = [
     ".cargo_vcs_info.json",
     "Cargo.toml",
     "Cargo.toml.orig",
     "Cargo.lock",
     "README.md",
+    "ARCHITECTURE.md",
     "CHANGELOG.md",
     "BENCHMARKS.md",
     "LICENSE-MIT",
@@ -41,6 +41,7 @@ REQUIRED = [
     "LICENSE-APACHE",
     "src/lib.rs",
     "docs/reference.md",
+    "docs/guarantees.md",
 ]
 
 INCLUDE = re.compile(r'include_(?:str|bytes)!\(\s*"([^"]+)"\s*\)')
