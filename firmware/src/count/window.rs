@@ -12,9 +12,14 @@
 //!   difference is the one call. The window refreshes on every record
 //!   (`with_refresh_records(1)`), so each record also leaves a refresh request, as the
 //!   default configuration's records do when their bin's count reaches a power of two:
-//!   * the clock: as the fill left it (`steady`), one interval on (`cross`: a fresh slot),
-//!     five intervals on (`jump`: every slot leaves), or eight back (`back`: behind the
-//!     window, which restarts);
+//!   * the clock: as the fill left it (`steady`), one interval on (`cross`: the spare slot,
+//!     empty), five intervals on (`jump`: every slot leaves; a record that does not rotate
+//!     lands on the older full slot; `gap` is the same jump after an interval without
+//!     records, whose slot is empty: the first fill is left out), four or 1,000 intervals
+//!     on (`ahead4`, `ahead1000`: every slot leaves; a record that does not rotate lands
+//!     on the empty spare slot), past the interval clock's horizon (`beyond`,
+//!     1,200,000,001 intervals on: the published interval reads as long ago; the spare
+//!     slot too), or eight back (`back`: behind the window, which restarts);
 //!   * the call: a record (`record`) or `maintain` (`maintain`; `maintain-idle` serves the
 //!     fill's requests first, so it has nothing to do but check);
 //!   * the value recorded: 1.5 ms (a filled bin), or `edge` 2^20 ns (1.05 ms, the first
@@ -59,17 +64,30 @@ fn situation<const N: usize>(like: &DDSketch<IntMapping, N>, rotate: bool) {
         return;
     }
     let w = window(like, config.with_refresh_records(1));
-    // Ten intervals in, so that the clock can go back behind the window.
+    // Ten intervals in, so that the clock can go back behind the window. Rotated there
+    // before the fill: records that do not rotate would fill the slot of interval 10 while
+    // the window is still at interval 0, and the rotation to interval 11 would clear it.
     clock::set(clock::get() + 10 * INTERVAL_NS);
-    fill(&w, like);
+    w.maintain();
+    if !contains(OP, "-gap") {
+        fill(&w, like);
+    }
     clock::set(clock::get() + INTERVAL_NS);
     w.maintain(); // the rotation to the second interval (records may have done it)
     fill(&w, like);
     let now = clock::get();
     let at = if contains(OP, "-cross") {
         now + INTERVAL_NS
-    } else if contains(OP, "-jump") {
+    } else if contains(OP, "-jump") || contains(OP, "-gap") {
         now + 5 * INTERVAL_NS
+    } else if contains(OP, "-ahead4-") {
+        now + 4 * INTERVAL_NS
+    } else if contains(OP, "-ahead1000-") {
+        now + 1_000 * INTERVAL_NS
+    } else if contains(OP, "-beyond") {
+        // Past the horizon of a clock of 1 s ticks (about 2^30 s), 1 more than a multiple
+        // of the three slots.
+        now + 1_200_000_001 * INTERVAL_NS
     } else if contains(OP, "-back") {
         now - 8 * INTERVAL_NS
     } else {
