@@ -83,7 +83,8 @@ fn main() {
         }
         "record/tailguard/window" => {
             let clock = ManualClock::new();
-            let w = Window::like(&clock, &presets::int_latency(), WindowConfig::new()).unwrap();
+            let w = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
+                .unwrap();
             (0..k).for_each(|i| w.record_u64(ns[value(i)]));
             black_box(&w);
         }
@@ -198,7 +199,7 @@ fn main() {
             let config = WindowConfig::new()
                 .with_refresh_records(0)
                 .with_refresh_interval(std::time::Duration::ZERO);
-            let w = Window::like(&clock, &presets::int_latency(), config).unwrap();
+            let w = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
             ns.iter().for_each(|&x| w.record_u64(x));
             (0..k).for_each(|_| w.refresh());
             black_box(w.cached_quantile());

@@ -499,8 +499,8 @@ fn run(runner: &mut Runner, set: DataSet) {
         || record_round(&mut &peer, f, |s, v| s.insert(v)),
     );
     let clock = ManualClock::new();
-    let window =
-        Window::like(&clock, &presets::int_latency(), WindowConfig::new()).expect("valid window");
+    let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
+        .expect("valid window");
     let atomic = AtomicSketch::like(&presets::int_latency());
     runner.pair(
         "window record: `Window::record_u64` vs `AtomicSketch::record_u64` (int, ManualClock)",

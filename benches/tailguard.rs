@@ -218,8 +218,8 @@ fn record(c: &mut Benches, data: &Data) {
         |s, v| s.record_u64(v),
     );
     let clock = ManualClock::new();
-    let window =
-        Window::like(&clock, &presets::int_latency(), WindowConfig::new()).expect("valid window");
+    let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
+        .expect("valid window");
     record_batch(&mut g, "tailguard/window", &window, u, |w, v| {
         w.record_u64(v)
     });
@@ -305,7 +305,8 @@ fn quantile(c: &mut Benches, data: &Data) {
     let config = WindowConfig::new()
         .with_refresh_records(0)
         .with_refresh_interval(Duration::ZERO);
-    let window = Window::like(&clock, &presets::int_latency(), config).expect("valid window");
+    let window =
+        Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).expect("valid window");
     for &v in &data.ns {
         atomic.record_u64(v);
         window.record_u64(v);

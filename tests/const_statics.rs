@@ -7,9 +7,9 @@ use core::time::Duration;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Instant, ManualClock};
 use tailguard::hedge::{Decision, HedgeConfig, Hedger, IntHedger};
-use tailguard::sketch::presets::{self, INT_LATENCY_BINS, INT_LATENCY_COARSE_BINS};
+use tailguard::sketch::presets;
 use tailguard::sketch::{AtomicSketch, CubicMapping, IndexMapping, IntMapping, LogMapping};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::window::{IntLatencyCoarseWindow, IntLatencyWindow, Window, WindowConfig};
 
 /// Unwraps a constructor's result in a `const` initialiser: an error is a compile error.
 macro_rules! built {
@@ -89,13 +89,12 @@ const WINDOW_CONFIG: WindowConfig = WindowConfig::new()
     .with_quantile(0.95);
 
 static WINDOW_CLOCK: ManualClock = ManualClock::new();
-static WINDOW: Window<&ManualClock, IntMapping, INT_LATENCY_COARSE_BINS> =
-    built!(Window::with_origin(
-        &WINDOW_CLOCK,
-        presets::INT_LATENCY_COARSE_LAYOUT,
-        WINDOW_CONFIG,
-        Instant::ZERO,
-    ));
+static WINDOW: IntLatencyCoarseWindow<&ManualClock> = built!(Window::with_origin(
+    &WINDOW_CLOCK,
+    presets::INT_LATENCY_COARSE_LAYOUT,
+    WINDOW_CONFIG,
+    Instant::ZERO,
+));
 
 fn same_window<const N: usize>(
     a: &Window<&ManualClock, IntMapping, N>,
@@ -116,7 +115,8 @@ fn same_window<const N: usize>(
 #[test]
 fn a_static_window_is_the_run_time_one() {
     let clock = ManualClock::new();
-    let window = Window::like(&clock, &presets::int_latency_coarse(), WINDOW_CONFIG).unwrap();
+    let window =
+        Window::with_layout(&clock, presets::INT_LATENCY_COARSE_LAYOUT, WINDOW_CONFIG).unwrap();
     same_mapping(WINDOW.snapshot().mapping(), window.snapshot().mapping());
     // Records across rotations, jumps of several intervals and a clock that went back.
     for (i, v) in latencies().enumerate() {
@@ -140,14 +140,14 @@ fn a_static_window_is_the_run_time_one() {
 fn a_window_first_used_long_after_its_origin() {
     let late = ManualClock::starting_at(Instant::from_nanos(95_000_000_000));
     let early = ManualClock::starting_at(Instant::from_nanos(95_000_000_000));
-    let made_then = Window::<_, IntMapping, INT_LATENCY_BINS>::with_origin(
+    let made_then: IntLatencyWindow<_> = Window::with_origin(
         &early,
         presets::INT_LATENCY_LAYOUT,
         WINDOW_CONFIG,
         Instant::ZERO,
     )
     .unwrap();
-    let made_now = Window::like(&late, &presets::int_latency(), WINDOW_CONFIG).unwrap();
+    let made_now = Window::with_layout(&late, presets::INT_LATENCY_LAYOUT, WINDOW_CONFIG).unwrap();
     for v in latencies().take(1_000) {
         made_then.record_u64(v);
         made_now.record_u64(v);
@@ -157,14 +157,9 @@ fn a_window_first_used_long_after_its_origin() {
     assert_eq!(made_then.rotations(), made_now.rotations() + 1);
     // Without rotation on record, one maintenance first makes it the same window.
     let quiet = WINDOW_CONFIG.with_rotate_on_record(false);
-    let made_then = Window::<_, IntMapping, INT_LATENCY_BINS>::with_origin(
-        &early,
-        presets::INT_LATENCY_LAYOUT,
-        quiet,
-        Instant::ZERO,
-    )
-    .unwrap();
-    let made_now = Window::like(&late, &presets::int_latency(), quiet).unwrap();
+    let made_then: IntLatencyWindow<_> =
+        Window::with_origin(&early, presets::INT_LATENCY_LAYOUT, quiet, Instant::ZERO).unwrap();
+    let made_now = Window::with_layout(&late, presets::INT_LATENCY_LAYOUT, quiet).unwrap();
     made_then.maintain();
     for v in latencies().take(1_000) {
         made_then.record_u64(v);

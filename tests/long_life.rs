@@ -13,8 +13,8 @@ use proptest::prelude::*;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant, ManualClock};
 use tailguard::hedge::{Attempt, ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
-use tailguard::sketch::{presets, IntMapping};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::sketch::presets;
+use tailguard::window::{IntLatencyCoarseWindow, Window, WindowConfig};
 
 const MS: u64 = 1_000_000;
 const SEC: u64 = 1_000 * MS;
@@ -135,7 +135,7 @@ fn any_idle_gap_empties_a_window_with_short_intervals() {
     for gap in intervals {
         let clock = ManualClock::starting_at(Instant::from_nanos(3 * DAY));
         let config = WindowConfig::new().with_interval(Duration::from_millis(1));
-        let window = Window::like(&clock, &presets::cubic_latency(), config).unwrap();
+        let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, config).unwrap();
         for _ in 0..10 {
             window.record_duration(Duration::from_millis(900));
         }
@@ -371,8 +371,8 @@ proptest! {
         let clock = ManualClock::starting_at(Instant::from_nanos(start));
         let interval = interval_ms * MS;
         let config = WindowConfig::new().with_interval(Duration::from_nanos(interval));
-        let window: Window<_, IntMapping, 849> =
-            Window::like(&clock, &presets::int_latency_coarse(), config).unwrap();
+        let window: IntLatencyCoarseWindow<_> =
+            Window::with_layout(&clock, presets::INT_LATENCY_COARSE_LAYOUT, config).unwrap();
         let mut model = WindowModel { slots: 3, published: 0, records: Vec::new(), expired: 0 };
         let ticks = |ns: u64| ns.saturating_sub(start) / interval;
         for (moves, value) in ops {

@@ -119,7 +119,7 @@ type TheWindow = Window<StaticClock, IntMapping, BINS>;
 
 fn window() {
     let config = WindowConfig::new().with_interval(Duration::from_secs(1));
-    let Some(w) = cortex_m::singleton!(: Option<TheWindow> = Window::like(StaticClock, &sketch(), config).ok())
+    let Some(w) = cortex_m::singleton!(: Option<TheWindow> = Window::with_layout(StaticClock, sketch().layout(), config).ok())
     else {
         panic!("built once")
     };

@@ -121,7 +121,7 @@ fn window<const N: usize>(
     like: &DDSketch<IntMapping, N>,
     config: WindowConfig,
 ) -> Window<StaticClock, IntMapping, N> {
-    match Window::like(StaticClock, like, config) {
+    match Window::with_layout(StaticClock, like.layout(), config) {
         Ok(w) => w,
         Err(_) => panic!("window configuration"),
     }

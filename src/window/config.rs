@@ -1,0 +1,234 @@
+//! A window's configuration ([`WindowConfig`]), why one is refused ([`WindowError`]), and
+//! what a checked one makes of the window's fields ([`Parts`]).
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::clock::coarse::CoarseClock;
+use crate::clock::{duration_to_nanos, Instant};
+use crate::sketch::rank::Quantile;
+use crate::sketch::ConfigError;
+
+/// The refresh clock's tick: 2^20 ns (about 1 ms).
+const REFRESH_UNIT_NS: u64 = 1 << 20;
+
+/// How a [`Window`](super::Window) rotates and refreshes its cached quantile.
+///
+/// Built with `with_<field>(value)` setters (`const`, so a configuration can be a
+/// constant), read with `<field>()` getters.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::window::WindowConfig;
+///
+/// const CONFIG: WindowConfig = WindowConfig::new()
+///     .with_interval(Duration::from_secs(10))
+///     .with_quantile(0.95);
+/// assert_eq!(CONFIG.interval(), Duration::from_secs(10));
+/// assert_eq!(CONFIG.quantile(), 0.95);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct WindowConfig {
+    pub(super) interval: Duration,
+    pub(super) quantile: f64,
+    pub(super) refresh_records: u32,
+    pub(super) refresh_interval: Duration,
+    pub(super) warmup_records: u32,
+    pub(super) min_count: u32,
+    pub(super) rotate_on_record: bool,
+}
+
+impl WindowConfig {
+    /// The defaults: 30 s intervals, p90 cached, refreshed when a bin's count reaches a
+    /// power of two or a multiple of 1,024, every second, and on every record until the
+    /// window holds 32 values; cached from one value up.
+    pub const fn new() -> Self {
+        WindowConfig {
+            interval: Duration::from_secs(30),
+            quantile: 0.9,
+            refresh_records: 1024,
+            refresh_interval: Duration::from_secs(1),
+            warmup_records: 32,
+            min_count: 1,
+            rotate_on_record: true,
+        }
+    }
+
+    /// The length of one interval (at least 8 ns).
+    pub const fn with_interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+
+    /// The quantile [`Window::cached_quantile`](super::Window::cached_quantile) caches, in
+    /// (0, 1).
+    pub const fn with_quantile(mut self, q: f64) -> Self {
+        self.quantile = q;
+        self
+    }
+
+    /// Refresh the cached quantile when a record brings its bin's count to a power of two
+    /// or to a multiple of `records` (rounded up to a power of two); 0 disables both.
+    pub const fn with_refresh_records(mut self, records: u32) -> Self {
+        self.refresh_records = records;
+        self
+    }
+
+    /// Refresh the cached quantile when this much time has passed since the last refresh
+    /// (resolution about 1 ms); zero disables it.
+    pub const fn with_refresh_interval(mut self, interval: Duration) -> Self {
+        self.refresh_interval = interval;
+        self
+    }
+
+    /// Refresh on every record while the window holds fewer values than this.
+    pub const fn with_warmup_records(mut self, records: u32) -> Self {
+        self.warmup_records = records;
+        self
+    }
+
+    /// Publish a cached quantile only from a refresh that counted at least this many values
+    /// (0 counts as 1); below,
+    /// [`Window::cached_quantile`](super::Window::cached_quantile) is `None`.
+    pub const fn with_min_count(mut self, values: u32) -> Self {
+        self.min_count = values;
+        self
+    }
+
+    /// Whether the record that first finds the clock past the published interval rotates
+    /// (the default) or leaves the rotation to the next
+    /// [`Window::maintain`](super::Window::maintain) (or query). With `false` every record
+    /// does the same bounded work, whatever the clock (for interrupt handlers: see the
+    /// [module docs](super); the costs are in BENCHMARKS.md, section Window);
+    /// the application must then maintain the window at least once per interval, or
+    /// records made after the interval ends are kept in the slot of the interval they
+    /// read, ahead of the published one, and those more than one interval ahead may be
+    /// expired by the rotation that catches up.
+    pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
+        self.rotate_on_record = rotate;
+        self
+    }
+
+    /// Whether records rotate the window.
+    pub const fn rotate_on_record(&self) -> bool {
+        self.rotate_on_record
+    }
+
+    /// The interval length.
+    pub const fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// The cached quantile (0.9 is p90).
+    pub const fn quantile(&self) -> f64 {
+        self.quantile
+    }
+
+    /// The bin count multiple that triggers a refresh (0: none by count).
+    pub const fn refresh_records(&self) -> u32 {
+        self.refresh_records
+    }
+
+    /// The time after which a record triggers a refresh (zero: none by time).
+    pub const fn refresh_interval(&self) -> Duration {
+        self.refresh_interval
+    }
+
+    /// The warm-up length in records.
+    pub const fn warmup_records(&self) -> u32 {
+        self.warmup_records
+    }
+
+    /// The fewest values a published quantile is computed from.
+    pub const fn min_count(&self) -> u32 {
+        self.min_count
+    }
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why a window configuration was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum WindowError {
+    /// The interval is shorter than 8 ns.
+    InvalidInterval,
+    /// The quantile to cache is not in (0, 1).
+    InvalidQuantile,
+    /// The sketch configuration was refused.
+    Sketch(ConfigError),
+}
+
+impl fmt::Display for WindowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowError::InvalidInterval => f.write_str("window interval must be at least 8 ns"),
+            WindowError::InvalidQuantile => f.write_str("cached quantile must be in (0, 1)"),
+            WindowError::Sketch(e) => write!(f, "sketch configuration: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for WindowError {}
+
+impl From<ConfigError> for WindowError {
+    fn from(e: ConfigError) -> Self {
+        WindowError::Sketch(e)
+    }
+}
+
+/// What a window's configuration and origin make of it, checked: the fields of a
+/// [`Window`](super::Window) that do not depend on the clock, the layout or `SLOTS`.
+pub(crate) struct Parts {
+    pub(super) intervals: CoarseClock,
+    pub(super) refresh_clock: CoarseClock,
+    pub(super) quantile: Quantile,
+    pub(super) refresh_mask: u32,
+    pub(super) refresh_ticks: u64,
+}
+
+impl Parts {
+    /// The parts of a window of `config` whose first interval starts at `origin`, or why
+    /// `config` is refused.
+    pub(crate) const fn new(config: WindowConfig, origin: Instant) -> Result<Self, WindowError> {
+        let origin_ns = origin.as_nanos();
+        let Ok(intervals) = CoarseClock::from_nanos(origin_ns, duration_to_nanos(config.interval))
+        else {
+            return Err(WindowError::InvalidInterval);
+        };
+        // Not 0 or 1: the cached value is a bin's representative, never the exact extreme.
+        let quantile = match Quantile::new(config.quantile) {
+            Ok(q) if !q.is_min() && !q.is_max() => q,
+            _ => return Err(WindowError::InvalidQuantile),
+        };
+        let refresh_mask = match config.refresh_records {
+            0 => u32::MAX, // no refresh by count
+            k => match k.checked_next_power_of_two() {
+                Some(p) => p.wrapping_sub(1),
+                None => 0x7fff_ffff, // 2^31 - 1
+            },
+        };
+        let Ok(refresh_clock) = CoarseClock::from_nanos(origin_ns, REFRESH_UNIT_NS) else {
+            return Err(WindowError::InvalidInterval); // not reached: the unit is 2^20 ns
+        };
+        // Rounded down (at least one tick): a refresh is never later than asked for.
+        let refresh_ns = duration_to_nanos(config.refresh_interval);
+        let refresh_ticks = match refresh_ns / REFRESH_UNIT_NS {
+            0 if refresh_ns > 0 => 1,
+            ticks => ticks,
+        };
+        Ok(Parts {
+            intervals,
+            refresh_clock,
+            quantile,
+            refresh_mask,
+            refresh_ticks,
+        })
+    }
+}

@@ -1,0 +1,888 @@
+//! [`Window`]: a rotating window of atomic sketches, so quantiles follow the live
+//! distribution and forget old slowdowns.
+//!
+#![doc = include_str!("../../docs/window.md")]
+
+// The window itself, its records and its rotation are here; `config` holds the
+// configuration and its checks, `cache` the cached quantile (the records' requests, the
+// maintenance's scan and publication, the words readers load), `seqlock` the generation
+// counter a rotation writes and a refresh validates its scan against, and `presets` the
+// names of the presets' windows. The long explanation is docs/window.md, included above.
+mod cache;
+mod config;
+mod presets;
+mod seqlock;
+
+pub(crate) use config::Parts;
+pub use config::{WindowConfig, WindowError};
+pub use presets::{
+    CubicLatencyWindow, IntLatencyCoarseWindow, IntLatencyWindow, LogLatencyWindow,
+    McuLatencyWindow, OtelLatencyWindow,
+};
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
+use crate::clock::{duration_to_nanos, Clock, Instant};
+use crate::sketch::atomic::Occupied;
+use crate::sketch::rank::{rank_value, Quantile, RankBin};
+use crate::sketch::{
+    AtomicSketch, BinLayout, DDSketch, IndexMapping, InvalidQuantile, RecordError,
+};
+use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering};
+
+use cache::{decode_bound, NO_QUANTILE, SCAN_ATTEMPTS};
+use seqlock::SeqLock;
+
+/// A rotating window of `SLOTS` atomic sketches of `N` bins, driven by clock `C`.
+///
+/// See the [module docs](self) for rotation, clocks that jump, the cached quantile and
+/// their guarantees. The presets' windows have names that spell no bin count:
+/// [`LogLatencyWindow`], [`CubicLatencyWindow`], [`IntLatencyWindow`],
+/// [`IntLatencyCoarseWindow`], [`McuLatencyWindow`] and [`OtelLatencyWindow`], each of a
+/// clock type and, optionally, a number of slots (three by default).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::sketch::presets;
+/// use tailguard::window::{Window, WindowConfig};
+///
+/// let clock = ManualClock::new();
+/// let config = WindowConfig::new().with_interval(Duration::from_secs(30));
+/// let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, config).unwrap();
+///
+/// for ms in 1..=100 {
+///     window.record_duration(Duration::from_millis(ms));
+/// }
+/// // Records only ask for refreshes of the cached p90 (when a bin's count reaches a power
+/// // of two or a multiple of 1,024); `maintain` does what was asked, and refreshes on
+/// // every call during warm-up (32 values) and every second; `refresh` always rescans.
+/// window.maintain();
+/// let p90 = window.cached_quantile().unwrap(); // one atomic load, in nanoseconds
+/// assert!((p90 - 90e6).abs() <= 0.01 * 90e6);
+/// assert!((window.quantile(0.99).unwrap().unwrap() - 99e6).abs() <= 0.01 * 99e6);
+///
+/// clock.advance(Duration::from_secs(61)); // two intervals later: all forgotten
+/// assert_eq!(window.count(), 0);
+/// assert_eq!(window.expired(), 100);
+/// ```
+pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
+    clock: C,
+    /// Ticks are intervals since the window was made.
+    intervals: CoarseClock,
+    /// Ticks of about 1 ms since the same origin, for refreshes by time.
+    refresh_clock: CoarseClock,
+    config: WindowConfig,
+    /// A record whose bin count becomes a multiple of `refresh_mask + 1` refreshes.
+    refresh_mask: u32,
+    /// `refresh_interval` in refresh ticks (0: never by time).
+    refresh_ticks: u64,
+    /// The published interval.
+    epoch: AtomicCoarseInstant,
+    /// The slot of the published interval, stored before it.
+    current_slot: AtomicU32,
+    /// Bumped before and after a rotation clears slots (odd while it does), so that a
+    /// refresh can tell whether its scan overlapped a clear.
+    generation: SeqLock,
+    rotating: AtomicBool,
+    /// The refresh's lock and request in one word (`cache`'s `REFRESH_LOCKED` while a
+    /// caller refreshes, `REFRESH_WANTED` while a refresh was asked for and no scan has
+    /// started since).
+    refresh_state: AtomicU32,
+    /// When the last quantile was published, in refresh ticks.
+    refreshed_at: AtomicCoarseInstant,
+    /// The configured quantile, checked.
+    quantile: Quantile,
+    /// The position of the cached quantile's bin (or `cache`'s `ZERO_BIN`), or
+    /// [`NO_QUANTILE`] (or a cleared marker): [`cached_quantile`](Self::cached_quantile) is
+    /// its value.
+    cached_bin: AtomicU32,
+    /// That bin's upper edge as a whole number, encoded by `cache`'s `encode_bound`: what a
+    /// hedger compares with, with integer operations only. Meaningful while `cached_bin`
+    /// holds a published bin: a refresher stores it, from its consistent scan, before it
+    /// publishes `cached_bin` (release), and readers load it after `cached_bin` (acquire),
+    /// so a reader gets the bound of the bin it read or of a later consistent scan.
+    /// Rotations leave it alone: withdrawing `cached_bin` withdraws it. (One word with no
+    /// protocol of its own keeps the loom models of the refresh as small as they were.)
+    cached_bound: AtomicU32,
+    /// Values counted by the scan of the last published quantile (saturating).
+    cached_count: AtomicU32,
+    expired: AtomicU32,
+    rotations: AtomicU32,
+    slots: [AtomicSketch<M, N>; SLOTS],
+}
+
+/// `SLOTS` empty sketches of `layout`. An array can only repeat a constant, so they are
+/// made of the mapping type's [`IndexMapping::DEFAULT`] and then given the layout.
+#[cfg(not(loom))]
+const fn slots_of<M: IndexMapping, const N: usize, const SLOTS: usize>(
+    layout: BinLayout<M, N>,
+) -> [AtomicSketch<M, N>; SLOTS] {
+    let mut slots =
+        [const { AtomicSketch::with_layout(BinLayout::with_min_index(M::DEFAULT, 0)) }; SLOTS];
+    let mut rest: &mut [AtomicSketch<M, N>] = &mut slots;
+    while let [first, tail @ ..] = rest {
+        first.set_layout(layout);
+        rest = tail;
+    }
+    slots
+}
+
+/// `SLOTS` empty sketches of `layout` (loom's atomics have no `const` constructor).
+#[cfg(loom)]
+fn slots_of<M: IndexMapping, const N: usize, const SLOTS: usize>(
+    layout: BinLayout<M, N>,
+) -> [AtomicSketch<M, N>; SLOTS] {
+    core::array::from_fn(|_| AtomicSketch::with_layout(layout))
+}
+
+impl<C: Clock, M: IndexMapping, const N: usize> Window<C, M, N> {
+    /// An empty window of the default three slots whose sketches have `layout` (a preset's,
+    /// say: the bin count comes from its type); its first interval starts now. For another
+    /// number of slots, [`with_origin`](Self::with_origin) at the clock's current time.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{IntLatencyWindow, Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new();
+    /// let window: IntLatencyWindow<_> =
+    ///     Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// window.record_u64(1_500_000);
+    /// assert_eq!(window.count(), 1);
+    /// ```
+    pub fn with_layout(
+        clock: C,
+        layout: BinLayout<M, N>,
+        config: WindowConfig,
+    ) -> Result<Self, WindowError> {
+        Self::starting_now(clock, layout, config)
+    }
+}
+
+impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M, N, SLOTS> {
+    /// An empty window of `N` bins and `SLOTS` slots (named by the type it is given)
+    /// whose sketches use `mapping` with the lowest bin holding `min_value`; its first
+    /// interval starts now.
+    pub fn new(
+        clock: C,
+        mapping: M,
+        min_value: f64,
+        config: WindowConfig,
+    ) -> Result<Self, WindowError> {
+        Self::starting_now(clock, BinLayout::new(mapping, min_value)?, config)
+    }
+
+    /// An empty window whose sketches have `layout`, its first interval starting now.
+    fn starting_now(
+        clock: C,
+        layout: BinLayout<M, N>,
+        config: WindowConfig,
+    ) -> Result<Self, WindowError> {
+        // Checked before the clock is read or moved: an error drops the clock as usual.
+        let origin = clock.now();
+        let parts = Parts::new(config, origin)?;
+        Ok(Self::from_parts(clock, layout, config, parts))
+    }
+
+    const_unless_loom! {
+        /// An empty window whose sketches have `layout` and whose first interval starts at
+        /// `origin` (not at the clock's current time). `const`: with a constant clock (a
+        /// unit struct reading a hardware timer, say) and a constant layout (a preset's,
+        /// or one from [`BinLayout::from_min_index`]) the window is a `static`, built at
+        /// compile time: no start-up code and no stack, for windows of tens of KiB.
+        ///
+        /// Intervals are counted from `origin`, and the window behaves as one built at
+        /// `origin` and idle since. If the clock is past the first interval when the window
+        /// is first used, the first record (or query, or [`maintain`](Self::maintain))
+        /// rotates it to the current interval, as after any idle gap ("clocks that jump" in
+        /// the [module docs](self)): its slots are empty, so nothing expires and the counts
+        /// and quantiles are those of a window built then; only
+        /// [`rotations`](Self::rotations) counts that one rotation. With
+        /// [`with_rotate_on_record(false)`](WindowConfig::with_rotate_on_record) records do
+        /// not rotate: call [`maintain`](Self::maintain) once before the first record (a
+        /// record made before that first rotation is in a slot the rotation clears, so it
+        /// would count as [`expired`](Self::expired) rather than in the window). A clock
+        /// reading before `origin` counts as `origin`: pass `Instant::ZERO` for a clock
+        /// that starts at zero (a firmware tick counter), or a time the clock cannot
+        /// precede.
+        ///
+        /// Errors as [`new`](Self::new) does; invalid configurations are compile errors
+        /// in a `static`. On an error the clock is forgotten rather than dropped (a
+        /// `const fn` cannot run a destructor).
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::clock::{Clock, Instant};
+        /// use tailguard::sketch::presets;
+        /// use tailguard::window::{IntLatencyCoarseWindow, Window, WindowConfig};
+        ///
+        /// /// A firmware clock: a unit struct reading a timer that starts at zero (here a
+        /// /// fixed time, past the first intervals).
+        /// struct Timer;
+        /// impl Clock for Timer {
+        ///     fn now(&self) -> Instant {
+        ///         Instant::from_nanos(95_000_000_000)
+        ///     }
+        /// }
+        ///
+        /// const CONFIG: WindowConfig = WindowConfig::new().with_interval(Duration::from_secs(10));
+        /// static LATENCIES: IntLatencyCoarseWindow<Timer> = match Window::with_origin(
+        ///     Timer,
+        ///     presets::INT_LATENCY_COARSE_LAYOUT,
+        ///     CONFIG,
+        ///     Instant::ZERO,
+        /// ) {
+        ///     Ok(window) => window,
+        ///     Err(_) => panic!("invalid window configuration"), // a compile error
+        /// };
+        ///
+        /// for ms in 1..=100 {
+        ///     LATENCIES.record_duration(Duration::from_millis(ms));
+        /// }
+        /// assert_eq!(LATENCIES.count(), 100);
+        /// assert_eq!(LATENCIES.expired(), 0);
+        /// let p99 = LATENCIES.quantile(0.99).unwrap().unwrap();
+        /// assert!((p99 - 99e6).abs() <= 0.016 * 99e6);
+        /// ```
+        ///
+        /// The crate's clocks are all constants: `StdClock::new()` and `EmbassyClock`
+        /// (both start near zero: pass `Instant::ZERO`), `&MANUAL` for a
+        /// `static MANUAL: ManualClock = ManualClock::new()`, and
+        /// [`FnClock::new`](crate::clock::FnClock::new) of a `fn() -> Instant`. A clock
+        /// that needs run-time set-up (a timer peripheral taken at start-up) still lets
+        /// the window be a `static`: give the window a constant handle to it (a unit
+        /// struct, or an `FnClock` of a function, that reads the timer through a global
+        /// the start-up code fills), so only the timer's own set-up runs at start-up and
+        /// the window is never built on the stack. `firmware/src/bin/build_stack.rs` does
+        /// this with SysTick.
+        pub fn with_origin(
+            clock: C,
+            layout: BinLayout<M, N>,
+            config: WindowConfig,
+            origin: Instant,
+        ) -> Result<Self, WindowError> {
+            // Checked without the clock: a `const fn` can match on a `Result` only if
+            // nothing in it has a destructor.
+            match Parts::new(config, origin) {
+                Ok(parts) => Ok(Self::from_parts(clock, layout, config, parts)),
+                Err(e) => {
+                    // Not dropped: a `const fn` cannot run `C`'s destructor.
+                    core::mem::forget(clock);
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    const_unless_loom! {
+        /// The window of checked `parts`.
+        pub(crate) fn from_parts(
+            clock: C,
+            layout: BinLayout<M, N>,
+            config: WindowConfig,
+            parts: Parts,
+        ) -> Self {
+            const { assert!(SLOTS >= 2 && SLOTS < 1 << 16, "SLOTS must be at least 2") };
+            Window {
+                refresh_ticks: parts.refresh_ticks,
+                clock,
+                intervals: parts.intervals,
+                refresh_clock: parts.refresh_clock,
+                config,
+                refresh_mask: parts.refresh_mask,
+                // The published interval: the first, at the origin.
+                epoch: AtomicCoarseInstant::at_origin(),
+                current_slot: AtomicU32::new(0), // interval 0's
+                generation: SeqLock::new(),
+                rotating: AtomicBool::new(false),
+                refresh_state: AtomicU32::new(0),
+                refreshed_at: AtomicCoarseInstant::never(),
+                quantile: parts.quantile,
+                cached_bin: AtomicU32::new(NO_QUANTILE),
+                cached_bound: AtomicU32::new(0),
+                cached_count: AtomicU32::new(0),
+                expired: AtomicU32::new(0),
+                rotations: AtomicU32::new(0),
+                slots: slots_of(layout),
+            }
+        }
+    }
+
+    /// Records one value at the clock's current time. NaN and negative values are errors
+    /// and change nothing.
+    #[inline]
+    pub fn record(&self, value: f64) -> Result<(), RecordError> {
+        let now = self.clock.now();
+        let previous = self
+            .slot_at(now, self.config.rotate_on_record)
+            .record_returning_bin_count(value)?;
+        self.after_record(previous);
+        Ok(())
+    }
+
+    /// Records an integer value (nanoseconds, say) at the clock's current time.
+    #[inline]
+    pub fn record_u64(&self, value: u64) {
+        self.record_u64_at(self.clock.now(), value);
+    }
+
+    /// Records a duration, as whole nanoseconds, at the clock's current time.
+    #[inline]
+    pub fn record_duration(&self, d: Duration) {
+        self.record_u64_at(self.clock.now(), duration_to_nanos(d));
+    }
+
+    /// Records a duration as of `now`, for callers that have just read the clock (to
+    /// compute that duration, say): saves a second clock read. A `now` behind the window
+    /// is checked against the clock before anything is expired.
+    #[inline]
+    pub fn record_duration_at(&self, now: Instant, d: Duration) {
+        self.record_u64_at(now, duration_to_nanos(d));
+    }
+
+    #[inline]
+    fn record_u64_at(&self, now: Instant, value: u64) {
+        // The bin's position first, from the layout every slot shares: it does not wait
+        // for the clock, so the two computations overlap.
+        let pos = self.slot_index(0).fast_position(value);
+        let previous = self
+            .slot_at(now, self.config.rotate_on_record)
+            .record_u64_at_position(pos, value);
+        self.after_record(previous);
+    }
+
+    /// The slot to record into at `now`: the slot of `now`'s interval if that is in the
+    /// window, after rotating if `now` is past it (and `rotate`).
+    #[inline]
+    fn slot_at(&self, now: Instant, rotate: bool) -> &AtomicSketch<M, N> {
+        let reading = self.intervals.at(now);
+        let age = self.epoch.age(&self.intervals, reading);
+        if age == Age::Ticks(0) {
+            // The published interval (nearly every record): its slot as published, so
+            // the slot's address waits for one load, not for the clock's arithmetic
+            // (which only decides this predicted branch).
+            self.slot_index(self.current_slot.load(Ordering::Relaxed))
+        } else if self.in_window(age) {
+            self.slot(reading.ticks())
+        } else if rotate {
+            self.catch_up(reading)
+        } else {
+            self.slot_without_rotating(reading, age)
+        }
+    }
+
+    /// Where a record that does not rotate goes when its reading is not in the window: a
+    /// reading behind it into the published interval's slot; any other into its own
+    /// interval's slot, as a record racing a rotation does. Either way it is in a slot
+    /// until a rotation clears it and counts it as expired: conserved.
+    #[cold]
+    fn slot_without_rotating(&self, reading: CoarseInstant, age: Age) -> &AtomicSketch<M, N> {
+        match age {
+            // The published interval is `-d` ahead of the reading.
+            Age::Ticks(d) if d < 0 => self.slot(reading.ticks().wrapping_add(d.unsigned_abs())),
+            _ => self.slot(reading.ticks()),
+        }
+    }
+
+    /// Whether a reading of this age (against the published interval) is in the window:
+    /// the published interval, or up to `SLOTS - 2` before it.
+    #[inline]
+    fn in_window(&self, age: Age) -> bool {
+        // SLOTS < 2^16: the cast and the subtraction cannot overflow.
+        matches!(age, Age::Ticks(d) if d <= 0 && d > 1i64.wrapping_sub(SLOTS as i64))
+    }
+
+    /// The slot of interval number `ticks`.
+    #[inline]
+    fn slot(&self, ticks: u64) -> &AtomicSketch<M, N> {
+        self.slot_index(self.slot_number(ticks))
+    }
+
+    /// The number of interval `ticks`'s slot: `ticks % SLOTS`, by a multiply (a 64-bit
+    /// `%` is a library call on a 32-bit core, `__aeabi_uldivmod`).
+    #[inline]
+    fn slot_number(&self, ticks: u64) -> u32 {
+        let slots: Divisor = const { Divisor::new(SLOTS as u64) };
+        // Below SLOTS < 2^16: the cast is exact.
+        slots.div_rem(ticks).1 as u32
+    }
+
+    /// Slot number `i`, below `SLOTS`.
+    // The `min` (which changes nothing for a slot number) lets the compiler see that the
+    // index is in range, so no bounds-check panic is linked into the record path.
+    #[allow(clippy::indexing_slicing)]
+    #[inline]
+    fn slot_index(&self, i: u32) -> &AtomicSketch<M, N> {
+        &self.slots[(i as usize).min(SLOTS.wrapping_sub(1))]
+    }
+
+    /// Brings the window to the interval of `reading`: rotates forward,
+    /// or restarts the window if the clock went back past it, unless another caller is
+    /// rotating. Returns the slot to record into.
+    #[cold]
+    fn catch_up(&self, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
+        if self.behind(self.epoch.age(&self.intervals, reading)) {
+            // A stale reading (a recorder delayed after reading the clock, an old `now`
+            // passed in) is not a clock that went back: read the clock again.
+            reading = self.intervals.at(self.clock.now());
+        }
+        if self
+            .rotating
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            // Someone else is rotating: record into this reading's own interval. Its slot
+            // is cleared only by a rotation past that interval, and then counted as expired.
+            return self.slot(reading.ticks());
+        }
+        // Under the lock the published interval is stable: only lock holders write it.
+        let age = self.epoch.age(&self.intervals, reading);
+        // The slots to clear: `count` of them from the slot of interval `first`. Interval
+        // `e - (SLOTS - 1)` leaves when `e` starts and has `e + 1`'s slot, so moving on by
+        // `d` from `p` clears the slots of `p + 2 ..= p + 1 + d` (at most all of them).
+        let clear = match age {
+            Age::Ticks(d) if d > 0 => Some((
+                reading.ticks().wrapping_sub(d as u64).wrapping_add(2), // d < 2^31
+                (d as u64).min(SLOTS as u64),
+            )),
+            _ if self.in_window(age) => None, // another caller has just rotated
+            _ => Some((0, SLOTS as u64)),     // behind the window, or beyond the horizon
+        };
+        if let Some((first, leaving)) = clear {
+            // The seqlock's writer side: odd while slots are being cleared, and the cached
+            // quantile withdrawn before any of its values is.
+            self.generation.begin_write(|odd| self.withdraw_cached(odd));
+            let mut removed = 0u32;
+            for k in 0..leaving {
+                let slot = self.slot(first.wrapping_add(k));
+                removed = removed.wrapping_add(slot.clear() as u32);
+            }
+            self.expired.fetch_add(removed, Ordering::Relaxed);
+            // Before the interval it belongs to (whose release store publishes it): a
+            // recorder that reads the new interval reads this slot or a later one. One
+            // that read the old interval may take this slot too: a newer interval's,
+            // which the clears above have already passed.
+            self.current_slot
+                .store(self.slot_number(reading.ticks()), Ordering::Relaxed);
+            self.epoch.store_now(reading);
+            self.generation.end_write();
+            self.rotations.fetch_add(1, Ordering::Relaxed);
+        }
+        self.rotating.store(false, Ordering::Release);
+        if clear.is_some() {
+            // The cached quantile is withdrawn until then: the next maintenance refreshes.
+            self.ask_for_refresh();
+        }
+        self.slot(reading.ticks())
+    }
+
+    /// Whether a reading of this age is behind the window (or the published interval is
+    /// beyond the horizon ahead of it: the clock went far back).
+    fn behind(&self, age: Age) -> bool {
+        match age {
+            Age::Ticks(d) => d <= 1i64.wrapping_sub(SLOTS as i64),
+            Age::FarAhead => true,
+            Age::Never | Age::LongAgo => false,
+        }
+    }
+
+    /// The value at quantile `q` over the window, computed now (scans the occupied bins);
+    /// `None` if the window is empty.
+    ///
+    /// `q = 0` and `q = 1` give the min and max recorded (to a part per million, rounded
+    /// down, as [`AtomicSketch::min`]); other quantiles the representative of the rank's bin
+    /// (rank `floor(q * (count - 1))`), within the sketch's relative accuracy of the exact
+    /// sample quantile, from a scan that no rotation overlapped (retried a few times if
+    /// rotations keep coming). Records racing the scan may or may not be seen.
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
+        let q = Quantile::new(q)?;
+        self.maintain();
+        // A scan no rotation overlapped; if rotations keep coming, the last scan as it is.
+        let (value, count) = (0..SCAN_ATTEMPTS)
+            .find_map(|_| self.consistent_scan(q).ok())
+            .map_or_else(
+                || self.rank_value(q),
+                |(_, bin, c)| {
+                    let layout = self.slot(0).layout();
+                    let value = bin.map(|bin| match bin {
+                        RankBin::Zero => 0.0,
+                        RankBin::At(pos) => layout.value_at(pos),
+                    });
+                    (value, c)
+                },
+            );
+        if count == 0 {
+            return Ok(None);
+        }
+        let extreme = if q.is_min() {
+            self.slots
+                .iter()
+                .filter_map(AtomicSketch::min)
+                .reduce(f64::min)
+        } else if q.is_max() {
+            self.slots
+                .iter()
+                .filter_map(AtomicSketch::max)
+                .reduce(f64::max)
+        } else {
+            None
+        };
+        Ok(extreme.or(value))
+    }
+
+    /// The value of the bin holding quantile `q` of all slots, by the rank rule, and the
+    /// count whose rank it is.
+    fn rank_value(&self, q: Quantile) -> (Option<f64>, u64) {
+        rank_value(
+            &Occupied::new(self.slots.as_slice()),
+            &self.slot(0).layout(),
+            q,
+        )
+    }
+
+    /// How many values the window holds now (scans the occupied bins).
+    pub fn count(&self) -> u64 {
+        self.maintain();
+        self.slots.iter().map(AtomicSketch::count).sum()
+    }
+
+    /// All values in the window as one plain [`DDSketch`].
+    pub fn snapshot(&self) -> DDSketch<M, N> {
+        self.maintain();
+        let mut sketch = self.slot(0).snapshot();
+        for slot in self.slots.iter().skip(1) {
+            // Same configuration by construction: cannot fail.
+            let _ = slot.merge_into(&mut sketch);
+        }
+        sketch
+    }
+
+    /// Values that have left the window since it was made (wrapping at 2^32).
+    pub fn expired(&self) -> u32 {
+        self.expired.load(Ordering::Relaxed)
+    }
+
+    /// Rotations so far (wrapping at 2^32). A jump over many intervals is one rotation.
+    pub fn rotations(&self) -> u32 {
+        self.rotations.load(Ordering::Relaxed)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WindowConfig {
+        &self.config
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// The guaranteed relative accuracy (alpha) of the window's quantiles.
+    pub fn relative_accuracy(&self) -> f64 {
+        self.slot(0).relative_accuracy()
+    }
+}
+
+impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Window<C, M, N, SLOTS> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Window")
+            .field("interval", &self.config.interval)
+            .field("slots", &SLOTS)
+            .field("bins", &N)
+            .field("epoch", &self.epoch)
+            .field("cached_bin", &self.cached_bin.load(Ordering::Relaxed))
+            .field(
+                "cached_bound",
+                &decode_bound(self.cached_bound.load(Ordering::Relaxed)),
+            )
+            .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
+            .field("expired", &self.expired.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::sketch::{presets, ConfigError, IntMapping, LogMapping};
+
+    type TestWindow<'a> = CubicLatencyWindow<&'a ManualClock>;
+
+    fn window(clock: &ManualClock, config: WindowConfig) -> TestWindow<'_> {
+        Window::with_layout(clock, presets::CUBIC_LATENCY_LAYOUT, config).unwrap()
+    }
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn quantiles_see_the_current_and_previous_interval() {
+        let clock = ManualClock::new();
+        let w = window(&clock, WindowConfig::new().with_interval(10 * SEC));
+        w.record_duration(Duration::from_millis(1)); // interval 0
+        clock.advance(10 * SEC);
+        w.record_duration(Duration::from_millis(2)); // interval 1
+        assert_eq!(w.count(), 2);
+        assert_eq!(w.quantile(0.0).unwrap(), Some(1e6));
+        clock.advance(10 * SEC); // interval 2: interval 0 leaves
+        assert_eq!(w.count(), 1);
+        assert_eq!(w.expired(), 1);
+        assert_eq!(w.quantile(0.0).unwrap(), Some(2e6));
+        w.record_duration(Duration::from_millis(3));
+        clock.advance(9 * SEC); // still interval 2
+        assert_eq!(w.count(), 2);
+        clock.advance(SEC); // interval 3: interval 1 leaves
+        assert_eq!(w.count(), 1);
+        assert_eq!(w.quantile(1.0).unwrap(), Some(3e6));
+        assert_eq!(w.expired(), 2);
+        assert_eq!(w.rotations(), 3);
+    }
+
+    #[test]
+    fn a_long_jump_empties_the_window_and_the_cached_quantile() {
+        let clock = ManualClock::new();
+        let w = window(&clock, WindowConfig::new());
+        for ms in 1..=50 {
+            w.record_duration(Duration::from_millis(ms));
+        }
+        w.maintain();
+        assert!(w.cached_quantile().is_some());
+        clock.advance(Duration::from_secs(3600 * 24 * 365));
+        w.maintain();
+        assert_eq!(w.count(), 0);
+        assert_eq!(w.cached_quantile(), None);
+        assert_eq!(w.cached_count(), 0);
+        assert_eq!(w.expired(), 50);
+    }
+
+    #[test]
+    fn a_clock_a_little_behind_records_into_its_own_interval() {
+        let origin = 1u64 << 40;
+        let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+        let w = window(&clock, WindowConfig::new());
+        clock.advance(45 * SEC); // interval 1
+        w.record_duration(Duration::from_millis(5));
+        clock.set(Instant::from_nanos(origin + 25_000_000_000)); // interval 0: in the window
+        w.record_duration(Duration::from_millis(6));
+        clock.set(Instant::ZERO); // before the origin: reads as the origin, interval 0
+        w.record_duration(Duration::from_millis(7));
+        assert_eq!((w.count(), w.expired(), w.rotations()), (3, 0, 1));
+        clock.set(Instant::from_nanos(origin + 65_000_000_000)); // interval 2: 0 leaves
+        assert_eq!((w.count(), w.expired()), (1, 2));
+        assert_eq!(w.quantile(1.0).unwrap(), Some(5e6));
+    }
+
+    #[test]
+    fn a_clock_that_goes_back_past_the_window_restarts_it() {
+        let origin = 1u64 << 40;
+        let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+        let w = window(&clock, WindowConfig::new());
+        clock.advance(300 * SEC); // interval 10
+        w.record_duration(Duration::from_millis(5));
+        w.record_duration(Duration::from_millis(5));
+        clock.set(Instant::from_nanos(origin + 30_000_000_000)); // interval 1: far behind
+        w.record_duration(Duration::from_millis(9));
+        assert_eq!((w.count(), w.expired()), (1, 2));
+        assert_eq!(w.quantile(0.0).unwrap(), Some(9e6));
+        // It now forgets at the pace of the clock it follows.
+        clock.advance(30 * SEC);
+        assert_eq!(w.count(), 1);
+        clock.advance(30 * SEC);
+        assert_eq!((w.count(), w.expired()), (0, 3));
+    }
+
+    #[test]
+    fn a_stale_reading_behind_the_window_expires_nothing() {
+        let clock = ManualClock::starting_at(Instant::from_nanos(1 << 40));
+        let w = window(&clock, WindowConfig::new());
+        let stale = clock.now();
+        clock.advance(300 * SEC);
+        w.record_duration(Duration::from_millis(5));
+        // A `now` read long ago (a caller delayed after reading the clock): the clock is
+        // read again, and the record goes to the current interval.
+        w.record_duration_at(stale, Duration::from_millis(6));
+        assert_eq!((w.count(), w.expired()), (2, 0));
+    }
+
+    #[test]
+    fn quantile_is_cached_and_refreshed_by_count_time_and_rotation() {
+        let clock = ManualClock::new();
+        let config = WindowConfig::new()
+            .with_refresh_records(0)
+            .with_refresh_interval(Duration::ZERO)
+            .with_warmup_records(10);
+        let w = window(&clock, config);
+        for _ in 0..10 {
+            w.record_duration(Duration::from_millis(5));
+        }
+        // Records ask, maintenance scans: nothing is cached until then.
+        assert_eq!(w.cached_quantile(), None);
+        w.maintain();
+        let warm = w.cached_quantile().unwrap();
+        assert!((warm - 5e6).abs() <= 0.01 * 5e6);
+        for _ in 0..1000 {
+            w.record_duration(Duration::from_millis(50));
+        }
+        w.maintain();
+        assert_eq!(
+            w.cached_quantile(),
+            Some(warm),
+            "no refresh configured: still cached"
+        );
+        assert_eq!(w.cached_count(), 10);
+        w.refresh();
+        assert!((w.cached_quantile().unwrap() - 50e6).abs() <= 0.01 * 50e6);
+
+        let by_count = window(&clock, config.with_refresh_records(100));
+        for _ in 0..200 {
+            by_count.record_duration(Duration::from_millis(7));
+            by_count.maintain();
+        }
+        assert_eq!(
+            by_count.cached_count(),
+            128,
+            "refreshed when the bin reached 128"
+        );
+
+        let by_time = window(&clock, config.with_refresh_interval(SEC));
+        for _ in 0..20 {
+            by_time.record_duration(Duration::from_millis(7));
+            by_time.maintain();
+        }
+        assert_eq!(by_time.cached_count(), 10);
+        clock.advance(SEC);
+        by_time.record_duration(Duration::from_millis(7));
+        assert_eq!(by_time.cached_count(), 10, "a record never scans");
+        by_time.maintain();
+        assert_eq!(by_time.cached_count(), 21);
+        clock.advance(30 * SEC);
+        by_time.maintain();
+        assert_eq!(by_time.cached_count(), 21, "refreshed at rotation");
+    }
+
+    /// With `rotate_on_record(false)` no record rotates, whatever the clock does; records
+    /// past the window go to their own interval's slot, behind it to the published one,
+    /// and the maintenance that rotates conserves them all.
+    #[test]
+    fn records_that_do_not_rotate_are_kept_until_maintenance() {
+        let origin = 1u64 << 40;
+        let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+        let w = window(&clock, WindowConfig::new().with_rotate_on_record(false));
+        w.record_duration(Duration::from_millis(1)); // interval 0
+        clock.advance(30 * SEC); // interval 1: one ahead of the published interval
+        w.record_duration(Duration::from_millis(2));
+        clock.advance(300 * SEC); // interval 11: far ahead
+        w.record_duration(Duration::from_millis(3));
+        clock.set(Instant::from_nanos(origin - 1)); // behind the origin: interval 0
+        w.record_duration(Duration::from_millis(4));
+        assert_eq!(w.rotations(), 0, "no record rotated");
+        assert_eq!(w.expired(), 0);
+        clock.set(Instant::from_nanos(origin + 30_000_000_000)); // interval 1
+        w.maintain();
+        // The record of interval 11 was in interval 2's slot, which leaves now: expired.
+        assert_eq!((w.rotations(), w.count(), w.expired()), (1, 3, 1));
+        clock.advance(300 * SEC); // interval 11: every slot leaves
+        w.maintain();
+        assert_eq!((w.count(), w.expired()), (0, 4));
+        assert_eq!(w.cached_quantile(), None);
+    }
+
+    /// The integer threshold is the upper edge of the cached quantile's bin, `None` exactly
+    /// when the cached quantile is, withdrawn by a rotation with it, and follows refreshes.
+    #[test]
+    fn the_cached_upper_bound_is_the_cached_bins_edge() {
+        let clock = ManualClock::new();
+        let w =
+            Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+        assert_eq!(w.cached_upper_bound(), None);
+        for ms in 1..=100 {
+            w.record_duration(Duration::from_millis(ms));
+        }
+        w.maintain();
+        let q = w.cached_quantile().unwrap();
+        let bound = w.cached_upper_bound().unwrap();
+        let m = IntMapping::K6;
+        let edge = m.upper_bound_u64(m.index(q));
+        assert!(
+            bound >= edge && bound - edge <= edge >> 25,
+            "{bound} vs {edge}"
+        );
+        assert!(
+            bound as f64 > q && (bound as f64) < q * 1.01,
+            "{bound} vs {q}"
+        );
+        // A rotation withdraws both; the next maintenance publishes both again.
+        clock.advance(Duration::from_secs(30));
+        w.record_duration(Duration::from_millis(7));
+        assert_eq!((w.cached_quantile(), w.cached_upper_bound()), (None, None));
+        w.maintain();
+        let q = w.cached_quantile().unwrap();
+        assert!((q - 90e6).abs() <= 0.01 * 90e6, "{q}"); // the previous interval's p90
+        assert_eq!(w.cached_upper_bound(), Some(m.upper_bound_u64(m.index(q))));
+        // Values in the zero bin: a bound of 0.
+        let z =
+            Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+        z.record_u64(0);
+        z.maintain();
+        assert_eq!(
+            (z.cached_quantile(), z.cached_upper_bound()),
+            (Some(0.0), Some(0))
+        );
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        let clock = ManualClock::new();
+        let bad = |config| {
+            Window::<_, LogMapping, 64>::new(
+                &clock,
+                LogMapping::with_relative_accuracy(0.01).unwrap(),
+                1.0,
+                config,
+            )
+            .err()
+        };
+        assert_eq!(
+            bad(WindowConfig::new().with_interval(Duration::ZERO)),
+            Some(WindowError::InvalidInterval)
+        );
+        for q in [0.0, 1.0, f64::NAN, -1.0] {
+            assert_eq!(
+                bad(WindowConfig::new().with_quantile(q)),
+                Some(WindowError::InvalidQuantile)
+            );
+        }
+        let w = Window::<_, LogMapping, 64>::new(
+            &clock,
+            LogMapping::with_relative_accuracy(0.01).unwrap(),
+            -1.0,
+            WindowConfig::new(),
+        );
+        assert_eq!(
+            w.err(),
+            Some(WindowError::Sketch(ConfigError::InvalidMinValue))
+        );
+        let w = window(&clock, WindowConfig::new());
+        assert_eq!(w.record(f64::NAN), Err(RecordError::NaN));
+        assert_eq!(w.quantile(1.5), Err(InvalidQuantile));
+        assert_eq!(w.count(), 0);
+    }
+
+    #[test]
+    fn snapshot_merges_every_slot() {
+        let clock = ManualClock::new();
+        let w = window(&clock, WindowConfig::new());
+        w.record_duration(Duration::from_millis(1));
+        clock.advance(30 * SEC);
+        w.record_duration(Duration::from_millis(2));
+        let s = w.snapshot();
+        assert_eq!(s.count(), 2);
+        assert_eq!(s.min(), Some(1e6));
+        assert_eq!(s.max(), Some(2e6));
+    }
+}

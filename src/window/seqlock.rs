@@ -1,0 +1,82 @@
+//! [`SeqLock`]: the generation counter that tells a window's refresh whether its scan of the
+//! slots overlapped a rotation's clears.
+//!
+//! A sequence lock without the data it guards (the slots are atomics of their own, read
+//! and cleared in place): the writer makes the counter odd, writes, and makes it even
+//! again; a reader notes an even counter, reads, and keeps what it read only if the
+//! counter is unchanged. The names are those of crossbeam's `SeqLock`
+//! (`optimistic_read`, `validate_read`). Writers are serialised by the caller (the
+//! window's rotation try-lock), so the counter is bumped, never compared-and-swapped.
+
+use crate::sync::{const_unless_loom, fence, AtomicU32, Ordering};
+
+/// A generation counter, odd while a writer is inside (wrapping at 2^32).
+pub(super) struct SeqLock(AtomicU32);
+
+impl SeqLock {
+    const_unless_loom! {
+        /// Generation zero: no writer inside.
+        pub(super) fn new() -> Self {
+            SeqLock(AtomicU32::new(0))
+        }
+    }
+
+    /// The reader's side, first half: the stamp to validate what is read next against, or
+    /// `None` while a writer is inside (acquire: what the last writer wrote is visible).
+    #[inline]
+    pub(super) fn optimistic_read(&self) -> Option<u32> {
+        let stamp = self.0.load(Ordering::Acquire);
+        (stamp & 1 == 0).then_some(stamp)
+    }
+
+    /// The reader's side, second half: whether no writer came since
+    /// [`optimistic_read`](Self::optimistic_read) gave `stamp`, so that what was read in
+    /// between is of no write. The fence orders those reads before the counter's: a read
+    /// that saw a writer's store sees that writer's odd counter.
+    #[inline]
+    pub(super) fn validate_read(&self, stamp: u32) -> bool {
+        fence(Ordering::Acquire);
+        self.0.load(Ordering::Relaxed) == stamp
+    }
+
+    /// The writer's side, first half, for one writer at a time: makes the counter odd and
+    /// calls `announce` with it, then fences, so that the counter (and what `announce`
+    /// stored) is ordered before the writes that follow: a reader that sees any of them
+    /// fails [`validate_read`](Self::validate_read). (The window withdraws its cached
+    /// quantile in `announce`, before it clears anything.)
+    #[inline]
+    pub(super) fn begin_write(&self, announce: impl FnOnce(u32)) {
+        let odd = self.0.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        announce(odd);
+        fence(Ordering::Release);
+    }
+
+    /// The writer's side, second half: makes the counter even again (release: a reader
+    /// that notes the new stamp sees the writes).
+    #[inline]
+    pub(super) fn end_write(&self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_is_valid_only_if_no_writer_came() {
+        let lock = SeqLock::new();
+        let stamp = lock.optimistic_read().unwrap();
+        assert!(lock.validate_read(stamp));
+        let mut announced = None;
+        lock.begin_write(|odd| announced = Some(odd));
+        assert_eq!(announced, Some(1));
+        assert_eq!(lock.optimistic_read(), None, "a writer is inside");
+        assert!(!lock.validate_read(stamp));
+        lock.end_write();
+        assert!(!lock.validate_read(stamp), "a writer came");
+        let after = lock.optimistic_read().unwrap();
+        assert_eq!(after, 2);
+        assert!(lock.validate_read(after));
+    }
+}
