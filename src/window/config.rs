@@ -100,7 +100,7 @@ impl WindowConfig {
     /// (the default) or leaves the rotation to the next
     /// [`Window::maintain`](super::Window::maintain) (or query). With `false` every record
     /// does the same bounded work, whatever the clock (for interrupt handlers: see the
-    /// [module docs](super); the costs are in BENCHMARKS.md, section Window);
+    /// [module docs](super); the costs are in BENCHMARKS.md, "Window record: worst case per call");
     /// the application must then maintain the window at least once per interval, or
     /// records made after the interval ends are kept in the slot of the interval they
     /// read, ahead of the published one, and those more than one interval ahead may be
