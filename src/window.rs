@@ -135,8 +135,7 @@ use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
 use crate::clock::{duration_to_nanos, Clock, Instant};
-use crate::sketch::atomic::Occupied;
-use crate::sketch::rank::{rank_bin, rank_value, Quantile, RankBin};
+use crate::sketch::rank::{rank_bin, rank_value, Occupied, Quantile, RankBin};
 use crate::sketch::{
     AtomicSketch, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };

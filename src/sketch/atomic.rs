@@ -29,12 +29,13 @@
 
 use core::time::Duration;
 
-use super::layout::{position, Slot};
-use super::rank::{rank_value, sketch_quantile, RankedBins};
-use super::{
-    check_slice, BinLayout, ConfigError, DDSketch, IndexMapping, InvalidQuantile, MergeError,
-    RecordError, RecordSliceError,
+use super::ddsketch::DDSketch;
+use super::error::{
+    check_slice, ConfigError, InvalidQuantile, MergeError, RecordError, RecordSliceError,
 };
+use super::layout::{position, BinLayout, Slot};
+use super::mapping::IndexMapping;
+use super::rank::{rank_value, sketch_quantile, AtomicBins, Occupied, RankedBins};
 use crate::sync::{
     const_unless_loom, zeroed, AtomicU32,
     Ordering::{Acquire, Relaxed, Release},
@@ -526,14 +527,6 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.occupied_high.fetch_max(pos, Release);
     }
 
-    /// The occupied range of positions, as last widened (empty if `low > high`).
-    fn occupied(&self) -> (usize, usize) {
-        (
-            self.occupied_low.load(Relaxed) as usize,
-            self.occupied_high.load(Relaxed) as usize,
-        )
-    }
-
     /// Brings `key` into the extremes. A load and a compare each: the keys only move
     /// one way between clears, so a key that is not beyond what a load saw (however
     /// stale) is not beyond what is there now, and needs no read-modify-write.
@@ -691,107 +684,24 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 }
 
-/// The union of sketches of one layout (a window's slots, or one sketch) over the union
-/// of their occupied ranges, read once: no bin outside holds a value whose record has
-/// returned (see [`AtomicSketch::occupy`]), so scanning only these answers as scanning
-/// them all.
-///
-/// Searched in two passes over the same positions: one for the count, one for the rank,
-/// from the nearer end. Records racing the passes only add to bins, so the second finds
-/// at least what the first counted and the rank is found from either end; only a clear
-/// between them (which a caller that cares detects) leaves it unfound.
-pub(crate) struct Occupied<'a, M, const N: usize> {
-    sketches: &'a [AtomicSketch<M, N>],
-    /// The positions scanned (none if `low > high`).
-    low: usize,
-    high: usize,
-}
-
-impl<'a, M: IndexMapping, const N: usize> Occupied<'a, M, N> {
-    /// The occupied positions of `sketches`, as they are now.
-    pub(crate) fn new(sketches: &'a [AtomicSketch<M, N>]) -> Self {
-        let (low, high) = sketches.iter().map(AtomicSketch::occupied).fold(
-            (usize::MAX, 0),
-            |(l, h), (low, high)| {
-                if low > high {
-                    (l, h) // none filled
-                } else {
-                    (l.min(low), h.max(high))
-                }
-            },
-        );
-        Occupied {
-            sketches,
-            low,
-            high,
-        }
-    }
-
-    /// The counts at position `pos` of all the sketches, summed.
+impl<M, const N: usize> AtomicBins for AtomicSketch<M, N> {
     #[inline]
-    fn at(&self, pos: usize) -> u64 {
-        in_bin(self.sketches, pos).fold(0, u64::saturating_add)
+    fn zero_bin(&self) -> &AtomicU32 {
+        &self.zero
     }
 
-    /// The positions scanned, lowest first.
-    fn positions(&self) -> core::ops::RangeInclusive<usize> {
-        // An empty range when nothing was filled (`low = usize::MAX`).
-        self.low..=self.high
-    }
-}
-
-impl<M: IndexMapping, const N: usize> RankedBins for Occupied<'_, M, N> {
-    fn count(&self) -> u64 {
-        self.sketches
-            .iter()
-            .map(|s| {
-                s.bins
-                    .get(self.positions())
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|b| u64::from(b.load(Relaxed)))
-                    .fold(u64::from(s.zero.load(Relaxed)), u64::saturating_add)
-            })
-            .fold(0, u64::saturating_add)
+    #[inline]
+    fn bin_counters(&self) -> &[AtomicU32] {
+        &self.bins
     }
 
-    fn zero_count(&self) -> u64 {
-        self.sketches
-            .iter()
-            .map(|s| u64::from(s.zero.load(Relaxed)))
-            .fold(0, u64::saturating_add)
+    /// The occupied range of positions, as last widened (empty if `low > high`).
+    fn occupied(&self) -> (usize, usize) {
+        (
+            self.occupied_low.load(Relaxed) as usize,
+            self.occupied_high.load(Relaxed) as usize,
+        )
     }
-
-    /// From the top for a rank in the upper half: the bin is the highest one at or above
-    /// which the bins hold `count - rank` values or more (the same bin as from the bottom:
-    /// the bins below it and the zero bin then hold `rank` or fewer).
-    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
-        if rank >= count / 2 {
-            let need = count.saturating_sub(rank);
-            let mut above = 0u64;
-            self.positions().rev().find(|&pos| {
-                above = above.saturating_add(self.at(pos));
-                above >= need
-            })
-        } else {
-            let mut cumulative = zero;
-            self.positions().find(|&pos| {
-                cumulative = cumulative.saturating_add(self.at(pos));
-                cumulative > rank
-            })
-        }
-    }
-}
-
-/// The bins at position `pos` of `sketches`, as relaxed loads.
-fn in_bin<M, const N: usize>(
-    sketches: &[AtomicSketch<M, N>],
-    pos: usize,
-) -> impl Iterator<Item = u64> + '_ {
-    sketches
-        .iter()
-        .filter_map(move |s| s.bins.get(pos))
-        .map(|b| u64::from(b.load(Relaxed)))
 }
 
 impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
@@ -810,7 +720,8 @@ impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sketch::{presets, CubicMapping, IntMapping, LogMapping};
+    use crate::sketch::mapping::{CubicMapping, IntMapping, LogMapping};
+    use crate::sketch::presets;
 
     #[test]
     fn keys_preserve_order_and_match_float_bits() {

@@ -1,7 +1,9 @@
 //! [`OtelMapping`]: bins that are OpenTelemetry's exponential-histogram buckets.
 
-use super::mapping::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
-use super::{datadog_linear, ConfigError, IndexMapping, Interpolation};
+use super::bits::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
+use super::index_mapping::{IndexMapping, Interpolation};
+use super::int::GAMMA_BITS;
+use crate::sketch::error::ConfigError;
 
 /// The exponent of the smallest normal float, `f64::MIN_POSITIVE = 2^-1022`.
 const MIN_NORMAL_EXPONENT: i32 = -1022;
@@ -99,7 +101,7 @@ const ACCURACY_BITS: [u64; 31] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct OtelMapping {
-    pub(super) scale: i32,
+    scale: i32,
 }
 
 impl OtelMapping {
@@ -181,9 +183,8 @@ impl OtelMapping {
 
 impl IndexMapping for OtelMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
-    const DEFAULT: Self = OtelMapping {
-        scale: super::presets::OTEL_LATENCY_SCALE,
-    };
+    // The latency presets' scale (`presets::OTEL_LATENCY_SCALE` is this one's).
+    const DEFAULT: Self = OtelMapping { scale: 5 };
 
     /// The coarsest scale whose accuracy is at least `alpha` (`alpha` rounds down, as for
     /// [`IntMapping`](super::IntMapping)): scale 5 (1.08 %) for 2 %, scale 6 (0.54 %) for
@@ -209,7 +210,7 @@ impl IndexMapping for OtelMapping {
     fn gamma(&self) -> f64 {
         match usize::try_from(self.scale) {
             // 1 <= scale <= 20: in the table.
-            Ok(k) => datadog_linear::GAMMA_BITS
+            Ok(k) => GAMMA_BITS
                 .get(k)
                 .map_or(f64::INFINITY, |&bits| f64::from_bits(bits)),
             // 2^(2^-scale), -scale in 0..=10: exact (+inf for 2^1024).
