@@ -1,31 +1,4 @@
 //! [`AtomicSketch`]: the DDSketch bins as 32-bit atomics, recorded through `&self`.
-//!
-//! # The record path
-//!
-//! Recording is wait-free: compute the bin index (no shared state), one relaxed
-//! `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
-//! value with the current min and max. Only a new extreme pays a further `fetch_min` /
-//! `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
-//! path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
-//! lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
-//! thumbv7em are a seqlock that an interrupt handler can deadlock on).
-//!
-//! # What is kept, and how exactly
-//!
-//! * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
-//!   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
-//!   filled since the last clear (the *occupied range*, widened by the first record into a
-//!   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
-//!   finds it full takes its add back and is counted in
-//!   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
-//!   can never wrap, even with many recorders racing.
-//! * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
-//!   whose integer order is the numeric order for non-negative floats: exact to about one
-//!   part per million (rounded down), far inside any sketch accuracy. The `u64` path builds
-//!   those bits with integer operations only.
-//! * **Sum is derived** from the bins (count times representative value), so it is within
-//!   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
-//!   read-modify-write on every record: a CAS loop on one shared word.
 
 use core::time::Duration;
 
@@ -130,8 +103,9 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
 /// through a shared reference.
 ///
-/// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
-/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 48` bytes.
+/// Same mappings, layout and accuracy as [`DDSketch`]; what is exact, and why, is below.
+/// Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about
+/// `4 * N + 48` bytes.
 ///
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};
@@ -151,6 +125,33 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// let p50 = sketch.quantile(0.5).unwrap().unwrap();
 /// assert!((p50 - 500.0).abs() <= 0.01 * 500.0);
 /// ```
+///
+/// # The record path
+///
+/// Recording is wait-free: compute the bin index (no shared state), one relaxed
+/// `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
+/// value with the current min and max. Only a new extreme pays a further `fetch_min` /
+/// `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
+/// path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
+/// lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
+/// thumbv7em are a seqlock that an interrupt handler can deadlock on).
+///
+/// # What is kept, and how exactly
+///
+/// * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
+///   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
+///   filled since the last clear (the *occupied range*, widened by the first record into a
+///   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
+///   finds it full takes its add back and is counted in
+///   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
+///   can never wrap, even with many recorders racing.
+/// * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
+///   whose integer order is the numeric order for non-negative floats: exact to about one
+///   part per million (rounded down), far inside any sketch accuracy. The `u64` path builds
+///   those bits with integer operations only.
+/// * **Sum is derived** from the bins (count times representative value), so it is within
+///   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
+///   read-modify-write on every record: a CAS loop on one shared word.
 pub struct AtomicSketch<M, const N: usize> {
     // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with `zero`.
     mapping: M,
@@ -183,18 +184,6 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
     pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
         Self::new(M::with_relative_accuracy(alpha)?, min_value)
-    }
-
-    /// An empty sketch with the configuration (mapping and range) of `sketch`.
-    ///
-    /// ```
-    /// use tailguard::sketch::{presets, AtomicSketch};
-    /// let shared = AtomicSketch::like(&presets::cubic_latency());
-    /// shared.record_u64(2_000_000);
-    /// assert_eq!(shared.count(), 1);
-    /// ```
-    pub fn like(sketch: &DDSketch<M, N>) -> Self {
-        Self::with_layout(sketch.layout())
     }
 
     const_unless_loom! {
@@ -267,7 +256,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch};
-    /// let shared = AtomicSketch::like(&presets::int_latency());
+    /// let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     /// std::thread::scope(|s| {
     ///     for t in 1..=2u64 {
     ///         let shared = &shared;
@@ -301,7 +290,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch, RecordError};
-    /// let shared = AtomicSketch::like(&presets::log_latency());
+    /// let shared = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
     /// shared.record_slice(&[2.5e6, 2.5e6, 7e6]).unwrap();
     /// let err = shared.record_slice(&[1e6, f64::NAN]).unwrap_err();
     /// assert_eq!((err.position, err.error), (1, RecordError::NaN));
@@ -759,7 +748,7 @@ mod tests {
 
     #[test]
     fn snapshot_matches_a_plain_sketch() {
-        let atomic = AtomicSketch::like(&presets::cubic_latency());
+        let atomic = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
         let mut plain = presets::cubic_latency();
         for v in (1..5000u64).map(|i| i * 7919 % 100_000_000 + 1) {
             atomic.record_u64(v);
@@ -813,7 +802,7 @@ mod tests {
 
     #[test]
     fn fast_path_records_occupy_saturate_and_move_the_extremes() {
-        let s = AtomicSketch::like(&presets::int_latency());
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
         let (v, w) = (5_000_000u64, 7_000_000u64);
         // Both on the mapping's fast path, in bins of the range.
         assert!(s.mapping.index_u64_fast(v).is_some() && s.mapping.index_u64_fast(w).is_some());

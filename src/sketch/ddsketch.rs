@@ -266,8 +266,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// reduced over the batch and folded in once.
     ///
     /// With [`IntMapping`](super::IntMapping) on x86-64 and aarch64 the indices of a chunk are computed
-    /// through an exact integer-to-`f64` conversion, which vectorises (see
-    /// [`IndexMapping::index_u64_fast_slice`]); on other targets (cores without an FPU)
+    /// through an exact integer-to-`f64` conversion, which vectorises; on other targets
+    /// (cores without an FPU)
     /// with integer operations only, as [`record_u64`](Self::record_u64). The bins are
     /// the same either way.
     ///

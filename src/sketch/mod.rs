@@ -63,7 +63,7 @@
 //! 100 s, with their sizes, and [`McuLatency`](presets::McuLatency), for device-side
 //! latencies (100 µs to 10 s) on a small microcontroller.
 
-pub mod atomic;
+mod atomic;
 mod ddsketch;
 mod error;
 mod layout;

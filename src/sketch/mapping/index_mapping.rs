@@ -24,6 +24,11 @@ pub enum Interpolation {
 /// [`IntMapping`](super::IntMapping) and [`OtelMapping`](super::OtelMapping). The sketch calls
 /// [`index`](Self::index) only with positive values (and `+inf`); indices of values beyond
 /// the `i32` range saturate.
+///
+/// Two more methods, `index_u64_fast` and `index_u64_fast_slice`, are hidden from these
+/// docs: the record paths call them to keep a mapping's rare cases (zero, a value a
+/// mapping computes out of line) out of the common one's way. They are no part of what a
+/// mapping means, and their defaults are right for any mapping.
 pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The interpolation, as DataDog's protobuf names it.
     const INTERPOLATION: Interpolation;
@@ -79,6 +84,9 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// of their own, so that the rare cases cost the common one nothing (no registers
     /// saved around a call). The default is `index_u64` for every value but 0.
     ///
+    /// Hidden (see the trait's docs): public only because the sketches are generic over
+    /// the mapping.
+    ///
     /// ```
     /// use tailguard::sketch::{IndexMapping, IntMapping};
     /// let m = IntMapping::K6;
@@ -86,6 +94,7 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// assert_eq!(m.index_u64_fast(0), None);
     /// assert_eq!(m.index_u64_fast(7), None); // on a bin edge: DataDog's path
     /// ```
+    #[doc(hidden)]
     #[inline]
     fn index_u64_fast(&self, value: u64) -> Option<i32> {
         if value == 0 {
@@ -100,7 +109,8 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// [`index_u64`](Self::index_u64)). Only the first `min(len)` entries are written.
     ///
     /// The sketches' slice records call it a chunk at a time; a mapping may override it
-    /// with a loop the compiler can vectorise ([`IntMapping`](super::IntMapping) does on x86-64 and aarch64).
+    /// with a loop the compiler can vectorise ([`IntMapping`](super::IntMapping) does on
+    /// x86-64 and aarch64). Hidden, as [`index_u64_fast`](Self::index_u64_fast).
     ///
     /// ```
     /// use tailguard::sketch::{IndexMapping, IntMapping};
@@ -109,6 +119,7 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// m.index_u64_fast_slice(&[129, 0, 7], &mut out);
     /// assert_eq!(out, [m.index_u64(129), i32::MIN, i32::MIN]);
     /// ```
+    #[doc(hidden)]
     #[inline]
     fn index_u64_fast_slice(&self, values: &[u64], out: &mut [i32]) {
         for (o, &v) in out.iter_mut().zip(values) {
