@@ -23,7 +23,7 @@
 //!
 //! | core | mapping | why |
 //! |---|---|---|
-//! | Cortex-M0/M0+, RV32IMC (no FPU) | [`IntMapping`] | every `f64` operation is a software routine of tens to hundreds of instructions, and the integer path needs none |
+//! | Cortex-M0/M0+, RV32IMC (no FPU) | [`IntMapping`] | every `f64` operation is a call to a software routine, and the integer path needs none |
 //! | Cortex-M4F, M33F (single-precision FPU) | [`IntMapping`] | the FPU does `f32` only: `f64`, which the other mappings compute in, is software there too |
 //! | Cortex-M7 with a double-precision FPU | either | `f64` is in hardware; [`IntMapping`] still avoids the soft-float code size |
 //! | x86-64, aarch64 | [`CubicMapping`] or [`LogMapping`] | a hardware `f64` unit: the cubic mapping is the fastest 1 % mapping, the logarithmic one the smallest and DataDog's default |

@@ -40,8 +40,7 @@ impl Quantile {
     /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none), the product
     /// rounded as in `f64` (so above 2^53 values it may round up, to `count` at most).
     ///
-    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself, two
-    /// instructions. On 32-bit ones [`rank_by_integers`](Self::rank_by_integers): a core
+    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself. On 32-bit ones [`rank_by_integers`](Self::rank_by_integers): a core
     /// without a double-precision FPU (Cortex-M0, and the Cortex-M4F, whose FPU is single
     /// precision) then links no soft-float helper for a window's refresh (see the
     /// [window docs](crate::window#interrupt-safety-and-the-cost-of-a-record)).

@@ -57,14 +57,15 @@ pub(crate) const CUBIC_C: f64 = 10.0 / 7.0;
 /// scaled by this so accuracy holds everywhere (about 1 % more bins than [`LogMapping`](super::LogMapping)).
 const CUBIC_CORRECTION: f64 = 7.0 / (10.0 * core::f64::consts::LN_2);
 
-/// A fast approximation of [`LogMapping`](super::LogMapping): the float's binary exponent plus a cubic in its
-/// mantissa. No `ln`, about 1 % more bins. DataDog's `CUBIC` interpolation.
+/// A fast approximation of [`LogMapping`](super::LogMapping): the float's binary exponent
+/// plus a cubic in its mantissa. No `ln`, about 1 % more bins. DataDog's `CUBIC`
+/// interpolation.
 ///
 /// Indices are DataDog's. A bin's [`lower_bound`](IndexMapping::lower_bound) (and so its
-/// representative [`value`](IndexMapping::value)) inverts the cubic with a polynomial and
-/// one Halley step rather than DataDog's Cardano formula: within about two units in the
-/// last place of the exact inverse, where Cardano's is within about nine, so it may differ
-/// from Java's or Go's in its last bits.
+/// representative [`value`](IndexMapping::value)) inverts the cubic with piecewise
+/// polynomials (no division) rather than DataDog's Cardano formula: within one and a half
+/// units in the last place of the exact inverse, where Cardano's is within about nine, so
+/// it may differ from Java's or Go's in its last bits.
 ///
 /// ```
 /// use tailguard::sketch::{CubicMapping, IndexMapping};

@@ -58,7 +58,7 @@ fn split_u32(v: u32, lz: u32, k: u32) -> (i32, u32) {
 }
 
 /// [`split_u32`] on a 32-bit core: 32-bit shifts only (a 64-bit shift by a variable
-/// amount is about ten instructions there).
+/// amount is a sequence of them there, with tests of the amount).
 #[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn split_u32(v: u32, lz: u32, k: u32) -> (i32, u32) {
@@ -660,7 +660,7 @@ const fn go_decides(k: u32) -> bool {
 const GO_DECIDES: u32 = k_mask(true);
 
 /// [`replay`] with `error = 0` and `x >= 0`, in 64 bits (cheap on a 32-bit core, where the
-/// 128-bit replay costs hundreds of instructions): `x * 2^k` is `x` rounded to a double
+/// 128-bit replay's every operation is four words): `x * 2^k` is `x` rounded to a double
 /// (times a power of two), then `2^k` is added (`2^52` in units of `x`) and the sum rounded
 /// again; the key is its whole part. `x < 1026 * 2^52`: nothing overflows.
 #[inline]

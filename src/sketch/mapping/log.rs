@@ -10,8 +10,8 @@ use crate::sketch::error::ConfigError;
 /// (a negative whole number goes one lower, as in DataDog's Go and Java libraries).
 ///
 /// Fewest bins for a given accuracy. A record computes the logarithm from the float's
-/// exponent, a 128-entry table and a cubic (about 50 instructions on x86-64, no division),
-/// whose error is proven below `2^-34`. Where that bound cannot decide the bin (a value
+/// exponent, a 128-entry table and a cubic (no division; BENCHMARKS.md has what a record
+/// costs), whose error is proven below `2^-34`. Where that bound cannot decide the bin (a value
 /// closer to a bin edge than about `6e-9` of the bin's width at 1 %) and for zero,
 /// subnormals and `+inf`, the index falls back to `libm::log`, so **every key is the one `floor(libm::log(v) *
 /// multiplier + offset)` gives**, the computation DataDog's Go and Java libraries make. This
