@@ -74,7 +74,7 @@ def symbols(elf):
 KINDS = [
     ("soft-float", r"float::|__aeabi_[dfi]2|__aeabi_u?l?i?2[df]|__aeabi_[df]|__(add|mul|div|sub)[ds]f3"),
     ("libm", r"libm::"),
-    ("datadog-edge", r"datadog_linear|index_wide|index_near_edge"),
+    ("datadog-edge", r"mapping::int::(key|replay|to_double)|index_wide|index_near_edge"),
     ("int-division", r"div_rem|divmod|__aeabi_u?l?div|__aeabi_u?idiv"),
 ]
 

@@ -77,7 +77,7 @@ fn main() {
             black_box(&s);
         }
         "record/tailguard/atomic" => {
-            let s = AtomicSketch::like(&presets::int_latency());
+            let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
             (0..k).for_each(|i| s.record_u64(ns[value(i)]));
             black_box(&s);
         }
@@ -105,7 +105,7 @@ fn main() {
             black_box(&s);
         }
         "batch/tailguard/atomic/slice" => {
-            let s = AtomicSketch::like(&presets::int_latency());
+            let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
             ns.chunks_exact(1000)
                 .cycle()
                 .take(k / 1000)
@@ -188,7 +188,7 @@ fn main() {
         // The same p99 from an `AtomicSketch` (`LogLatency` layout), and a window's refresh
         // of its cached p90 (three `IntLatency` slots, all the data in the current one).
         "quantile/tailguard/atomic" => {
-            let s = AtomicSketch::like(&presets::log_latency());
+            let s = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
             ns.iter().for_each(|&x| s.record_u64(x));
             (0..k).for_each(|_| {
                 let _ = black_box(s.quantile(black_box(0.99)));

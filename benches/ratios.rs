@@ -487,7 +487,7 @@ fn run(runner: &mut Runner, set: DataSet) {
 
     // The lock-free records, uncontended.
     let (tg, peer) = (
-        AtomicSketch::like(&presets::int_latency()),
+        AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT),
         concurrent_peer(),
     );
     runner.pair(
@@ -501,7 +501,7 @@ fn run(runner: &mut Runner, set: DataSet) {
     let clock = ManualClock::new();
     let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
         .expect("valid window");
-    let atomic = AtomicSketch::like(&presets::int_latency());
+    let atomic = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     runner.pair(
         "window record: `Window::record_u64` vs `AtomicSketch::record_u64` (int, ManualClock)",
         set,

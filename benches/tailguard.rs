@@ -213,7 +213,7 @@ fn record(c: &mut Benches, data: &Data) {
     record_batch(
         &mut g,
         "tailguard/atomic",
-        AtomicSketch::like(&presets::int_latency()),
+        AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT),
         u,
         |s, v| s.record_u64(v),
     );
@@ -255,7 +255,7 @@ fn batch(c: &mut Benches, data: &Data) {
         b.iter(|| cubic.record_slice(float_slices.next().unwrap_or_default()))
     });
     black_box(&cubic);
-    let atomic = AtomicSketch::like(&presets::int_latency());
+    let atomic = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     g.bench_function("tailguard/atomic/slice", |b| {
         b.iter(|| atomic.record_u64_slice(slices.next().unwrap_or_default()))
     });
@@ -300,7 +300,7 @@ fn quantile(c: &mut Benches, data: &Data) {
     });
     // The same p99 from an `AtomicSketch` (`LogLatency` layout), and a window's refresh
     // of its cached p90 (three `IntLatency` slots, all the data in the current one).
-    let atomic = AtomicSketch::like(&presets::log_latency());
+    let atomic = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
     let clock = ManualClock::new();
     let config = WindowConfig::new()
         .with_refresh_records(0)

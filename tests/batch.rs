@@ -109,8 +109,8 @@ fn check_atomic<M: IndexMapping, const N: usize>(
     ints: &[u64],
     floats: &[f64],
 ) {
-    let batch = AtomicSketch::like(empty);
-    let single = AtomicSketch::like(empty);
+    let batch = AtomicSketch::with_layout(empty.layout());
+    let single = AtomicSketch::with_layout(empty.layout());
     batch.record_u64_slice(ints);
     ints.iter().for_each(|&v| single.record_u64(v));
     let result = batch.record_slice(floats);

@@ -197,7 +197,7 @@ fn assert_exact_range<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
         t.record(hi).unwrap();
         assert_eq!(t.clamped(), 1);
     }
-    let a = AtomicSketch::like(s);
+    let a = AtomicSketch::with_layout(s.layout());
     assert_eq!(a.layout().min_trackable().to_bits(), lo.to_bits());
     assert_eq!(a.layout().max_trackable().to_bits(), hi.to_bits());
 }

@@ -23,7 +23,7 @@ fn value(rng: &mut Rng) -> u64 {
 
 #[test]
 fn atomic_sketch_bins_are_exact_under_contention() {
-    let shared = AtomicSketch::like(&presets::int_latency());
+    let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
         let workers: Vec<_> = (0..THREADS)
             .map(|t| {
@@ -73,7 +73,7 @@ fn assert_matches_tallies(
 
 #[test]
 fn atomic_sketch_slice_records_are_exact_under_contention() {
-    let shared = AtomicSketch::like(&presets::int_latency());
+    let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
         let workers: Vec<_> = (0..THREADS)
             .map(|t| {

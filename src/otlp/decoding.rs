@@ -3,7 +3,7 @@
 
 use super::message::{walk, Event, Sign};
 use super::{DecodeError, Timestamps};
-use crate::sketch::otel_mapping::near_edge;
+use crate::sketch::mapping::near_edge;
 use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
 
 /// What [`decode_into`] added to the sketch.

@@ -153,7 +153,7 @@ pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Tim
 /// use tailguard::otlp::{encode, encoded_len, Timestamps};
 /// use tailguard::sketch::{presets, AtomicSketch};
 ///
-/// let shared = AtomicSketch::like(&presets::otel_latency()); // scale 5, 1 µs .. 100 s
+/// let shared = AtomicSketch::with_layout(presets::OTEL_LATENCY_LAYOUT); // scale 5, 1 µs .. 100 s
 /// shared.record_u64(2_000_000); // from any thread
 /// let snapshot = shared.snapshot();
 /// let times = Timestamps::new(1_700_000_000_000_000_000, 1_700_000_060_000_000_000);

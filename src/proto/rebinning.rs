@@ -5,8 +5,7 @@
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
-use crate::sketch::cubic_inverse::cubic_inverse;
-use crate::sketch::mapping::interpolated_exp2;
+use crate::sketch::mapping::cubic::{cubic_inverse, interpolated_exp2};
 use crate::sketch::{DDSketch, IndexMapping};
 use core::f64::consts::LN_2;
 
@@ -303,7 +302,7 @@ fn rebin<M: IndexMapping, const N: usize>(
 mod tests {
     use super::*;
     use crate::proto::test_msg::{encode_vec, entry, log, Msg};
-    use crate::sketch::mapping::{CUBIC_A, CUBIC_B, CUBIC_C};
+    use crate::sketch::mapping::cubic::{CUBIC_A, CUBIC_B, CUBIC_C};
     use crate::sketch::{CubicMapping, IntMapping, LogMapping};
 
     fn foreign(gamma: f64, offset: f64, interpolation: u64, c: IndexConvention) -> Foreign {

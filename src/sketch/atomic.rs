@@ -1,40 +1,15 @@
 //! [`AtomicSketch`]: the DDSketch bins as 32-bit atomics, recorded through `&self`.
-//!
-//! # The record path
-//!
-//! Recording is wait-free: compute the bin index (no shared state), one relaxed
-//! `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
-//! value with the current min and max. Only a new extreme pays a further `fetch_min` /
-//! `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
-//! path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
-//! lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
-//! thumbv7em are a seqlock that an interrupt handler can deadlock on).
-//!
-//! # What is kept, and how exactly
-//!
-//! * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
-//!   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
-//!   filled since the last clear (the *occupied range*, widened by the first record into a
-//!   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
-//!   finds it full takes its add back and is counted in
-//!   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
-//!   can never wrap, even with many recorders racing.
-//! * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
-//!   whose integer order is the numeric order for non-negative floats: exact to about one
-//!   part per million (rounded down), far inside any sketch accuracy. The `u64` path builds
-//!   those bits with integer operations only.
-//! * **Sum is derived** from the bins (count times representative value), so it is within
-//!   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
-//!   read-modify-write on every record: a CAS loop on one shared word.
 
 use core::time::Duration;
 
-use super::layout::{position, Slot};
-use super::rank::{rank_value, sketch_quantile, RankedBins};
-use super::{
-    check_slice, BinLayout, ConfigError, DDSketch, Extremes, IndexMapping, InvalidQuantile,
-    MergeError, RecordError, RecordSliceError,
+use super::ddsketch::DDSketch;
+use super::error::{
+    check_slice, ConfigError, InvalidQuantile, MergeError, RecordError, RecordSliceError,
 };
+use super::layout::{position, BinLayout, Slot};
+use super::mapping::IndexMapping;
+use super::rank::{rank_value, sketch_quantile, AtomicBins, Occupied, RankedBins};
+use super::stats::Extremes;
 use crate::sync::{
     const_unless_loom, zeroed, AtomicU32,
     Ordering::{Acquire, Relaxed, Release},
@@ -129,8 +104,9 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
 /// through a shared reference.
 ///
-/// Same mappings, layout and accuracy as [`DDSketch`]; see the [module docs](self) for
-/// what is exact and why. Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about `4 * N + 48` bytes.
+/// Same mappings, layout and accuracy as [`DDSketch`]; what is exact, and why, is below.
+/// Its mapping and range are those of its [`layout`](Self::layout). `size_of` is about
+/// `4 * N + 48` bytes.
 ///
 /// ```
 /// use tailguard::sketch::{AtomicSketch, CubicMapping};
@@ -150,6 +126,33 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 /// let p50 = sketch.quantile(0.5).unwrap().unwrap();
 /// assert!((p50 - 500.0).abs() <= 0.01 * 500.0);
 /// ```
+///
+/// # The record path
+///
+/// Recording is wait-free: compute the bin index (no shared state), one relaxed
+/// `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
+/// value with the current min and max. Only a new extreme pays a further `fetch_min` /
+/// `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
+/// path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
+/// lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
+/// thumbv7em are a seqlock that an interrupt handler can deadlock on).
+///
+/// # What is kept, and how exactly
+///
+/// * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
+///   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
+///   filled since the last clear (the *occupied range*, widened by the first record into a
+///   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
+///   finds it full takes its add back and is counted in
+///   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
+///   can never wrap, even with many recorders racing.
+/// * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
+///   whose integer order is the numeric order for non-negative floats: exact to about one
+///   part per million (rounded down), far inside any sketch accuracy. The `u64` path builds
+///   those bits with integer operations only.
+/// * **Sum is derived** from the bins (count times representative value), so it is within
+///   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
+///   read-modify-write on every record: a CAS loop on one shared word.
 pub struct AtomicSketch<M, const N: usize> {
     // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with `zero`.
     mapping: M,
@@ -182,18 +185,6 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
     pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
         Self::new(M::with_relative_accuracy(alpha)?, min_value)
-    }
-
-    /// An empty sketch with the configuration (mapping and range) of `sketch`.
-    ///
-    /// ```
-    /// use tailguard::sketch::{presets, AtomicSketch};
-    /// let shared = AtomicSketch::like(&presets::cubic_latency());
-    /// shared.record_u64(2_000_000);
-    /// assert_eq!(shared.count(), 1);
-    /// ```
-    pub fn like(sketch: &DDSketch<M, N>) -> Self {
-        Self::with_layout(sketch.layout())
     }
 
     const_unless_loom! {
@@ -266,7 +257,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch};
-    /// let shared = AtomicSketch::like(&presets::int_latency());
+    /// let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     /// std::thread::scope(|s| {
     ///     for t in 1..=2u64 {
     ///         let shared = &shared;
@@ -300,7 +291,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// ```
     /// use tailguard::sketch::{presets, AtomicSketch, RecordError};
-    /// let shared = AtomicSketch::like(&presets::log_latency());
+    /// let shared = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
     /// shared.record_slice(&[2.5e6, 2.5e6, 7e6]).unwrap();
     /// let err = shared.record_slice(&[1e6, f64::NAN]).unwrap_err();
     /// assert_eq!((err.position, err.error), (1, RecordError::NaN));
@@ -526,14 +517,6 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.occupied_high.fetch_max(pos, Release);
     }
 
-    /// The occupied range of positions, as last widened (empty if `low > high`).
-    fn occupied(&self) -> (usize, usize) {
-        (
-            self.occupied_low.load(Relaxed) as usize,
-            self.occupied_high.load(Relaxed) as usize,
-        )
-    }
-
     /// Brings `key` into the extremes. A load and a compare each: the keys only move
     /// one way between clears, so a key that is not beyond what a load saw (however
     /// stale) is not beyond what is there now, and needs no read-modify-write.
@@ -699,107 +682,24 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 }
 
-/// The union of sketches of one layout (a window's slots, or one sketch) over the union
-/// of their occupied ranges, read once: no bin outside holds a value whose record has
-/// returned (see [`AtomicSketch::occupy`]), so scanning only these answers as scanning
-/// them all.
-///
-/// Searched in two passes over the same positions: one for the count, one for the rank,
-/// from the nearer end. Records racing the passes only add to bins, so the second finds
-/// at least what the first counted and the rank is found from either end; only a clear
-/// between them (which a caller that cares detects) leaves it unfound.
-pub(crate) struct Occupied<'a, M, const N: usize> {
-    sketches: &'a [AtomicSketch<M, N>],
-    /// The positions scanned (none if `low > high`).
-    low: usize,
-    high: usize,
-}
-
-impl<'a, M: IndexMapping, const N: usize> Occupied<'a, M, N> {
-    /// The occupied positions of `sketches`, as they are now.
-    pub(crate) fn new(sketches: &'a [AtomicSketch<M, N>]) -> Self {
-        let (low, high) = sketches.iter().map(AtomicSketch::occupied).fold(
-            (usize::MAX, 0),
-            |(l, h), (low, high)| {
-                if low > high {
-                    (l, h) // none filled
-                } else {
-                    (l.min(low), h.max(high))
-                }
-            },
-        );
-        Occupied {
-            sketches,
-            low,
-            high,
-        }
-    }
-
-    /// The counts at position `pos` of all the sketches, summed.
+impl<M, const N: usize> AtomicBins for AtomicSketch<M, N> {
     #[inline]
-    fn at(&self, pos: usize) -> u64 {
-        in_bin(self.sketches, pos).fold(0, u64::saturating_add)
+    fn zero_bin(&self) -> &AtomicU32 {
+        &self.zero
     }
 
-    /// The positions scanned, lowest first.
-    fn positions(&self) -> core::ops::RangeInclusive<usize> {
-        // An empty range when nothing was filled (`low = usize::MAX`).
-        self.low..=self.high
-    }
-}
-
-impl<M: IndexMapping, const N: usize> RankedBins for Occupied<'_, M, N> {
-    fn count(&self) -> u64 {
-        self.sketches
-            .iter()
-            .map(|s| {
-                s.bins
-                    .get(self.positions())
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|b| u64::from(b.load(Relaxed)))
-                    .fold(u64::from(s.zero.load(Relaxed)), u64::saturating_add)
-            })
-            .fold(0, u64::saturating_add)
+    #[inline]
+    fn bin_counters(&self) -> &[AtomicU32] {
+        &self.bins
     }
 
-    fn zero_count(&self) -> u64 {
-        self.sketches
-            .iter()
-            .map(|s| u64::from(s.zero.load(Relaxed)))
-            .fold(0, u64::saturating_add)
+    /// The occupied range of positions, as last widened (empty if `low > high`).
+    fn occupied(&self) -> (usize, usize) {
+        (
+            self.occupied_low.load(Relaxed) as usize,
+            self.occupied_high.load(Relaxed) as usize,
+        )
     }
-
-    /// From the top for a rank in the upper half: the bin is the highest one at or above
-    /// which the bins hold `count - rank` values or more (the same bin as from the bottom:
-    /// the bins below it and the zero bin then hold `rank` or fewer).
-    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
-        if rank >= count / 2 {
-            let need = count.saturating_sub(rank);
-            let mut above = 0u64;
-            self.positions().rev().find(|&pos| {
-                above = above.saturating_add(self.at(pos));
-                above >= need
-            })
-        } else {
-            let mut cumulative = zero;
-            self.positions().find(|&pos| {
-                cumulative = cumulative.saturating_add(self.at(pos));
-                cumulative > rank
-            })
-        }
-    }
-}
-
-/// The bins at position `pos` of `sketches`, as relaxed loads.
-fn in_bin<M, const N: usize>(
-    sketches: &[AtomicSketch<M, N>],
-    pos: usize,
-) -> impl Iterator<Item = u64> + '_ {
-    sketches
-        .iter()
-        .filter_map(move |s| s.bins.get(pos))
-        .map(|b| u64::from(b.load(Relaxed)))
 }
 
 impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
@@ -818,7 +718,8 @@ impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sketch::{presets, CubicMapping, IntMapping, LogMapping};
+    use crate::sketch::mapping::{CubicMapping, IntMapping, LogMapping};
+    use crate::sketch::presets;
 
     #[test]
     fn keys_preserve_order_and_match_float_bits() {
@@ -856,7 +757,7 @@ mod tests {
 
     #[test]
     fn snapshot_matches_a_plain_sketch() {
-        let atomic = AtomicSketch::like(&presets::cubic_latency());
+        let atomic = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
         let mut plain = presets::cubic_latency();
         for v in (1..5000u64).map(|i| i * 7919 % 100_000_000 + 1) {
             atomic.record_u64(v);
@@ -910,7 +811,7 @@ mod tests {
 
     #[test]
     fn fast_path_records_occupy_saturate_and_move_the_extremes() {
-        let s = AtomicSketch::like(&presets::int_latency());
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
         let (v, w) = (5_000_000u64, 7_000_000u64);
         // Both on the mapping's fast path, in bins of the range.
         assert!(s.mapping.index_u64_fast(v).is_some() && s.mapping.index_u64_fast(w).is_some());

@@ -1,6 +1,7 @@
 //! [`BinLayout`]: where a sketch's bins lie, and which bin a mapping index is counted in.
 
-use super::{ConfigError, IndexMapping, MergeError};
+use super::error::{ConfigError, MergeError};
+use super::mapping::IndexMapping;
 
 /// Where the `N` bins of a sketch lie: its index mapping and the mapping index of its
 /// lowest bin, so the bins hold indices `min_index .. min_index + N`.
@@ -267,7 +268,7 @@ fn first_value_of_index<M: IndexMapping>(mapping: &M, index: i32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::{IntMapping, LogMapping};
+    use crate::sketch::mapping::{IntMapping, LogMapping};
 
     #[test]
     fn first_value_of_index_at_the_ends() {

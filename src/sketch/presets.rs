@@ -37,7 +37,9 @@
 //! assert!(s.max_trackable() >= 1e11);
 //! ```
 
-use super::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping};
+use super::ddsketch::DDSketch;
+use super::layout::BinLayout;
+use super::mapping::{CubicMapping, IndexMapping, IntMapping, LogMapping, OtelMapping};
 
 /// Smallest latency the presets track: 1 µs in nanoseconds.
 pub const MIN_LATENCY_NS: f64 = 1e3;
@@ -61,7 +63,7 @@ pub const MCU_MAX_LATENCY_NS: f64 = 1e10;
 /// The bins of [`OtelLatency`].
 pub const OTEL_LATENCY_BINS: usize = 852;
 /// The scale of [`OtelLatency`]: 32 buckets per power of two.
-pub const OTEL_LATENCY_SCALE: i32 = 5;
+pub const OTEL_LATENCY_SCALE: i32 = OtelMapping::DEFAULT.scale();
 
 /// 1 % over 1 µs .. 100 s (in ns), logarithmic mapping: the smallest 1 % sketch.
 pub type LogLatency = DDSketch<LogMapping, LOG_LATENCY_BINS>;
@@ -105,12 +107,8 @@ pub const INT_LATENCY_COARSE_LAYOUT: BinLayout<IntMapping, INT_LATENCY_COARSE_BI
 /// [`MCU_MIN_LATENCY_NS`]).
 pub const MCU_LATENCY_LAYOUT: BinLayout<IntMapping, MCU_LATENCY_BINS> = layout(IntMapping::K5, 528);
 /// The layout of [`OtelLatency`] (see [`LOG_LATENCY_LAYOUT`]).
-pub const OTEL_LATENCY_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> = layout(
-    OtelMapping {
-        scale: OTEL_LATENCY_SCALE,
-    },
-    318,
-);
+pub const OTEL_LATENCY_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> =
+    layout(OtelMapping::DEFAULT, 318);
 
 /// An empty [`LogLatency`] sketch (`const`: it can initialise a `static`).
 pub const fn log_latency() -> LogLatency {

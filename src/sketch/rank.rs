@@ -1,13 +1,17 @@
 //! The rank rule: which bin answers a quantile. One rule for
 //! [`DDSketch`](super::DDSketch), [`AtomicSketch`](super::AtomicSketch) and the
-//! [`Window`](crate::window::Window).
+//! [`Window`](crate::window::Window), and [`Occupied`], the bins the atomic ones rank: the
+//! union of the occupied ranges of one or more atomic sketches.
 //!
 //! Convention (DataDog's Go and Java): quantile `q` of `count` values is the value of rank
 //! `floor(q * (count - 1))` (from 0), and a sketch answers with the representative value of
 //! the first bin whose cumulative count, the zero bin first, exceeds that rank (0 for the
 //! zero bin). That is within `alpha` of the exact sample quantile `sorted[rank]`.
 
-use super::{BinLayout, IndexMapping, InvalidQuantile};
+use super::error::InvalidQuantile;
+use super::layout::BinLayout;
+use super::mapping::IndexMapping;
+use crate::sync::{AtomicU32, Ordering::Relaxed};
 
 /// A quantile checked to lie in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,8 +40,7 @@ impl Quantile {
     /// Its rank among `count` values: `floor(q * (count - 1))` (0 if none), the product
     /// rounded as in `f64` (so above 2^53 values it may round up, to `count` at most).
     ///
-    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself, two
-    /// instructions. On 32-bit ones [`rank_by_integers`](Self::rank_by_integers): a core
+    /// On 64-bit targets (a double-precision FPU) the `f64` formula itself. On 32-bit ones [`rank_by_integers`](Self::rank_by_integers): a core
     /// without a double-precision FPU (Cortex-M0, and the Cortex-M4F, whose FPU is single
     /// precision) then links no soft-float helper for a window's refresh (see the
     /// [window docs](crate::window#interrupt-safety-and-the-cost-of-a-record)).
@@ -178,6 +181,121 @@ pub(crate) fn sketch_quantile(
         // A concurrent clear emptied bins between the count and the search.
         (None, _) => Some(max),
     })
+}
+
+/// What [`Occupied`] reads of each sketch it spans ([`AtomicSketch`](super::AtomicSketch)'s
+/// counters): a trait, so that the rank rule needs nothing of the atomic sketch's file.
+pub(crate) trait AtomicBins {
+    /// The zero bin's counter.
+    fn zero_bin(&self) -> &AtomicU32;
+
+    /// The bins' counters, from position 0 up.
+    fn bin_counters(&self) -> &[AtomicU32];
+
+    /// The lowest and highest positions of the bins taken from zero since the sketch was
+    /// made or last cleared, as last widened (none if `low > high`).
+    fn occupied(&self) -> (usize, usize);
+}
+
+/// The union of sketches of one layout (a window's slots, or one sketch) over the union
+/// of their occupied ranges, read once: no bin outside holds a value whose record has
+/// returned (see [`AtomicSketch`](super::AtomicSketch)'s `occupy`), so scanning only these
+/// answers as scanning them all.
+///
+/// Searched in two passes over the same positions: one for the count, one for the rank,
+/// from the nearer end. Records racing the passes only add to bins, so the second finds
+/// at least what the first counted and the rank is found from either end; only a clear
+/// between them (which a caller that cares detects) leaves it unfound.
+pub(crate) struct Occupied<'a, S> {
+    sketches: &'a [S],
+    /// The positions scanned (none if `low > high`).
+    low: usize,
+    high: usize,
+}
+
+impl<'a, S: AtomicBins> Occupied<'a, S> {
+    /// The occupied positions of `sketches`, as they are now.
+    pub(crate) fn new(sketches: &'a [S]) -> Self {
+        let (low, high) =
+            sketches
+                .iter()
+                .map(S::occupied)
+                .fold((usize::MAX, 0), |(l, h), (low, high)| {
+                    if low > high {
+                        (l, h) // none filled
+                    } else {
+                        (l.min(low), h.max(high))
+                    }
+                });
+        Occupied {
+            sketches,
+            low,
+            high,
+        }
+    }
+
+    /// The counts at position `pos` of all the sketches, summed.
+    #[inline]
+    fn at(&self, pos: usize) -> u64 {
+        in_bin(self.sketches, pos).fold(0, u64::saturating_add)
+    }
+
+    /// The positions scanned, lowest first.
+    fn positions(&self) -> core::ops::RangeInclusive<usize> {
+        // An empty range when nothing was filled (`low = usize::MAX`).
+        self.low..=self.high
+    }
+}
+
+impl<S: AtomicBins> RankedBins for Occupied<'_, S> {
+    fn count(&self) -> u64 {
+        self.sketches
+            .iter()
+            .map(|s| {
+                s.bin_counters()
+                    .get(self.positions())
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|b| u64::from(b.load(Relaxed)))
+                    .fold(u64::from(s.zero_bin().load(Relaxed)), u64::saturating_add)
+            })
+            .fold(0, u64::saturating_add)
+    }
+
+    fn zero_count(&self) -> u64 {
+        self.sketches
+            .iter()
+            .map(|s| u64::from(s.zero_bin().load(Relaxed)))
+            .fold(0, u64::saturating_add)
+    }
+
+    /// From the top for a rank in the upper half: the bin is the highest one at or above
+    /// which the bins hold `count - rank` values or more (the same bin as from the bottom:
+    /// the bins below it and the zero bin then hold `rank` or fewer).
+    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
+        if rank >= count / 2 {
+            let need = count.saturating_sub(rank);
+            let mut above = 0u64;
+            self.positions().rev().find(|&pos| {
+                above = above.saturating_add(self.at(pos));
+                above >= need
+            })
+        } else {
+            let mut cumulative = zero;
+            self.positions().find(|&pos| {
+                cumulative = cumulative.saturating_add(self.at(pos));
+                cumulative > rank
+            })
+        }
+    }
+}
+
+/// The bins at position `pos` of `sketches`, as relaxed loads.
+fn in_bin<S: AtomicBins>(sketches: &[S], pos: usize) -> impl Iterator<Item = u64> + '_ {
+    sketches
+        .iter()
+        .filter_map(move |s| s.bin_counters().get(pos))
+        .map(|b| u64::from(b.load(Relaxed)))
 }
 
 #[cfg(test)]

@@ -11,8 +11,7 @@
 
 use crate::clock::coarse::Age;
 use crate::clock::{Clock, Instant};
-use crate::sketch::atomic::Occupied;
-use crate::sketch::rank::{rank_bin, Quantile, RankBin};
+use crate::sketch::rank::{rank_bin, Occupied, Quantile, RankBin};
 use crate::sketch::IndexMapping;
 use crate::sync::Ordering;
 

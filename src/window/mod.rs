@@ -25,8 +25,7 @@ use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
 use crate::clock::{duration_to_nanos, Clock, Instant};
-use crate::sketch::atomic::Occupied;
-use crate::sketch::rank::{rank_value, Quantile, RankBin};
+use crate::sketch::rank::{rank_value, Occupied, Quantile, RankBin};
 use crate::sketch::{
     AtomicSketch, BinLayout, DDSketch, IndexMapping, InvalidQuantile, RecordError,
 };

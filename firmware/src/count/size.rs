@@ -95,8 +95,8 @@ fn ddsketch() {
 }
 
 fn atomic() {
-    let Some(s) =
-        cortex_m::singleton!(: AtomicSketch<IntMapping, BINS> = AtomicSketch::like(&sketch()))
+    let Some(s) = cortex_m::singleton!(: AtomicSketch<IntMapping, BINS> =
+        AtomicSketch::with_layout(sketch().layout()))
     else {
         panic!("built once")
     };

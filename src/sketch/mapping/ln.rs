@@ -48,9 +48,10 @@
 //! (the truncation peaks at the edges of the first segment) over the exponent range, and on
 //! random doubles, against `libm::log`.
 
+use super::bits::MANTISSA_BITS;
+
 /// How many top mantissa bits choose the segment: 128 segments of width `2^-7`.
 const SEGMENT_BITS: u32 = 7;
-const MANTISSA_BITS: u32 = 52;
 /// `D`'s bit width: the mantissa bits below the segment's.
 const OFFSET_BITS: u32 = MANTISSA_BITS - SEGMENT_BITS;
 const SEGMENT_MASK: u64 = (1 << SEGMENT_BITS) - 1;

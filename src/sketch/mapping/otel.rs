@@ -1,7 +1,9 @@
 //! [`OtelMapping`]: bins that are OpenTelemetry's exponential-histogram buckets.
 
-use super::mapping::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
-use super::{datadog_linear, ConfigError, IndexMapping, Interpolation};
+use super::bits::{EXPONENT_BIAS, MANTISSA_BITS, MANTISSA_MASK};
+use super::index_mapping::{IndexMapping, Interpolation};
+use super::int::GAMMA_BITS;
+use crate::sketch::error::ConfigError;
 
 /// The exponent of the smallest normal float, `f64::MIN_POSITIVE = 2^-1022`.
 const MIN_NORMAL_EXPONENT: i32 = -1022;
@@ -116,7 +118,7 @@ const ACCURACY_BITS: [u64; 31] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct OtelMapping {
-    pub(super) scale: i32,
+    scale: i32,
 }
 
 impl OtelMapping {
@@ -222,9 +224,8 @@ pub(crate) fn near_edge(value: f64, edge: f64) -> bool {
 
 impl IndexMapping for OtelMapping {
     const INTERPOLATION: Interpolation = Interpolation::None;
-    const DEFAULT: Self = OtelMapping {
-        scale: super::presets::OTEL_LATENCY_SCALE,
-    };
+    // The latency presets' scale (`presets::OTEL_LATENCY_SCALE` is this one's).
+    const DEFAULT: Self = OtelMapping { scale: 5 };
 
     /// The coarsest scale whose accuracy is at least `alpha` (`alpha` rounds down, as for
     /// [`IntMapping`](super::IntMapping)): scale 5 (1.08 %) for 2 %, scale 6 (0.54 %) for
@@ -250,7 +251,7 @@ impl IndexMapping for OtelMapping {
     fn gamma(&self) -> f64 {
         match usize::try_from(self.scale) {
             // 1 <= scale <= 20: in the table.
-            Ok(k) => datadog_linear::GAMMA_BITS
+            Ok(k) => GAMMA_BITS
                 .get(k)
                 .map_or(f64::INFINITY, |&bits| f64::from_bits(bits)),
             // 2^(2^-scale), -scale in 0..=10: exact (+inf for 2^1024).
@@ -326,10 +327,11 @@ impl IndexMapping for OtelMapping {
     }
 
     /// `b^(index + 1)`, the bucket's upper edge, widened by the logarithm method's error
-    /// ([`edge_tolerance`]) and by the rounding of an integer to `f64`, truncated: at or
-    /// above every whole number whose [`index_u64`](IndexMapping::index_u64) is `index`,
-    /// including those a hair above the edge that the logarithm (or, from `2^53` up, the
-    /// rounding to `f64`) puts in this bucket.
+    /// (`(|ln edge| + 1) * 2^-50`, see the type's docs) and by the rounding of an integer
+    /// to `f64`, truncated: at or above every whole number whose
+    /// [`index_u64`](IndexMapping::index_u64) is `index`, including those a hair above
+    /// the edge that the logarithm (or, from `2^53` up, the rounding to `f64`) puts in
+    /// this bucket.
     fn upper_bound_u64(&self, index: i32) -> u64 {
         let Some(next) = index.checked_add(1) else {
             return u64::MAX;

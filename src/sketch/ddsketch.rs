@@ -1,0 +1,1291 @@
+//! [`DDSketch`]: the sketch itself, its bins and counters, recording, quantiles and merging.
+
+use core::fmt;
+use core::time::Duration;
+
+use super::error::{
+    check_slice, ConfigError, InvalidQuantile, MergeError, RecordError, RecordSliceError,
+};
+use super::layout::{position, BinLayout, Slot};
+use super::mapping::IndexMapping;
+use super::rank::{rank_value, sketch_quantile, RankedBins};
+use super::scan::{bin_sum, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK};
+use super::stats::{mul_wide, widen, Dropped, Extremes, FloatStats, IntStats};
+
+/// A non-empty bin, as yielded by [`DDSketch::bins`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Bin {
+    /// The mapping's index of the bin (DataDog's bin key).
+    pub index: i32,
+    /// How many values it holds.
+    pub count: u32,
+}
+
+/// How many values the slice records index at once, into a buffer on the stack.
+const SLICE_CHUNK: usize = 64;
+
+/// How many bins a merge tests for emptiness at once (a chunk of `other` with none is
+/// skipped).
+const MERGE_CHUNK: usize = 32;
+
+/// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
+///
+/// No heap; `size_of` is `4 * N` plus 92 to 124 bytes on x86-64, depending on the mapping
+/// and padding (see [`presets`](super::presets) for exact figures).
+///
+/// ```
+/// use tailguard::sketch::{DDSketch, LogMapping};
+///
+/// // 1 % relative accuracy, values from 1.0 up, 512 bins (up to about 2.7e4).
+/// type Sketch = DDSketch<LogMapping, 512>;
+/// let mut sketch = Sketch::with_relative_accuracy(0.01, 1.0).unwrap();
+/// for v in 1..=1000 {
+///     sketch.record(v as f64).unwrap();
+/// }
+/// let p99 = sketch.quantile(0.99).unwrap().unwrap();
+/// assert!((p99 - 990.0).abs() <= 0.01 * 990.0);
+/// assert_eq!(sketch.count(), 1000);
+/// assert_eq!(sketch.max(), Some(1000.0));
+/// ```
+#[derive(Clone)]
+pub struct DDSketch<M, const N: usize> {
+    // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with
+    // `zero_count` (a `BinLayout` of a 32-byte mapping would pad to 40 bytes).
+    mapping: M,
+    /// Mapping index of `bins[0]`.
+    min_index: i32,
+    zero_count: u32,
+    bins: [u32; N],
+    /// Values held by the bins and the zero bin.
+    count: u64,
+    clamped: u64,
+    saturated: u64,
+    float_stats: FloatStats,
+    int_stats: IntStats,
+}
+
+impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
+    /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
+    ///
+    /// Errors if `min_value` is not a positive normal finite number
+    /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
+    pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
+        Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
+    }
+
+    /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
+    pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
+        Self::new(M::with_relative_accuracy(alpha)?, min_value)
+    }
+
+    /// An empty sketch with relative accuracy `alpha` over `[min_value, max_value]`, or
+    /// [`ConfigError::TooFewBins`] with the number of bins that range needs.
+    ///
+    /// Errors with [`ConfigError::InvalidMaxValue`] if `max_value` is NaN, infinite or
+    /// below `min_value`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
+    /// // 1 % from 1 µs to 100 s in nanoseconds needs 922 bins.
+    /// let s: Result<DDSketch<LogMapping, 922>, _> = DDSketch::for_range(0.01, 1e3, 1e11);
+    /// assert!(s.is_ok());
+    /// let s: Result<DDSketch<LogMapping, 900>, _> = DDSketch::for_range(0.01, 1e3, 1e11);
+    /// assert_eq!(s.err(), Some(ConfigError::TooFewBins { needed: 922 }));
+    /// ```
+    pub fn for_range(alpha: f64, min_value: f64, max_value: f64) -> Result<Self, ConfigError> {
+        let sketch = Self::with_relative_accuracy(alpha, min_value)?;
+        if !(max_value >= min_value && max_value.is_finite()) {
+            return Err(ConfigError::InvalidMaxValue);
+        }
+        let needed = i64::from(sketch.mapping.index(max_value))
+            .saturating_sub(i64::from(sketch.min_index))
+            .saturating_add(1);
+        if needed > N as i64 {
+            return Err(ConfigError::TooFewBins {
+                needed: usize::try_from(needed).unwrap_or(usize::MAX),
+            });
+        }
+        Ok(sketch)
+    }
+
+    /// An empty sketch of `layout`. `const`: with a constant layout (a preset's, or one
+    /// from [`BinLayout::from_min_index`]) the sketch can initialise a `static`.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use tailguard::sketch::{presets, DDSketch};
+    ///
+    /// static LATENCIES: Mutex<presets::IntLatencyCoarse> =
+    ///     Mutex::new(DDSketch::with_layout(presets::INT_LATENCY_COARSE_LAYOUT));
+    ///
+    /// LATENCIES.lock().unwrap().record_u64(1_500_000);
+    /// assert_eq!(LATENCIES.lock().unwrap().count(), 1);
+    /// ```
+    pub const fn with_layout(layout: BinLayout<M, N>) -> Self {
+        DDSketch {
+            mapping: *layout.mapping(),
+            min_index: layout.min_index(),
+            zero_count: 0,
+            bins: [0; N],
+            count: 0,
+            clamped: 0,
+            saturated: 0,
+            float_stats: FloatStats::EMPTY,
+            int_stats: IntStats::EMPTY,
+        }
+    }
+
+    /// Records one value.
+    ///
+    /// NaN and negative values are errors and change nothing; see the
+    /// [sketch docs](super#range) for values outside the range.
+    #[inline]
+    pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
+        // The fast path: a positive value (not NaN, not -0.0, not +inf: its index is above
+        // the range) that lands in a bin of the range which is not full. Everything else
+        // (errors, zero, the zero bin, clamping, saturation) is `record_n`'s, out of line.
+        if value > 0.0 && self.add_one_in_range(self.mapping.index(value)) {
+            let s = &mut self.float_stats;
+            widen(&mut s.min, &mut s.max, value);
+            s.sum += value;
+            return Ok(());
+        }
+        self.record_one_slow(value)
+    }
+
+    /// The single-value fast path's add: one to the bin of mapping index `index` if it
+    /// is a bin of the range and not full (then `count` too), else nothing. Returns
+    /// whether it added; the caller leaves the rest to its slow path.
+    #[inline(always)]
+    fn add_one_in_range(&mut self, index: i32) -> bool {
+        // One unsigned compare for both ends (see `layout::position`).
+        if let Some(bin) = self.bins.get_mut(position(index, self.min_index)) {
+            if *bin != u32::MAX {
+                *bin = bin.wrapping_add(1);
+                // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
+                self.count = self.count.wrapping_add(1);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// [`record`](Self::record) of the values its fast path leaves out.
+    #[cold]
+    #[inline(never)]
+    fn record_one_slow(&mut self, value: f64) -> Result<(), RecordError> {
+        self.record_n(value, 1)
+    }
+
+    /// Records `value` `n` times.
+    #[inline]
+    pub fn record_n(&mut self, value: f64, n: u32) -> Result<(), RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        // -0.0 passed the check above: make it +0.0, or it would become the minimum (and
+        // answer quantiles) with its sign. `abs` is one bit cleared, also in soft float.
+        let value = value.abs();
+        let (added, clamped) = self.add_to_bin(self.mapping.index(value), n);
+        if added > 0 {
+            // +inf would poison sum and max; it enters the stats as the top of the range.
+            let v = if clamped && value == f64::INFINITY {
+                self.max_trackable()
+            } else {
+                value
+            };
+            let s = &mut self.float_stats;
+            widen(&mut s.min, &mut s.max, v);
+            s.sum += if added == 1 { v } else { v * f64::from(added) };
+        }
+        Ok(())
+    }
+
+    /// Records an integer value (nanoseconds, say). Never fails.
+    ///
+    /// With [`IntMapping`](super::IntMapping) this path uses no float arithmetic at all.
+    #[inline]
+    pub fn record_u64(&mut self, value: u64) {
+        // The fast path: a value whose index the mapping finds on its own fast path, in a
+        // bin of the range which is not full. Zero, the zero bin, clamping, saturation and
+        // the mapping's slow cases are `record_u64_n`'s, out of line.
+        if let Some(index) = self.mapping.index_u64_fast(value) {
+            if self.add_one_in_range(index) {
+                let s = &mut self.int_stats;
+                widen(&mut s.min, &mut s.max, value);
+                // The high word moves once in 2^64 / value records: a branch, not an
+                // add-with-carry into two more words (on a 32-bit core).
+                let (lo, carry) = s.sum_lo.overflowing_add(value);
+                s.sum_lo = lo;
+                if carry {
+                    s.carry_into_high_word();
+                }
+                return;
+            }
+        }
+        self.record_u64_one_slow(value)
+    }
+
+    /// [`record_u64`](Self::record_u64) of the values its fast path leaves out.
+    #[cold]
+    #[inline(never)]
+    fn record_u64_one_slow(&mut self, value: u64) {
+        self.record_u64_n(value, 1)
+    }
+
+    /// Records an integer value `n` times.
+    #[inline]
+    pub fn record_u64_n(&mut self, value: u64, n: u32) {
+        let index = if value == 0 {
+            i32::MIN
+        } else {
+            self.mapping.index_u64(value)
+        };
+        let (added, _) = self.add_to_bin(index, n);
+        if added > 0 {
+            let s = &mut self.int_stats;
+            widen(&mut s.min, &mut s.max, value);
+            // Exact at any total (see `IntStats`); the multiply only for `n > 1`.
+            let (lo, hi) = if added == 1 {
+                (value, 0)
+            } else {
+                mul_wide(value, added)
+            };
+            s.add_to_sum(lo, hi);
+        }
+    }
+
+    /// Records every value of `values`: the same bins, counters, min, max and sum as
+    /// [`record_u64`](Self::record_u64) on each value in turn (tests/batch.rs checks it
+    /// for every mapping), in one pass whose per-value work is independent: the index
+    /// computations do not wait on one another, and min, max and the exact sum are
+    /// reduced over the batch and folded in once.
+    ///
+    /// With [`IntMapping`](super::IntMapping) on x86-64 and aarch64 the indices of a chunk are computed
+    /// through an exact integer-to-`f64` conversion, which vectorises; on other targets
+    /// (cores without an FPU)
+    /// with integer operations only, as [`record_u64`](Self::record_u64). The bins are
+    /// the same either way.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    /// let mut s = presets::int_latency();
+    /// let block = [1_200_000u64, 950_000, 0, 3_100_000]; // a DMA block, say
+    /// s.record_u64_slice(&block);
+    /// assert_eq!(s.count(), 4);
+    /// assert_eq!((s.min(), s.max()), (Some(0.0), Some(3_100_000.0)));
+    /// assert_eq!(s.sum(), 5_250_000.0);
+    /// ```
+    pub fn record_u64_slice(&mut self, values: &[u64]) {
+        if !self.fits_without_saturating(values.len()) {
+            // A bin may fill up: value by value, so that exactly the same values are
+            // dropped (and left out of min, max and sum) as one by one.
+            values.iter().for_each(|&v| self.record_u64(v));
+            return;
+        }
+        let layout = self.layout();
+        let (mut zeros, mut clamped) = (0u32, 0u32);
+        let (mut min, mut max, mut sum) = (u64::MAX, 0u64, 0u128);
+        // In registers for the loop: stores to the bins might otherwise alias them.
+        let (mapping, min_index) = (self.mapping, self.min_index);
+        let mut indices = [0i32; SLICE_CHUNK];
+        for chunk in values.chunks(SLICE_CHUNK) {
+            // The indices first, in a loop of their own (vectorised where the mapping
+            // allows), then the bins.
+            mapping.index_u64_fast_slice(chunk, &mut indices);
+            for (&value, &index) in chunk.iter().zip(&indices) {
+                // Selects (no branch to mispredict): each value must be compared anyway.
+                min = min.min(value);
+                max = max.max(value);
+                // A bin of the range: one compare for both ends (see `position`);
+                // i32::MIN (the mapping's slow cases) and the rest through the slot.
+                match self.bins.get_mut(position(index, min_index)) {
+                    // `count + n <= u32::MAX`: cannot wrap.
+                    Some(bin) => *bin = bin.wrapping_add(1),
+                    None => {
+                        let index = if value == 0 {
+                            i32::MIN
+                        } else {
+                            mapping.index_u64(value)
+                        };
+                        self.add_one_unsaturated(layout.slot(index), &mut zeros, &mut clamped);
+                    }
+                }
+            }
+            // The two halves of the values summed apart (each sum below 2^32 * 64): adds
+            // that vectorise, where a 128-bit sum would carry from value to value.
+            let (mut low, mut high) = (0u64, 0u64);
+            for &value in chunk {
+                low = low.wrapping_add(value & 0xffff_ffff);
+                high = high.wrapping_add(value >> 32u32);
+            }
+            // At most 2^64 values below 2^64 each: cannot wrap.
+            let chunk_sum = u128::from(low).wrapping_add(u128::from(high) << 32u32);
+            sum = sum.wrapping_add(chunk_sum);
+        }
+        self.finish_unsaturated(values.len(), zeros, clamped);
+        if !values.is_empty() {
+            let s = &mut self.int_stats;
+            s.min = s.min.min(min);
+            s.max = s.max.max(max);
+            s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
+        }
+    }
+
+    /// Records every value of `values`, all or nothing: if any is NaN or negative,
+    /// nothing is recorded and the error names the first such value and its position.
+    /// Otherwise the same bins, counters, min, max and sum as [`record`](Self::record) on
+    /// each value in turn (tests/batch.rs checks it for every mapping, bit for bit).
+    ///
+    /// The values are checked in a first, vectorised pass, then recorded in one pass
+    /// whose index computations are independent; min and max are reduced over the batch.
+    /// The float sum is added value by value, in order, as `record` adds it: a sum
+    /// reduced otherwise would round differently.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, RecordError, RecordSliceError};
+    /// let mut s = presets::cubic_latency();
+    /// s.record_slice(&[1.5e6, 2.5e6, 0.0]).unwrap();
+    /// assert_eq!(s.count(), 3);
+    /// let bad = s.record_slice(&[4e6, -1.0, f64::NAN]);
+    /// let want = RecordSliceError { position: 1, error: RecordError::Negative };
+    /// assert_eq!(bad, Err(want));
+    /// assert_eq!(s.count(), 3); // nothing of that slice was recorded
+    /// ```
+    pub fn record_slice(&mut self, values: &[f64]) -> Result<(), RecordSliceError> {
+        check_slice(values)?;
+        if !self.fits_without_saturating(values.len()) {
+            // Every value is valid: these cannot fail.
+            values.iter().for_each(|&v| {
+                let _ = self.record(v);
+            });
+            return Ok(());
+        }
+        let layout = self.layout();
+        let (mut zeros, mut clamped) = (0u32, 0u32);
+        let s = self.float_stats;
+        let (mut min, mut max, mut sum) = (s.min, s.max, s.sum);
+        // +inf enters the stats as the top of the range (as in `record_n`); found once.
+        let mut top = None;
+        // In registers for the loop: stores to the bins might otherwise alias them.
+        let (mapping, min_index) = (self.mapping, self.min_index);
+        for &value in values {
+            // -0.0 becomes +0.0 (see `record_n`).
+            let mut v = value.abs();
+            let index = mapping.index(v);
+            // A bin of the range: one compare for both ends (see `position`); the zero
+            // bin and the top through the layout's slot.
+            if let Some(bin) = self.bins.get_mut(position(index, min_index)) {
+                // `count + n <= u32::MAX`: cannot wrap.
+                *bin = bin.wrapping_add(1);
+            } else {
+                let slot = layout.slot(index);
+                if slot == Slot::Top && v == f64::INFINITY {
+                    v = *top.get_or_insert_with(|| layout.max_trackable());
+                }
+                self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
+            }
+            widen(&mut min, &mut max, v); // v is not NaN
+            sum += v;
+        }
+        self.finish_unsaturated(values.len(), zeros, clamped);
+        self.float_stats = FloatStats { min, max, sum };
+        Ok(())
+    }
+
+    /// Whether `n` more values fit in the bins whatever bins they fall in: every bin
+    /// holds at most `count`, so none can pass `u32::MAX` if `count + n` does not.
+    #[inline]
+    fn fits_without_saturating(&self, n: usize) -> bool {
+        self.count.saturating_add(n as u64) <= u64::from(u32::MAX)
+    }
+
+    /// Adds one value to `slot`, where [`fits_without_saturating`] holds for the batch:
+    /// no counter can overflow. The zero bin and the clamped values are tallied in
+    /// `zeros` and `clamped`, for [`finish_unsaturated`](Self::finish_unsaturated).
+    ///
+    /// [`fits_without_saturating`]: Self::fits_without_saturating
+    #[inline(always)]
+    fn add_one_unsaturated(&mut self, slot: Slot, zeros: &mut u32, clamped: &mut u32) {
+        // The counters stay at most `count + n <= u32::MAX`: no add wraps.
+        let bin = match slot {
+            Slot::Zero => {
+                *zeros = zeros.wrapping_add(1);
+                return;
+            }
+            Slot::Bin(pos) => self.bins.get_mut(pos),
+            Slot::Top => {
+                *clamped = clamped.wrapping_add(1);
+                self.bins.last_mut()
+            }
+        };
+        // Always Some: `pos < N` and `N > 0`.
+        if let Some(bin) = bin {
+            *bin = bin.wrapping_add(1);
+        }
+    }
+
+    /// The counters of a batch of `n` values added by
+    /// [`add_one_unsaturated`](Self::add_one_unsaturated).
+    #[inline]
+    fn finish_unsaturated(&mut self, n: usize, zeros: u32, clamped: u32) {
+        // n <= u32::MAX - count (see `fits_without_saturating`): nothing here wraps.
+        self.zero_count = self.zero_count.wrapping_add(zeros);
+        self.count = self.count.wrapping_add(n as u64);
+        self.clamped = self.clamped.saturating_add(u64::from(clamped));
+    }
+
+    /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    #[inline]
+    pub fn record_duration(&mut self, d: Duration) {
+        self.record_u64(crate::clock::duration_to_nanos(d))
+    }
+
+    /// Adds `n` values to the bin of mapping index `index` with the rules of
+    /// [`record`](Self::record): the zero bin below the range (`i32::MIN` always), the top
+    /// bin above it (counted by `clamped`), whatever does not fit in a bin counted by
+    /// `saturated`. `value` (finite, non-negative) enters min, max and sum for them.
+    ///
+    /// The way in for bins that arrive without their values (the protobuf decoder).
+    /// Returns how many were added.
+    pub(crate) fn add_bin_count(&mut self, index: i32, n: u64, value: f64) -> u64 {
+        // A -0.0 must not become the minimum with its sign (see `record_n`).
+        let value = value.abs();
+        let added = self.add_bin_count_only(index, n);
+        if added > 0 {
+            let s = &mut self.float_stats;
+            s.min = s.min.min(value);
+            s.max = s.max.max(value);
+            s.sum += value * added as f64; // added <= u32::MAX: exact
+        }
+        added
+    }
+
+    /// [`add_bin_count`](Self::add_bin_count) without min, max and sum: for a decoder
+    /// that knows them better than the bins do (OTLP carries them), and adds them with
+    /// [`add_float_stats`](Self::add_float_stats). Returns how many were added.
+    pub(crate) fn add_bin_count_only(&mut self, index: i32, n: u64) -> u64 {
+        let chunk = u32::try_from(n).unwrap_or(u32::MAX);
+        let (added, _) = self.add_to_bin(index, chunk);
+        // No bin holds more than u32::MAX: what did not fit in `chunk` is lost as well.
+        let beyond = n.saturating_sub(u64::from(chunk));
+        self.saturated = self.saturated.saturating_add(beyond);
+        u64::from(added)
+    }
+
+    /// Adds `n` to the bin of mapping index `index` (the zero bin below the range, the top
+    /// bin above it). Returns how many were added (fewer than `n` if the bin saturated)
+    /// and whether the value was above the range.
+    #[inline]
+    fn add_to_bin(&mut self, index: i32, n: u32) -> (u32, bool) {
+        let (slot, clamped) = match self.layout().slot(index) {
+            Slot::Zero => (Some(&mut self.zero_count), false),
+            Slot::Bin(pos) => (self.bins.get_mut(pos), false),
+            Slot::Top => (self.bins.last_mut(), true),
+        };
+        // `slot` is always Some (N > 0 and pos is in range); None would count as saturated.
+        let added = match slot {
+            Some(slot) => {
+                let new = slot.saturating_add(n);
+                let added = new.wrapping_sub(*slot); // new >= *slot
+                *slot = new;
+                added
+            }
+            None => 0,
+        };
+        // `count` is the zero bin plus the bins: at most (N + 1) * u32::MAX < 2^64, so
+        // this addition cannot wrap.
+        self.count = self.count.wrapping_add(u64::from(added));
+        if added != n {
+            self.saturated = self
+                .saturated
+                .saturating_add(u64::from(n.wrapping_sub(added)));
+        }
+        if clamped {
+            self.clamped = self.clamped.saturating_add(u64::from(added));
+        }
+        (added, clamped)
+    }
+
+    /// The value at quantile `q` (0 = min, 0.5 = median, 1 = max), or `None` if empty.
+    ///
+    /// Convention (DataDog's Go and Java): with `rank = floor(q * (count - 1))`, returns the
+    /// representative of the first bin whose cumulative count exceeds `rank`, so it is
+    /// within `alpha` of the exact sample quantile `sorted[rank]`. `q = 0` and `q = 1`
+    /// return the exact min and max, and every answer is clamped into `[min, max]` (which
+    /// can only bring it closer to the truth).
+    ///
+    /// Errors if `q` is NaN or outside [0, 1].
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
+        let extremes = self.min().zip(self.max());
+        sketch_quantile(q, extremes, |q| rank_value(self, &self.layout(), q))
+    }
+
+    // The scan starts from the exact min or max, which bound the bins: `record` and
+    // `merge` keep them so. The one bin of slack each way covers a mapping's float
+    // arithmetic an ulp off at a bin boundary, and the min and max of an `AtomicSketch`
+    // snapshot, rounded down to a part per million (tests/quantile_scan.rs checks both).
+    // A snapshot taken while records race may hold a bin before its max: that record then
+    // counts as above every scanned bin, as racing records may or may not be seen.
+
+    /// The position of the bin of mapping index `index`, moved by `slack` bins (one
+    /// lower or higher, see above), clamped to the bins.
+    fn pos_near(&self, index: i32, slack: i64) -> usize {
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
+                                                                            // max-then-min, not `Ord::clamp`, whose bound check can panic (N >= 1: it cannot).
+        pos.saturating_add(slack)
+            .max(0)
+            .min(N.wrapping_sub(1) as i64) as usize
+    }
+
+    /// The lowest position that can hold a value, from the exact minimum: no bin below it
+    /// holds any.
+    fn lowest_occupied(&self) -> usize {
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let mut lo = N.wrapping_sub(1); // N >= 1
+        if f.min <= f.max {
+            lo = if f.min > 0.0 {
+                self.pos_near(self.mapping.index(f.min), -1)
+            } else {
+                0
+            };
+        }
+        if i.min <= i.max {
+            lo = lo.min(if i.min > 0 {
+                self.pos_near(self.mapping.index_u64(i.min), -1)
+            } else {
+                0
+            });
+        }
+        lo
+    }
+
+    /// The highest position that can hold a value, from the exact maximum: no bin above
+    /// it holds any.
+    fn highest_occupied(&self) -> usize {
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let mut hi = 0;
+        if f.min <= f.max && f.max > 0.0 {
+            // f.max is finite: +inf enters the stats as max_trackable.
+            hi = self.pos_near(self.mapping.index(f.max), 1);
+        }
+        if i.min <= i.max && i.max > 0 {
+            hi = hi.max(self.pos_near(self.mapping.index_u64(i.max), 1));
+        }
+        hi
+    }
+
+    /// The position of the first bin whose cumulative count (from the lowest bin up,
+    /// the zero bin left out) exceeds `rank`.
+    fn bin_from_bottom(&self, rank: u64) -> Option<usize> {
+        // The bins hold at most `count`.
+        if self.count <= u64::from(u32::MAX) {
+            self.bin_from_bottom_summing::<true>(rank)
+        } else {
+            self.bin_from_bottom_summing::<false>(rank)
+        }
+    }
+
+    fn bin_from_bottom_summing<const NARROW: bool>(&self, rank: u64) -> Option<usize> {
+        let lo = self.lowest_occupied();
+        let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
+        let mut below = 0u64;
+        let mut start = lo;
+        for chunk in chunks {
+            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
+            if below.saturating_add(sum) > rank {
+                return scan_up_chunk::<NARROW>(chunk, rank, &mut below)
+                    .map(|i| start.wrapping_add(i));
+            }
+            below = below.saturating_add(sum);
+            start = start.wrapping_add(SCAN_CHUNK); // <= hi + 1
+        }
+        scan_up(rest, rank, &mut below).map(|i| start.wrapping_add(i))
+    }
+
+    /// The position of the lowest bin such that the bins above it hold fewer than `need`
+    /// values. With `need = count - rank`, the same bin as
+    /// [`bin_from_bottom`](Self::bin_from_bottom)`(rank - zero_count)`.
+    fn bin_from_top(&self, need: u64) -> Option<usize> {
+        // The bins hold at most `count`.
+        if self.count <= u64::from(u32::MAX) {
+            self.bin_from_top_summing::<true>(need)
+        } else {
+            self.bin_from_top_summing::<false>(need)
+        }
+    }
+
+    fn bin_from_top_summing<const NARROW: bool>(&self, need: u64) -> Option<usize> {
+        let hi = self.highest_occupied();
+        let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
+        let mut above = 0u64;
+        let mut end = hi.wrapping_add(1);
+        for chunk in chunks.iter().rev() {
+            end = end.wrapping_sub(SCAN_CHUNK); // >= lo
+            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
+            if above.saturating_add(sum) >= need {
+                return scan_down_chunk::<NARROW>(chunk, need, &mut above)
+                    .map(|i| end.wrapping_add(i));
+            }
+            above = above.saturating_add(sum);
+        }
+        scan_down(rest, need, &mut above)
+    }
+
+    /// How many values the sketch holds (including the zero bin).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether the sketch holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The exact smallest value recorded, or `None` if empty.
+    pub fn min(&self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let int_min = if i.min <= i.max {
+            i.min as f64
+        } else {
+            f64::INFINITY
+        };
+        Some(f.min.min(int_min))
+    }
+
+    /// The exact largest value recorded, or `None` if empty.
+    pub fn max(&self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let int_max = if i.min <= i.max {
+            i.max as f64
+        } else {
+            f64::NEG_INFINITY
+        };
+        Some(f.max.max(int_max))
+    }
+
+    /// The sum of the values recorded (0 if empty).
+    ///
+    /// Integer records are summed exactly (in 128 bits, so past `u64::MAX`) and rounded
+    /// once here; float records are summed in `f64`.
+    pub fn sum(&self) -> f64 {
+        // The integer sum rounded once, correctly, however far past u64::MAX it is.
+        self.float_stats.sum + self.int_stats.sum() as f64
+    }
+
+    /// The mean of the values recorded, or `None` if empty.
+    pub fn mean(&self) -> Option<f64> {
+        if self.count == 0 {
+            None
+        } else {
+            Some(self.sum() / self.count as f64)
+        }
+    }
+
+    /// Values counted in the zero bin: zeros and values below the range.
+    pub fn zero_count(&self) -> u32 {
+        self.zero_count
+    }
+
+    /// Values above the range (and `+inf`) that were put in the top bin.
+    pub fn clamped(&self) -> u64 {
+        self.clamped
+    }
+
+    /// Values dropped because their bin was full (`u32::MAX`). Not part of [`count`](Self::count).
+    /// It stops at `u64::MAX` (reachable only by merging a sketch into itself some 32
+    /// times over): it never wraps, but past that it undercounts.
+    pub fn saturated(&self) -> u64 {
+        self.saturated
+    }
+
+    /// Where the bins lie: the mapping, the lowest bin's index, `N`, and the trackable
+    /// range. The accessors below are shorthands for its own.
+    #[inline]
+    pub fn layout(&self) -> BinLayout<M, N> {
+        BinLayout::with_min_index(self.mapping, self.min_index)
+    }
+
+    /// The index mapping.
+    pub fn mapping(&self) -> &M {
+        &self.mapping
+    }
+
+    /// The guaranteed relative accuracy (alpha).
+    pub fn relative_accuracy(&self) -> f64 {
+        self.mapping.relative_accuracy()
+    }
+
+    /// The mapping index of the lowest bin.
+    pub fn min_index(&self) -> i32 {
+        self.min_index
+    }
+
+    /// The smallest value with a bin of its own: [`BinLayout::min_trackable`].
+    pub fn min_trackable(&self) -> f64 {
+        self.layout().min_trackable()
+    }
+
+    /// The end of the trackable range: [`BinLayout::max_trackable`].
+    pub fn max_trackable(&self) -> f64 {
+        self.layout().max_trackable()
+    }
+
+    /// The non-empty bins, from the lowest index up (the zero bin is
+    /// [`zero_count`](Self::zero_count)).
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, IndexMapping, LogMapping};
+    /// let mut s: DDSketch<LogMapping, 256> = DDSketch::with_relative_accuracy(0.02, 1.0).unwrap();
+    /// s.record_n(10.0, 3).unwrap();
+    /// let bins: Vec<_> = s.bins().collect();
+    /// assert_eq!(bins.len(), 1);
+    /// assert_eq!(bins[0].count, 3);
+    /// assert!((s.mapping().value(bins[0].index) - 10.0).abs() <= 0.2);
+    /// ```
+    pub fn bins(&self) -> impl Iterator<Item = Bin> + '_ {
+        (self.min_index..)
+            .zip(self.bins.iter())
+            .filter(|(_, &count)| count > 0)
+            .map(|(index, &count)| Bin { index, count })
+    }
+
+    /// Adds every value of `other` into `self`, as if they had all been recorded here.
+    ///
+    /// Both must have equal mappings, ranges and bin counts; otherwise `self` is left
+    /// unchanged and the mismatch is returned. Bins add element-wise, saturating: a value
+    /// that does not fit in a full bin is dropped as recording drops it, counted in
+    /// [`saturated`](Self::saturated) and left out of [`count`](Self::count) and
+    /// [`sum`](Self::sum). Its exact value is unknown here, so the sum drops the value of
+    /// its bin clamped into `other`'s `[min, max]`: exact where the bin's values are alike
+    /// (all equal, or `other` holds a single value), within `alpha` of each dropped value of
+    /// the range otherwise. [`min`](Self::min) and [`max`](Self::max) take `other`'s, which
+    /// still bound every value counted.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    /// let mut a = presets::int_latency();
+    /// a.record_u64_n(5_000_000, u32::MAX);
+    /// let b = a.clone();
+    /// a.merge(&b).unwrap(); // the bin is full: every value of `b` is dropped
+    /// assert_eq!((a.count(), a.saturated()), (u64::from(u32::MAX), u64::from(u32::MAX)));
+    /// assert_eq!(a.mean(), Some(5e6));
+    /// ```
+    pub fn merge<const N2: usize>(&mut self, other: &DDSketch<M, N2>) -> Result<(), MergeError> {
+        self.check_compatible(other)?;
+        // `count` is the sum of the bins and the zero bin, so no bin exceeds it: if the two
+        // counts sum to at most `u32::MAX`, no bin can saturate and plain addition (which
+        // vectorises) gives what `add_counts` would, about 10x faster.
+        let dropped = if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
+            // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
+            let (a_chunks, a_rest) = self.bins.as_chunks_mut::<MERGE_CHUNK>();
+            let (b_chunks, b_rest) = other.bins.as_chunks::<MERGE_CHUNK>();
+            for (a, b) in a_chunks.iter_mut().zip(b_chunks) {
+                if b.iter().fold(0, |x, &y| x | y) != 0 {
+                    for (a, &b) in a.iter_mut().zip(b) {
+                        *a = a.wrapping_add(b);
+                    }
+                }
+            }
+            for (a, &b) in a_rest.iter_mut().zip(b_rest) {
+                *a = a.wrapping_add(b);
+            }
+            self.zero_count = self.zero_count.wrapping_add(other.zero_count);
+            self.count = self.count.saturating_add(other.count);
+            self.saturated = self.saturated.saturating_add(other.saturated);
+            self.clamped = self.clamped.saturating_add(other.clamped);
+            Dropped::NONE
+        } else {
+            // Only integers: their extremes as integers, so that the estimate is too.
+            let (f, i) = (&other.float_stats, &other.int_stats);
+            let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
+            self.add_counts(
+                other.zero_count,
+                other.bins.iter().copied(),
+                other.clamped,
+                other.saturated,
+                Extremes::of(other.min().zip(other.max()), integers),
+            )
+        };
+        let f = other.float_stats;
+        self.add_float_stats(f.min, f.max, f.sum);
+        let (i, oi) = (&mut self.int_stats, &other.int_stats);
+        i.min = i.min.min(oi.min);
+        i.max = i.max.max(oi.max);
+        i.merge_sum(oi.sum(), self.count);
+        self.forget_dropped(dropped);
+        Ok(())
+    }
+
+    /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
+    /// the clamped and saturated counters that came with them. Counts beyond `u32::MAX`
+    /// in a bin move to `saturated`. Min, max and sum are the caller's business.
+    ///
+    /// `clamped` counts values of the incoming top bin; only those that fit in this top
+    /// bin count as clamped here, so `clamped <= top bin` holds and a merge counts as
+    /// recording the same values into one sketch would.
+    ///
+    /// Returns the values dropped as saturated, valued by their bins for
+    /// [`forget_dropped`](Self::forget_dropped): see [`Extremes`].
+    pub(crate) fn add_counts(
+        &mut self,
+        zero: u32,
+        bins: impl IntoIterator<Item = u32>,
+        clamped: u64,
+        saturated: u64,
+        extremes: Extremes,
+    ) -> Dropped {
+        let layout = self.layout();
+        let mut added = 0u64;
+        let mut lost = 0u64;
+        let mut dropped = Dropped::NONE;
+        let mut add = |a: &mut u32, b: u32, value: &dyn Fn() -> f64| {
+            let sum = a.saturating_add(b);
+            // Two u32s summed in a u64 cannot overflow, and `sum` is at most their sum.
+            let here = u64::from(sum).wrapping_sub(u64::from(*a));
+            let gone = u64::from(b).wrapping_sub(here);
+            added = added.saturating_add(here);
+            lost = lost.saturating_add(gone);
+            if gone > 0 {
+                extremes.drop_values(&mut dropped, gone, value());
+            }
+            *a = sum;
+        };
+        let top_before = self.bins.last().map_or(0, |&top| top);
+        add(&mut self.zero_count, zero, &|| 0.0);
+        for (pos, (a, b)) in self.bins.iter_mut().zip(bins).enumerate() {
+            add(a, b, &|| layout.value_at(pos));
+        }
+        // Bins only grow here. Counting the clamped values among those that fit (rather
+        // than among those dropped) keeps the most of them, and never more than fit.
+        let top_added = self
+            .bins
+            .last()
+            .map_or(0, |&top| top.wrapping_sub(top_before));
+        self.count = self.count.saturating_add(added);
+        self.saturated = self
+            .saturated
+            .saturating_add(saturated)
+            .saturating_add(lost);
+        self.clamped = self
+            .clamped
+            .saturating_add(clamped.min(u64::from(top_added)));
+        dropped
+    }
+
+    /// Takes the values an [`add_counts`](Self::add_counts) dropped as saturated out of
+    /// the sum: the integers' out of the integer sum, the rest out of the float sum;
+    /// never below zero in all (an estimate a hair above what it stands for takes the
+    /// whole sum, not more).
+    pub(crate) fn forget_dropped(&mut self, dropped: Dropped) {
+        let i = &mut self.int_stats;
+        let total = i.sum().saturating_sub(dropped.integers);
+        i.sum_lo = total as u64; // the low word
+        i.sum_hi = total.wrapping_shr(64) as u64;
+        if dropped.floats > 0.0 {
+            let floor = -(total as f64);
+            self.float_stats.sum = (self.float_stats.sum - dropped.floats).max(floor);
+        }
+    }
+
+    /// Folds min, max and sum of values recorded elsewhere into the float statistics.
+    pub(crate) fn add_float_stats(&mut self, min: f64, max: f64, sum: f64) {
+        let f = &mut self.float_stats;
+        f.min = f.min.min(min);
+        f.max = f.max.max(max);
+        f.sum += sum;
+    }
+
+    /// Whether `other` can be merged into `self`, and if not, why.
+    pub fn check_compatible<const N2: usize>(
+        &self,
+        other: &DDSketch<M, N2>,
+    ) -> Result<(), MergeError> {
+        self.layout().check_compatible(&other.layout())
+    }
+
+    /// Empties the sketch, keeping its configuration.
+    pub fn clear(&mut self) {
+        *self = Self::with_layout(self.layout());
+    }
+}
+
+impl<M: IndexMapping, const N: usize> RankedBins for DDSketch<M, N> {
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn zero_count(&self) -> u64 {
+        u64::from(self.zero_count)
+    }
+
+    /// `count` is the zero bin plus the bins, so the bin can be found from either end:
+    /// from the nearer one, starting at the bin of the exact min or max.
+    fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
+        if rank >= count / 2 {
+            self.bin_from_top(count.saturating_sub(rank))
+        } else {
+            self.bin_from_bottom(rank.wrapping_sub(zero)) // zero <= rank
+        }
+    }
+}
+
+impl<M: IndexMapping, const N: usize> fmt::Debug for DDSketch<M, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DDSketch")
+            .field("mapping", &self.mapping)
+            .field("bins", &N)
+            .field("min_index", &self.min_index)
+            .field("count", &self.count)
+            .field("zero_count", &self.zero_count)
+            .field("clamped", &self.clamped)
+            .field("saturated", &self.saturated)
+            .field("min", &self.min())
+            .field("max", &self.max())
+            .field("sum", &self.sum())
+            .finish()
+    }
+}
+
+impl<M: IndexMapping, const N: usize, const N2: usize> PartialEq<DDSketch<M, N2>>
+    for DDSketch<M, N>
+{
+    /// Same configuration, same bins and counters, same exact statistics.
+    fn eq(&self, other: &DDSketch<M, N2>) -> bool {
+        self.check_compatible(other).is_ok()
+            && self.bins[..] == other.bins[..]
+            && self.zero_count == other.zero_count
+            && self.count == other.count
+            && self.clamped == other.clamped
+            && self.saturated == other.saturated
+            && self.float_stats == other.float_stats
+            && self.int_stats == other.int_stats
+    }
+}
+
+#[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
+impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "DDSketch {{ bins: {=usize}, count: {=u64}, clamped: {=u64}, saturated: {=u64} }}",
+            N,
+            self.count,
+            self.clamped,
+            self.saturated
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::mapping::{IntMapping, LogMapping};
+    use crate::sketch::stats::MERGED_SUM_CAP;
+    use crate::sketch::{presets, rank};
+
+    type Sketch = DDSketch<LogMapping, 128>;
+
+    fn sketch() -> Sketch {
+        Sketch::with_relative_accuracy(0.02, 1.0).unwrap()
+    }
+
+    #[test]
+    fn bad_values_are_typed_errors_and_change_nothing() {
+        let mut s = sketch();
+        s.record(5.0).unwrap();
+        let before = s.clone();
+        assert_eq!(s.record(f64::NAN), Err(RecordError::NaN));
+        assert_eq!(s.record(-1.0), Err(RecordError::Negative));
+        assert_eq!(s.record(f64::NEG_INFINITY), Err(RecordError::Negative));
+        assert_eq!(s.record_n(-3.0, 7), Err(RecordError::Negative));
+        assert_eq!(s, before);
+    }
+
+    /// Above 2^32 values the scan sums each chunk's low and high 16 bits apart; below, in
+    /// 32 bits. Both answer as the definition: the first bin whose cumulative count,
+    /// summed one bin at a time, exceeds the rank.
+    #[test]
+    fn quantile_scans_of_nearly_full_bins_answer_as_the_definition() {
+        for full_bins in [1usize, 3, 40, 100] {
+            let mut s = sketch();
+            for i in 0..full_bins {
+                // Full and nearly full bins: every 16-bit half is large.
+                let n = u32::MAX - (i as u32 % 3);
+                s.record_n(1.0 + i as f64 * 0.05, n).unwrap();
+            }
+            s.record_n(0.0, 5).unwrap();
+            for q in [0.0001, 0.25, 0.5, 0.75, 0.99, 0.9999] {
+                let rank = rank::Quantile::new(q).unwrap().rank(s.count());
+                let mut cumulative = u64::from(s.zero_count());
+                let pos = s.bins.iter().position(|&b| {
+                    cumulative += u64::from(b);
+                    cumulative > rank
+                });
+                let expected = pos.map(|pos| s.layout().value_at(pos));
+                let expected = expected.map(|v| v.max(s.min().unwrap()).min(s.max().unwrap()));
+                assert_eq!(
+                    s.quantile(q).unwrap(),
+                    expected,
+                    "{full_bins} bins, q = {q}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_quantiles_are_errors_and_empty_is_none() {
+        let mut s = sketch();
+        assert_eq!(s.quantile(0.5), Ok(None));
+        assert_eq!(s.min(), None);
+        assert_eq!(s.mean(), None);
+        s.record(3.0).unwrap();
+        for q in [f64::NAN, -0.01, 1.01, f64::INFINITY] {
+            assert_eq!(s.quantile(q), Err(InvalidQuantile));
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_and_counted() {
+        let mut s = sketch();
+        let top = s.max_trackable();
+        s.record(0.0).unwrap();
+        s.record(-0.0).unwrap();
+        s.record(0.25).unwrap(); // below the range
+        s.record_u64(0);
+        s.record(top * 10.0).unwrap();
+        s.record(f64::INFINITY).unwrap();
+        s.record_u64(u64::MAX);
+        assert_eq!(s.count(), 7);
+        assert_eq!(s.zero_count(), 4);
+        assert_eq!(s.clamped(), 3);
+        assert_eq!(s.min(), Some(0.0));
+        assert_eq!(s.max(), Some(u64::MAX as f64));
+        assert!(s.sum().is_finite());
+        assert_eq!(s.quantile(0.3).unwrap(), Some(0.0));
+        // The top bin answers for the clamped values.
+        let q = s.quantile(0.9).unwrap().unwrap();
+        assert!(q >= top / 1.05 && q <= top * 1.05, "{q} vs {top}");
+    }
+
+    #[test]
+    fn infinity_enters_stats_as_the_top_of_the_range() {
+        let mut s = sketch();
+        s.record(f64::INFINITY).unwrap();
+        assert_eq!(s.max(), Some(s.max_trackable()));
+        assert_eq!(s.sum(), s.max_trackable());
+    }
+
+    #[test]
+    fn full_bins_saturate_and_count_the_overflow() {
+        let mut s = sketch();
+        s.record_n(2.0, u32::MAX - 1).unwrap();
+        s.record_n(2.0, 5).unwrap();
+        assert_eq!(s.count(), u64::from(u32::MAX));
+        assert_eq!(s.saturated(), 4);
+        let mut t = sketch();
+        t.record_n(2.0, 10).unwrap();
+        t.merge(&s).unwrap();
+        assert_eq!(t.count(), u64::from(u32::MAX));
+        assert_eq!(t.saturated(), 4 + 10);
+    }
+
+    #[test]
+    fn single_records_into_a_full_bin_are_saturated_and_stay_out_of_the_stats() {
+        // The fast paths of `record` and `record_u64` leave a full bin to `record_n`.
+        let mut int = presets::int_latency();
+        int.record_u64_n(5_000, u32::MAX);
+        int.record_u64(5_001); // the same bin
+        int.record(5_000.0).unwrap();
+        assert_eq!((int.count(), int.saturated()), (u64::from(u32::MAX), 2));
+        assert_eq!(int.sum(), 5_000.0 * f64::from(u32::MAX));
+        assert_eq!((int.min(), int.max()), (Some(5_000.0), Some(5_000.0)));
+        int.record_u64(9_000); // another bin: counted
+        assert_eq!(
+            (int.count(), int.max()),
+            (u64::from(u32::MAX) + 1, Some(9_000.0))
+        );
+        let mut cubic = presets::cubic_latency();
+        cubic.record_n(5_000.0, u32::MAX).unwrap();
+        cubic.record(5_000.5).unwrap();
+        cubic.record_u64(5_000);
+        assert_eq!((cubic.count(), cubic.saturated()), (u64::from(u32::MAX), 2));
+        assert_eq!(cubic.max(), Some(5_000.0));
+    }
+
+    #[test]
+    fn zero_n_records_nothing() {
+        let mut s = sketch();
+        s.record_n(2.0, 0).unwrap();
+        s.record_u64_n(2, 0);
+        assert!(s.is_empty());
+        assert_eq!(s.min(), None);
+    }
+
+    #[test]
+    fn integer_and_float_records_share_bins_and_stats() {
+        let mut s = DDSketch::<IntMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+        s.record_u64(1000);
+        s.record(1000.0).unwrap();
+        s.record_duration(Duration::from_nanos(10));
+        assert_eq!(s.bins().count(), 2);
+        assert_eq!(s.min(), Some(10.0));
+        assert_eq!(s.max(), Some(1000.0));
+        assert_eq!(s.sum(), 2010.0);
+        assert_eq!(s.mean(), Some(670.0));
+    }
+
+    #[test]
+    fn quantile_follows_the_rank_convention() {
+        let mut s = sketch();
+        for v in [1.0, 2.0, 3.0, 4.0, 100.0] {
+            s.record(v).unwrap();
+        }
+        // rank = floor(q * 4): q = 0.74 -> sorted[2] = 3, q = 0.75 -> sorted[3] = 4.
+        let near = |q: f64, want: f64| {
+            let got = s.quantile(q).unwrap().unwrap();
+            assert!(
+                (got - want).abs() <= 0.02 * want,
+                "q={q} got {got} want {want}"
+            );
+        };
+        near(0.74, 3.0);
+        near(0.75, 4.0);
+        near(0.99, 4.0);
+        assert_eq!(s.quantile(0.0), Ok(Some(1.0)));
+        assert_eq!(s.quantile(1.0), Ok(Some(100.0)));
+    }
+
+    #[test]
+    fn merge_rejects_mismatches_and_leaves_target_unchanged() {
+        let mut a = sketch();
+        a.record(7.0).unwrap();
+        let before = a.clone();
+        let other_alpha = Sketch::with_relative_accuracy(0.01, 1.0).unwrap();
+        assert_eq!(a.merge(&other_alpha), Err(MergeError::Mapping));
+        let other_range = Sketch::with_relative_accuracy(0.02, 10.0).unwrap();
+        assert_eq!(a.merge(&other_range), Err(MergeError::Range));
+        let other_n = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        assert_eq!(a.merge(&other_n), Err(MergeError::BinCount));
+        let shifted = LogMapping::from_gamma_offset(a.mapping().gamma(), 0.5).unwrap();
+        let other_offset = Sketch::new(shifted, 1.0).unwrap();
+        assert_eq!(a.merge(&other_offset), Err(MergeError::Offset));
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn clear_keeps_the_configuration() {
+        let mut s = sketch();
+        s.record(9.0).unwrap();
+        s.clear();
+        assert!(s.is_empty());
+        assert_eq!(s, sketch());
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        for min in [0.0, -1.0, f64::NAN, f64::INFINITY, 5e-324, 1e-310] {
+            assert_eq!(
+                Sketch::with_relative_accuracy(0.01, min).err(),
+                Some(ConfigError::InvalidMinValue)
+            );
+        }
+        assert_eq!(
+            Sketch::with_relative_accuracy(1.5, 1.0).err(),
+            Some(ConfigError::InvalidAccuracy)
+        );
+        assert_eq!(
+            Sketch::with_relative_accuracy(1e-9, 1e300).err(),
+            Some(ConfigError::RangeOverflow)
+        );
+        assert!(Sketch::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+    }
+
+    #[test]
+    fn a_bad_range_end_is_invalid_max_value() {
+        for max in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.5, -1.0] {
+            assert_eq!(
+                Sketch::for_range(0.02, 1.0, max).err(),
+                Some(ConfigError::InvalidMaxValue),
+                "max = {max}"
+            );
+        }
+        // A bad min is reported first, as before.
+        assert_eq!(
+            Sketch::for_range(0.02, f64::NAN, f64::NAN).err(),
+            Some(ConfigError::InvalidMinValue)
+        );
+        assert!(Sketch::for_range(0.02, 1.0, 1.0).is_ok());
+        let text = std::format!("{}", ConfigError::InvalidMaxValue);
+        assert!(text.contains("largest"), "{text}");
+        let text = std::format!("{}", ConfigError::InvalidMinValue);
+        assert!(text.contains("normal"), "{text}");
+    }
+
+    #[test]
+    fn merged_integer_sums_are_exact_and_never_wrap() {
+        let mut a = sketch();
+        a.record_u64_n(u64::MAX, u32::MAX);
+        let one = u128::from(u64::MAX) * u128::from(u32::MAX);
+        assert_eq!(a.int_stats.sum(), one);
+        // Past u64::MAX, exactly: values of another bin merged in.
+        let mut other = sketch();
+        other.record_u64_n(100, 3);
+        let mut c = a.clone();
+        c.merge(&other).unwrap();
+        assert_eq!(c.int_stats.sum(), one + 300);
+        // Merging a full sketch into itself again and again: every merged value is
+        // dropped, and leaves the sum as it leaves the count.
+        for _ in 0..40 {
+            let b = a.clone();
+            a.merge(&b).unwrap();
+            assert_eq!(a.int_stats.sum(), one);
+            assert_eq!(a.count(), u64::from(u32::MAX));
+        }
+        // The guard: a merge never takes the sum past the cap, nor lower than either sum
+        // (records may have taken one past it), so a merge into an empty sketch copies.
+        let mut i = IntStats::EMPTY;
+        i.merge_sum(MERGED_SUM_CAP - 1, 1);
+        i.merge_sum(MERGED_SUM_CAP - 1, 2);
+        assert_eq!(i.sum(), MERGED_SUM_CAP);
+        let past = MERGED_SUM_CAP + 10 * u128::from(u32::MAX);
+        let mut j = IntStats::EMPTY;
+        j.merge_sum(past, 10);
+        assert_eq!(j.sum(), past);
+        j.merge_sum(past, 20);
+        assert_eq!(j.sum(), past);
+        j.merge_sum(u128::MAX, 30);
+        assert!(j.sum() <= MERGED_SUM_CAP + 30 * u128::from(u64::MAX));
+    }
+
+    #[test]
+    fn integer_sum_carries_into_the_high_word() {
+        let mut s = sketch();
+        s.record_u64(u64::MAX);
+        s.record_u64(2);
+        assert_eq!(s.int_stats.sum(), u128::from(u64::MAX) + 2);
+        assert_eq!((s.int_stats.sum_lo, s.int_stats.sum_hi), (1, 1));
+        s.record_u64_n(u64::MAX, 3);
+        assert_eq!(s.int_stats.sum(), 4 * u128::from(u64::MAX) + 2);
+    }
+
+    #[test]
+    fn negative_zero_from_the_decoder_path_is_a_zero() {
+        let mut s = sketch();
+        assert_eq!(s.add_bin_count(i32::MIN, 2, -0.0), 2);
+        s.record(3.0).unwrap();
+        assert_eq!(s.min().map(f64::to_bits), Some(0));
+        assert_eq!(s.quantile(0.25).unwrap().map(f64::to_bits), Some(0));
+    }
+}

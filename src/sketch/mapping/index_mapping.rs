@@ -1,0 +1,272 @@
+//! What every mapping is: the [`IndexMapping`] trait and DataDog's [`Interpolation`]
+//! numbers, and the logarithmic [`Scale`] (DataDog's `gamma`, multiplier and offset) that
+//! the log and cubic mappings share.
+
+use crate::sketch::error::ConfigError;
+
+/// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Interpolation {
+    /// The exact logarithm.
+    None = 0,
+    /// Linear interpolation of `log2` between powers of two.
+    Linear = 1,
+    /// Quadratic interpolation (DataDog defines it; tailguard does not implement it).
+    Quadratic = 2,
+    /// Cubic interpolation of `log2` between powers of two.
+    Cubic = 3,
+}
+
+/// A rule mapping positive values to bin indices with a guaranteed relative accuracy.
+///
+/// Implemented by [`LogMapping`](super::LogMapping), [`CubicMapping`](super::CubicMapping),
+/// [`IntMapping`](super::IntMapping) and [`OtelMapping`](super::OtelMapping). The sketch calls
+/// [`index`](Self::index) only with positive values (and `+inf`); indices of values beyond
+/// the `i32` range saturate.
+///
+/// Two more methods, `index_u64_fast` and `index_u64_fast_slice`, are hidden from these
+/// docs: the record paths call them to keep a mapping's rare cases (zero, a value a
+/// mapping computes out of line) out of the common one's way. They are no part of what a
+/// mapping means, and their defaults are right for any mapping.
+pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
+    /// The interpolation, as DataDog's protobuf names it.
+    const INTERPOLATION: Interpolation;
+
+    /// A mapping of this type that exists at compile time: the latency presets' (1 % for
+    /// [`LogMapping`](super::LogMapping) and [`CubicMapping`](super::CubicMapping),
+    /// [`IntMapping::K6`](super::IntMapping::K6), scale 5 for
+    /// [`OtelMapping`](super::OtelMapping)).
+    ///
+    /// `const` constructors need it where they fill an array of sketches (a
+    /// [`Window`](crate::window::Window)'s slots) before giving each its layout: an array
+    /// element can only be repeated from a constant.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping, LogMapping};
+    /// assert_eq!(IntMapping::DEFAULT, IntMapping::K6);
+    /// assert_eq!(LogMapping::DEFAULT, LogMapping::with_relative_accuracy(0.01).unwrap());
+    /// ```
+    const DEFAULT: Self;
+
+    /// The mapping for relative accuracy `alpha` (for example `0.01` for 1 %).
+    ///
+    /// A mapping that supports only discrete accuracies picks the nearest one that is at
+    /// least as accurate (never less). Errors unless `0 < alpha < 1`.
+    fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError>;
+
+    /// The guaranteed relative accuracy (alpha).
+    fn relative_accuracy(&self) -> f64;
+
+    /// DataDog's `gamma`: the base of the logarithm the mapping approximates (as written in
+    /// the protobuf `IndexMapping`).
+    fn gamma(&self) -> f64;
+
+    /// DataDog's `indexOffset`.
+    fn index_offset(&self) -> f64;
+
+    /// The index of the bin holding `value` (> 0).
+    fn index(&self, value: f64) -> i32;
+
+    /// The index of the bin holding `value` (> 0), for integer input.
+    ///
+    /// The default converts to `f64`; [`IntMapping`](super::IntMapping) overrides it with integer
+    /// operations.
+    fn index_u64(&self, value: u64) -> i32 {
+        self.index(value as f64)
+    }
+
+    /// [`index_u64`](Self::index_u64) of `value` if the mapping finds it on its fast
+    /// path, `None` otherwise: always for 0, and for whatever values the mapping computes
+    /// out of line (for [`IntMapping`](super::IntMapping), values from 2^32 up and values near a bin edge).
+    ///
+    /// The sketches' record paths try this first and leave the `None` cases to a function
+    /// of their own, so that the rare cases cost the common one nothing (no registers
+    /// saved around a call). The default is `index_u64` for every value but 0.
+    ///
+    /// Hidden (see the trait's docs): public only because the sketches are generic over
+    /// the mapping.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping};
+    /// let m = IntMapping::K6;
+    /// assert_eq!(m.index_u64_fast(129), Some(m.index_u64(129)));
+    /// assert_eq!(m.index_u64_fast(0), None);
+    /// assert_eq!(m.index_u64_fast(7), None); // on a bin edge: DataDog's path
+    /// ```
+    #[doc(hidden)]
+    #[inline]
+    fn index_u64_fast(&self, value: u64) -> Option<i32> {
+        if value == 0 {
+            None
+        } else {
+            Some(self.index_u64(value))
+        }
+    }
+
+    /// [`index_u64_fast`](Self::index_u64_fast) of each value of `values` into `out`,
+    /// with `i32::MIN` for `None` (the index of no bin: the caller then asks
+    /// [`index_u64`](Self::index_u64)). Only the first `min(len)` entries are written.
+    ///
+    /// The sketches' slice records call it a chunk at a time; a mapping may override it
+    /// with a loop the compiler can vectorise ([`IntMapping`](super::IntMapping) does on
+    /// x86-64 and aarch64). Hidden, as [`index_u64_fast`](Self::index_u64_fast).
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping};
+    /// let m = IntMapping::K6;
+    /// let mut out = [0; 3];
+    /// m.index_u64_fast_slice(&[129, 0, 7], &mut out);
+    /// assert_eq!(out, [m.index_u64(129), i32::MIN, i32::MIN]);
+    /// ```
+    #[doc(hidden)]
+    #[inline]
+    fn index_u64_fast_slice(&self, values: &[u64], out: &mut [i32]) {
+        for (o, &v) in out.iter_mut().zip(values) {
+            *o = self.index_u64_fast(v).unwrap_or(i32::MIN);
+        }
+    }
+
+    /// The smallest value of bin `index`.
+    fn lower_bound(&self, index: i32) -> f64;
+
+    /// The representative value of bin `index`: `lower_bound(index) * (1 + alpha)`.
+    fn value(&self, index: i32) -> f64 {
+        self.lower_bound(index) * (1.0 + self.relative_accuracy())
+    }
+
+    /// The upper edge of bin `index` as a whole number (nanoseconds, say), saturating:
+    /// at or above the values the bin holds, so a hedge delay taken there never sits below
+    /// the percentile. What a [`Window`](crate::window::Window) publishes with its cached
+    /// quantile ([`cached_upper_bound`](crate::window::Window::cached_upper_bound)).
+    ///
+    /// The default is `value(index) / (1 - alpha)` (the edge `lower_bound * gamma` of a
+    /// logarithmic bin), truncated, in `f64`. [`IntMapping`](super::IntMapping) overrides it with integer
+    /// operations only, exact: its bin edges are whole numbers from 2^k up.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, IntMapping};
+    /// let m = IntMapping::K6;
+    /// let i = m.index_u64(1_000_000);
+    /// let edge = m.upper_bound_u64(i);
+    /// assert!(edge >= 1_000_000 && m.index_u64(edge + 1) > i);
+    /// ```
+    fn upper_bound_u64(&self, index: i32) -> u64 {
+        // The cast truncates and saturates (NaN gives 0).
+        (self.value(index) * (1.0 / (1.0 - self.relative_accuracy()))) as u64
+    }
+}
+
+pub(super) fn check_accuracy(alpha: f64) -> Result<(), ConfigError> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::InvalidAccuracy)
+    }
+}
+
+/// DataDog's floor, as an `i32`, saturating (NaN gives 0): `x` truncated toward zero, and
+/// one lower for any `x < 0`, so a negative whole number goes one lower than `floor` would
+/// put it. Go and Java compute their keys this way (`(int) x - 1` for negative `x`); doing
+/// the same keeps every value in their bin.
+#[inline]
+fn datadog_floor(x: f64) -> i32 {
+    let t = x as i32; // truncates toward zero, saturates
+    if x < 0.0 {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// `(1 + alpha) / (1 - alpha)`.
+pub(super) fn accuracy_base(alpha: f64) -> f64 {
+    (1.0 + alpha) / (1.0 - alpha)
+}
+
+/// The relative accuracy guaranteed by bins of width `ln_width` in natural-log space.
+pub(super) fn accuracy_of_width(ln_width: f64) -> f64 {
+    libm::tanh(ln_width / 2.0)
+}
+
+/// What [`LogMapping`](super::LogMapping) and [`CubicMapping`](super::CubicMapping) share: `index = floor(approx_log(v) *
+/// multiplier + offset)`, with DataDog's parameters and the accuracy they guarantee.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(super) struct Scale {
+    pub(super) alpha: f64,
+    pub(super) gamma: f64,
+    pub(super) multiplier: f64,
+    pub(super) offset: f64,
+}
+
+impl Scale {
+    /// The scale of DataDog's protobuf parameters, for an `approx_log` of base `e^ln_base`
+    /// whose widest bin spans `widest * ln(gamma)` in natural-log space (`widest` is 1 for
+    /// the exact logarithm). Errors unless `gamma > 1` and both are finite.
+    pub(super) fn from_gamma_offset(
+        gamma: f64,
+        offset: f64,
+        ln_base: f64,
+        widest: f64,
+    ) -> Result<Self, ConfigError> {
+        if !(gamma > 1.0 && gamma.is_finite() && offset.is_finite()) {
+            return Err(ConfigError::InvalidAccuracy);
+        }
+        let ln_gamma = libm::log(gamma);
+        Ok(Scale {
+            alpha: accuracy_of_width(widest * ln_gamma),
+            gamma,
+            multiplier: Self::datadog_multiplier(gamma, ln_base),
+            offset,
+        })
+    }
+
+    /// The multiplier DataDog's Java library derives from `gamma`, `ln(base) /
+    /// ln1p(gamma - 1)`, to the last bit, so that values on the edge of a bin land where Java
+    /// puts them (Go's `1 / math.Log(gamma)` for `NONE` gives the same bits for tailguard's
+    /// gammas; its `1 / math.Log2(gamma)` for `CUBIC` can differ by one unit in the last
+    /// place: see the [`proto`](crate::proto) docs).
+    pub(super) fn datadog_multiplier(gamma: f64, ln_base: f64) -> f64 {
+        ln_base / libm::log1p(gamma - 1.0)
+    }
+
+    /// The index of the bin whose value has logarithm `approx_log`.
+    #[inline]
+    pub(super) fn index(&self, approx_log: f64) -> i32 {
+        datadog_floor(approx_log * self.multiplier + self.offset)
+    }
+
+    /// The logarithm at which bin `index` starts (the inverse of [`index`](Self::index)).
+    pub(super) fn lower_bound_log(&self, index: i32) -> f64 {
+        (index as f64 - self.offset) / self.multiplier
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_floor_is_datadogs() {
+        // floor, except that negative whole numbers go one lower (Go's and Java's
+        // `(int) x - 1` for x < 0).
+        for (x, want) in [
+            (-2.0, -3),
+            (-1.5, -2),
+            (-1.0, -2),
+            (-0.5, -1),
+            (0.0, 0),
+            (0.5, 0),
+            (1.0, 1),
+            (2.999, 2),
+            (-1e12, i32::MIN),
+            (1e12, i32::MAX),
+        ] {
+            assert_eq!(datadog_floor(x), want, "{x}");
+        }
+        assert_eq!(datadog_floor(f64::NEG_INFINITY), i32::MIN);
+        assert_eq!(datadog_floor(f64::INFINITY), i32::MAX);
+        assert_eq!(datadog_floor(f64::NAN), 0);
+    }
+}

@@ -1,0 +1,101 @@
+//! The quantile scan's chunks: sums of bins that vectorise, and the search for the bin
+//! where a cumulative count passes a rank, a part of a chunk at a time.
+
+/// How many bins the quantile scan sums at once (vectorised) before looking inside.
+pub(super) const SCAN_CHUNK: usize = 64;
+
+/// How many bins of a chunk the scan sums at once, once it knows the bin it looks for is
+/// in that chunk, before it goes bin by bin: at most 8 parts and 8 bins instead of 64
+/// bins one after another.
+const SCAN_PART: usize = 8;
+
+/// The sum of `bins`, summed in 32-bit lanes, which vectorise on every SIMD unit (a sum
+/// widened to 64 bits per bin compiled to one scalar add per bin on x86-64).
+///
+/// `NARROW`: the sketch holds fewer than 2^32 values, so no sum of its bins overflows 32
+/// bits. Otherwise the low and high 16 bits of the bins are summed apart, and neither of
+/// those sums can overflow (`L * 0xffff` fits, checked below for the longest `L`). A
+/// constant, so that the scan's loop is compiled once for each case, without the test.
+#[inline(always)]
+pub(super) fn bin_sum<const NARROW: bool, const L: usize>(bins: &[u32; L]) -> u64 {
+    const { assert!(L.is_multiple_of(4)) };
+    // Four lanes written out: a 64-bin fold is unrolled before it is vectorised, and then
+    // compiles to 64 scalar adds.
+    let (quads, _) = bins.as_chunks::<4>(); // nothing left over
+    let lane_sum = |lanes: [u32; 4]| lanes.iter().fold(0u32, |sum, &x| sum.wrapping_add(x));
+    if NARROW {
+        let mut lanes = [0u32; 4];
+        for quad in quads {
+            for (lane, &b) in lanes.iter_mut().zip(quad) {
+                *lane = lane.wrapping_add(b);
+            }
+        }
+        return u64::from(lane_sum(lanes));
+    }
+    let (mut low, mut high) = ([0u32; 4], [0u32; 4]);
+    for quad in quads {
+        for ((l, h), &b) in low.iter_mut().zip(&mut high).zip(quad) {
+            *l = l.wrapping_add(b & 0xffff);
+            *h = h.wrapping_add(b >> 16);
+        }
+    }
+    u64::from(lane_sum(low)).wrapping_add(u64::from(lane_sum(high)) << 16)
+}
+const _: () = assert!(SCAN_CHUNK as u64 * 0xffff <= u32::MAX as u64);
+const _: () = assert!(SCAN_CHUNK.is_multiple_of(SCAN_PART));
+
+/// Adds `bins` to `below` from the first up, and returns the position of the first bin
+/// that takes it past `rank`.
+#[inline]
+pub(super) fn scan_up(bins: &[u32], rank: u64, below: &mut u64) -> Option<usize> {
+    bins.iter().position(|&b| {
+        *below = below.saturating_add(u64::from(b));
+        *below > rank
+    })
+}
+
+/// Adds `bins` to `above` from the last down, and returns the position of the first bin
+/// that takes it to `need` or more.
+#[inline]
+pub(super) fn scan_down(bins: &[u32], need: u64, above: &mut u64) -> Option<usize> {
+    bins.iter().rposition(|&b| {
+        *above = above.saturating_add(u64::from(b));
+        *above >= need
+    })
+}
+
+/// [`scan_up`] on a chunk, a part at a time until the part that holds the bin.
+#[inline(always)]
+pub(super) fn scan_up_chunk<const NARROW: bool>(
+    chunk: &[u32; SCAN_CHUNK],
+    rank: u64,
+    below: &mut u64,
+) -> Option<usize> {
+    let (parts, _) = chunk.as_chunks::<SCAN_PART>(); // nothing left over
+    for (k, part) in parts.iter().enumerate() {
+        let sum = bin_sum::<NARROW, SCAN_PART>(part);
+        if below.saturating_add(sum) > rank {
+            return scan_up(part, rank, below).map(|i| k.wrapping_mul(SCAN_PART) | i);
+        }
+        *below = below.saturating_add(sum);
+    }
+    None
+}
+
+/// [`scan_down`] on a chunk, a part at a time until the part that holds the bin.
+#[inline(always)]
+pub(super) fn scan_down_chunk<const NARROW: bool>(
+    chunk: &[u32; SCAN_CHUNK],
+    need: u64,
+    above: &mut u64,
+) -> Option<usize> {
+    let (parts, _) = chunk.as_chunks::<SCAN_PART>(); // nothing left over
+    for (k, part) in parts.iter().enumerate().rev() {
+        let sum = bin_sum::<NARROW, SCAN_PART>(part);
+        if above.saturating_add(sum) >= need {
+            return scan_down(part, need, above).map(|i| k.wrapping_mul(SCAN_PART) | i);
+        }
+        *above = above.saturating_add(sum);
+    }
+    None
+}
