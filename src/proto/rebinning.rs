@@ -4,10 +4,11 @@
 
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
-use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
+use super::{decode_into, DecodeError, IndexConvention, WireMapping};
 use crate::sketch::cubic_inverse::cubic_inverse;
 use crate::sketch::mapping::interpolated_exp2;
 use crate::sketch::{DDSketch, IndexMapping};
+use crate::wire::Tally;
 use core::f64::consts::LN_2;
 
 /// What [`decode_rebinned`] added to the sketch, and how accurate it is.
@@ -255,25 +256,25 @@ pub fn decode_rebinned<M: IndexMapping, const N: usize>(
     }
 
     // Pass 2 cannot fail: the sketch changes all or not at all.
-    let mut report = Decoded::default();
+    let mut tally = Tally::default();
     let mut rebinned = 0u64;
     apply(
         bytes,
         &found,
         sketch,
-        &mut report,
-        &mut |sketch, key, n, report| {
-            let before = report.added;
-            rebin(sketch, foreign.representative(key), n, report);
-            rebinned = rebinned.saturating_add(report.added.saturating_sub(before));
+        &mut tally,
+        &mut |sketch, key, n, tally| {
+            let before = tally.added;
+            rebin(sketch, foreign.representative(key), n, tally);
+            rebinned = rebinned.saturating_add(tally.added.saturating_sub(before));
         },
     );
     Ok(Rebinned {
-        added: report.added,
+        added: tally.added,
         rebinned,
-        below_range: report.below_range,
-        above_range: report.above_range,
-        saturated: report.saturated,
+        below_range: tally.below_range,
+        above_range: tally.above_range,
+        saturated: tally.saturated,
         exact: false,
         relative_error: foreign.alpha + target_alpha + foreign.alpha * target_alpha,
     })
@@ -285,17 +286,17 @@ fn rebin<M: IndexMapping, const N: usize>(
     sketch: &mut DDSketch<M, N>,
     value: f64,
     n: u64,
-    report: &mut Decoded,
+    tally: &mut Tally,
 ) {
     if (f64::MIN_POSITIVE..=f64::MAX).contains(&value) {
         let index = sketch.mapping().index(value);
-        add_bin_valued(sketch, i64::from(index), n, value, report);
+        add_bin_valued(sketch, i64::from(index), n, value, tally);
     } else if value > f64::MAX {
         let top = sketch.max_trackable();
-        add_bin_valued(sketch, i64::MAX, n, top, report);
+        add_bin_valued(sketch, i64::MAX, n, top, tally);
     } else {
         // 0 or subnormal (NaN cannot occur, see `Foreign::edge`; `max` would make it 0).
-        add_bin_valued(sketch, i64::MIN, n, value.max(0.0), report);
+        add_bin_valued(sketch, i64::MIN, n, value.max(0.0), tally);
     }
 }
 
