@@ -33,14 +33,15 @@ use crate::wire::{Range, Side, Tally};
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Decoded {
-    /// Values added to the sketch (its [`count`](DDSketch::count) grew by this much).
+    /// Values added to the sketch: its [`count`](DDSketch::count) grew by this much.
     pub added: u64,
-    /// Of those, values of buckets below the sketch's range (in its zero bin now).
+    /// Of those, values of buckets below the sketch's range, now in its zero bin.
     pub below_range: u64,
-    /// Of those, values of buckets above it (in its top bin now, and
-    /// [`clamped`](DDSketch::clamped)).
+    /// Of those, values of buckets above the sketch's range, now in its top bin (and
+    /// counted by [`clamped`](DDSketch::clamped)).
     pub above_range: u64,
-    /// Values dropped because their bin was full ([`saturated`](DDSketch::saturated)).
+    /// Values dropped because their bin was full (counted by
+    /// [`saturated`](DDSketch::saturated)).
     pub saturated: u64,
     /// Of those added, values of the zero bucket whose `zero_threshold` reaches the
     /// sketch's bins: they may be as large as the threshold, and now count as zeros.
@@ -183,6 +184,11 @@ pub fn decode_into<const N: usize>(
         }
     };
 
+    let mut report = Decoded {
+        scale: found.scale,
+        times: found.times,
+        ..Decoded::default()
+    };
     let mut tally = Tally::default();
     let mut acc = Accumulated::new(sketch, found.min.zip(found.max));
     let first = i64::from(found.offset);
@@ -201,11 +207,6 @@ pub fn decode_into<const N: usize>(
         }
         Ok(())
     })?;
-    let mut report = Decoded {
-        scale: found.scale,
-        times: found.times,
-        ..Decoded::default()
-    };
     let before = tally.added;
     acc.add(sketch, i64::MIN, found.zero_count, &mut tally);
     // A NaN threshold compares false; min_trackable is a search, asked only if needed.
