@@ -4,7 +4,7 @@
 
 use super::decoding::{add_bin_valued, apply, read_mapping_of, scan};
 use super::mapping::key_to_index;
-use super::{decode_into, DecodeError, IndexConvention, WireMapping};
+use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
 use crate::sketch::cubic_inverse::cubic_inverse;
 use crate::sketch::mapping::interpolated_exp2;
 use crate::sketch::{DDSketch, IndexMapping};
@@ -55,6 +55,21 @@ pub struct Rebinned {
     /// writer's accuracy `a` and the sketch's `b` (see the
     /// [module docs](crate::proto#re-binning-foreign-sketches)).
     pub relative_error: f64,
+}
+
+impl Rebinned {
+    /// The report of what decoding `d` added, `rebinned` of those values re-binned.
+    fn of(d: Decoded, rebinned: u64, exact: bool, relative_error: f64) -> Self {
+        Rebinned {
+            added: d.added,
+            rebinned,
+            below_range: d.below_range,
+            above_range: d.above_range,
+            saturated: d.saturated,
+            exact,
+            relative_error,
+        }
+    }
 }
 
 /// The approximation of the logarithm a foreign mapping uses between powers of two
@@ -236,15 +251,7 @@ pub fn decode_rebinned<M: IndexMapping, const N: usize>(
         Ok(_) => {
             // The sketch's own mapping: decode_into itself, so bin for bin the same.
             let d = decode_into(bytes, convention, sketch)?;
-            return Ok(Rebinned {
-                added: d.added,
-                rebinned: 0,
-                below_range: d.below_range,
-                above_range: d.above_range,
-                saturated: d.saturated,
-                exact: true,
-                relative_error: target_alpha,
-            });
+            return Ok(Rebinned::of(d, 0, true, target_alpha));
         }
         Err(DecodeError::Interpolation { .. } | DecodeError::Gamma { .. })
         | Err(DecodeError::Offset { .. }) => {}
@@ -269,15 +276,13 @@ pub fn decode_rebinned<M: IndexMapping, const N: usize>(
             rebinned = rebinned.saturating_add(tally.added.saturating_sub(before));
         },
     );
-    Ok(Rebinned {
-        added: tally.added,
+    let relative_error = foreign.alpha + target_alpha + foreign.alpha * target_alpha;
+    Ok(Rebinned::of(
+        Decoded::of(tally),
         rebinned,
-        below_range: tally.below_range,
-        above_range: tally.above_range,
-        saturated: tally.saturated,
-        exact: false,
-        relative_error: foreign.alpha + target_alpha + foreign.alpha * target_alpha,
-    })
+        false,
+        relative_error,
+    ))
 }
 
 /// Adds `n` values of representative `value` as `record_n` would: the sketch's bin of
