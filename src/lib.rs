@@ -88,6 +88,7 @@ mod sync;
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
 pub mod window;
+mod wire;
 
 pub use clock::{Clock, Instant, ManualClock};
 pub use sketch::DDSketch;

@@ -13,9 +13,13 @@
 
 use arbitrary::{Arbitrary, Error, Result, Unstructured};
 
-use crate::proto::wire::{zigzag, Writer};
+use crate::proto::message::{
+    BIN_COUNTS, CONTIGUOUS_COUNTS, CONTIGUOUS_OFFSET, GAMMA, INDEX_OFFSET, INTERPOLATION, KEY,
+    MAPPING, NEGATIVE, POSITIVE, VALUE, ZERO_COUNT,
+};
 use crate::proto::IndexConvention;
 use crate::sketch::{CubicMapping, IntMapping, Interpolation, LogMapping};
+use crate::wire::Writer;
 
 /// Who wrote a message [`ddsketch_message`] generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -162,23 +166,23 @@ pub fn ddsketch_message(u: &mut Unstructured<'_>, buf: &mut [u8]) -> Result<DDSk
         _ => IndexConvention::GoJava,
     };
     let mut plan = Plan::arbitrary(u, library)?;
-    let mut w = Writer { buf, pos: 0 };
+    let mut w = Writer::new(buf);
     let mut stats = Stats::default();
 
-    let mapping = w.begin(1);
-    w.double_field(1, plan.gamma);
-    w.double_field(2, plan.index_offset);
-    w.varint_field(3, plan.interpolation as u64);
+    let mapping = w.begin(MAPPING);
+    double_unless_zero(&mut w, GAMMA, plan.gamma);
+    double_unless_zero(&mut w, INDEX_OFFSET, plan.index_offset);
+    varint_unless_zero(&mut w, INTERPOLATION, plan.interpolation as u64);
     w.end(mapping);
 
-    let positive = w.begin(2);
+    let positive = w.begin(POSITIVE);
     let fractional = plan.refusal == Some(Refusal::FractionalCount);
     let room = w.room().saturating_sub(TAIL) / 8;
     let room = u32::try_from(room).unwrap_or(u32::MAX).min(MAX_RUN);
     let wrote_fraction = write_store(&mut w, u, &plan, room, fractional, Some(&mut stats))?;
     w.end(positive);
 
-    let negative = w.begin(3);
+    let negative = w.begin(NEGATIVE);
     if plan.refusal == Some(Refusal::NegativeValues) {
         let room = u32::try_from(w.room().saturating_sub(TAIL) / 8).unwrap_or(0);
         let mut negative_stats = Stats::default();
@@ -196,14 +200,14 @@ pub fn ddsketch_message(u: &mut Unstructured<'_>, buf: &mut [u8]) -> Result<DDSk
         0 | 1 => 0.0,
         _ => arbitrary_count(u, false)?,
     };
-    w.double_field(4, zero_count);
+    double_unless_zero(&mut w, ZERO_COUNT, zero_count);
     stats.count += zero_count;
 
-    if w.pos > w.buf.len() {
+    if !w.fits() {
         return Err(Error::IncorrectFormat); // not expected: TAIL covers the rest
     }
     Ok(DDSketchMessage {
-        len: w.pos,
+        len: w.pos(),
         library,
         convention,
         decodes: match plan.refusal {
@@ -459,9 +463,9 @@ fn write_store(
         for _ in 0..run {
             let count = count_at(u, i)?;
             if count != 0.0 {
-                let entry = w.begin(1);
-                w.sint32_field_always(1, key_of(i));
-                w.double_always(2, count);
+                let entry = w.begin(BIN_COUNTS);
+                w.sint32_field(KEY, key_of(i));
+                w.double_field(VALUE, count);
                 w.end(entry);
                 if let Some(stats) = stats.as_deref_mut() {
                     stats.add(key_of(i), count);
@@ -481,7 +485,7 @@ fn write_store(
     } else {
         (run, 0)
     };
-    let packed = w.begin(2);
+    let packed = w.begin(CONTIGUOUS_COUNTS);
     for j in 0..padded {
         let count = match j.checked_sub(lead) {
             Some(i) if i < run => {
@@ -498,7 +502,7 @@ fn write_store(
     w.end(packed);
     let offset = first.wrapping_sub(lead as i32);
     if offset != 0 || plan.library == Library::JavaSerialize {
-        w.sint32_field_always(3, offset);
+        w.sint32_field(CONTIGUOUS_OFFSET, offset);
     }
     Ok(fractional)
 }
@@ -510,34 +514,19 @@ fn gcd(mut a: u32, mut b: u32) -> u32 {
     a
 }
 
-/// The fields of DDSketch messages, written as the writer libraries do, over the crate's
-/// [`Writer`] (which never writes past the buffer, but counts on, so an overflow shows).
-impl Writer<'_> {
-    /// A double field as the writer library does: proto3 leaves zero out, and so does
-    /// Java's own serializer (`writeDouble` skips 0).
-    fn double_field(&mut self, field: u32, v: f64) {
-        if v != 0.0 {
-            self.double_always(field, v);
-        }
+/// A double field as the writer libraries write one: proto3 leaves zero out, and so does
+/// Java's own serializer (`writeDouble` skips 0).
+fn double_unless_zero(w: &mut Writer<'_>, field: u32, v: f64) {
+    if v != 0.0 {
+        w.double_field(field, v);
     }
+}
 
-    fn double_always(&mut self, field: u32, v: f64) {
-        self.tag(field, 1);
-        self.double(v);
-    }
-
-    /// An enum or unsigned field, left out when zero (proto3, and Java's
-    /// `writeUnsignedInt32`).
-    fn varint_field(&mut self, field: u32, v: u64) {
-        if v != 0 {
-            self.tag(field, 0);
-            self.varint(v);
-        }
-    }
-
-    fn sint32_field_always(&mut self, field: u32, v: i32) {
-        self.tag(field, 0);
-        self.varint(u64::from(zigzag(v)));
+/// An enum or unsigned field, left out when zero (proto3, and Java's
+/// `writeUnsignedInt32`).
+fn varint_unless_zero(w: &mut Writer<'_>, field: u32, v: u64) {
+    if v != 0 {
+        w.varint_field(field, v);
     }
 }
 

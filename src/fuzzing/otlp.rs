@@ -17,9 +17,13 @@
 use arbitrary::{Error, Result, Unstructured};
 
 use super::sketch::otel_scale;
+use crate::otlp::message::{
+    ATTRIBUTES, BUCKETS_COUNTS, BUCKETS_OFFSET, COUNT, EXEMPLARS, FLAGS, MAX, MIN, NEGATIVE,
+    POSITIVE, SCALE, START_TIME, SUM, TIME, ZERO_COUNT, ZERO_THRESHOLD,
+};
 use crate::otlp::DecodeError;
-use crate::proto::wire::{zigzag, Writer};
 use crate::sketch::{BinLayout, DDSketch, IndexMapping, OtelMapping};
+use crate::wire::{WireType, Writer};
 
 /// Which sketches decode a point [`otlp_data_point`] generated, or why none does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -248,14 +252,12 @@ pub fn otlp_data_point(u: &mut Unstructured<'_>, buf: &mut [u8]) -> Result<OtlpD
     }
     let room = buf.len().saturating_sub(TAIL) / COUNT_BYTES;
     let plan = Plan::arbitrary(u, u32::try_from(room).unwrap_or(u32::MAX))?;
-    let mut out = Out {
-        w: Writer { buf, pos: 0 },
-    };
+    let mut out = Writer::new(buf);
     plan.write(&mut out, u)?;
-    let len = out.w.pos;
-    if len > out.w.buf.len() {
+    if !out.fits() {
         return Err(Error::IncorrectFormat); // not expected: TAIL covers the rest
     }
+    let len = out.pos();
     Ok(OtlpDataPoint {
         len,
         scale: plan.mapping.scale(),
@@ -574,7 +576,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Writes the point: in number order, or shuffled with repeats and unknown fields.
-    fn write(&self, out: &mut Out<'_>, u: &mut Unstructured<'_>) -> Result<()> {
+    fn write(&self, out: &mut Writer<'_>, u: &mut Unstructured<'_>) -> Result<()> {
         let mut order = [
             Item::Attributes,
             Item::StartTime,
@@ -608,7 +610,7 @@ impl<'a> Plan<'a> {
                 // The first `split` counts in an earlier Buckets, with another offset.
                 split = u.int_in_range(0..=self.bucket_counts())?;
                 let positive = out.begin(POSITIVE);
-                out.sint32(BUCKETS_OFFSET, self.offset ^ 0x55);
+                out.sint32_field(BUCKETS_OFFSET, self.offset ^ 0x55);
                 self.write_counts(out, 0..split, unpacked);
                 out.end(positive);
             }
@@ -620,26 +622,26 @@ impl<'a> Plan<'a> {
     }
 
     /// Earlier occurrences of scalars with other values: protobuf keeps the last.
-    fn write_decoys(&self, out: &mut Out<'_>, u: &mut Unstructured<'_>) -> Result<()> {
-        out.fixed(COUNT, self.count ^ 0xff);
-        out.sint32(SCALE, u.int_in_range(-40..=40)?);
-        out.fixed(ZERO_COUNT, u.arbitrary()?);
-        out.double(ZERO_THRESHOLD, 7.0);
+    fn write_decoys(&self, out: &mut Writer<'_>, u: &mut Unstructured<'_>) -> Result<()> {
+        out.fixed64_field(COUNT, self.count ^ 0xff);
+        out.sint32_field(SCALE, u.int_in_range(-40..=40)?);
+        out.fixed64_field(ZERO_COUNT, u.arbitrary()?);
+        out.double_field(ZERO_THRESHOLD, 7.0);
         // Only fields written again below: a decoy of an absent one would stay.
         if self.min.is_some() {
-            out.double(MIN, -1.0);
+            out.double_field(MIN, -1.0);
         }
         if self.max.is_some() {
-            out.double(MAX, f64::NAN);
+            out.double_field(MAX, f64::NAN);
         }
         if self.sum.is_some() {
-            out.double(SUM, -3.5);
+            out.double_field(SUM, -3.5);
         }
         Ok(())
     }
 
     /// The positive counts from `range` (positions), packed or one field each.
-    fn write_counts(&self, out: &mut Out<'_>, range: core::ops::Range<u32>, unpacked: bool) {
+    fn write_counts(&self, out: &mut Writer<'_>, range: core::ops::Range<u32>, unpacked: bool) {
         let counts = self
             .counts()
             .skip(range.start as usize)
@@ -652,7 +654,7 @@ impl<'a> Plan<'a> {
         } else if !range.is_empty() {
             let packed = out.begin(BUCKETS_COUNTS);
             for c in counts {
-                out.w.varint(c);
+                out.varint(c);
             }
             out.end(packed);
         }
@@ -660,7 +662,7 @@ impl<'a> Plan<'a> {
 
     fn write_item(
         &self,
-        out: &mut Out<'_>,
+        out: &mut Writer<'_>,
         u: &mut Unstructured<'_>,
         item: Item,
         split: u32,
@@ -670,9 +672,9 @@ impl<'a> Plan<'a> {
         // Canonical: proto3 leaves zero scalars out; otherwise they may be written, and
         // must be after a decoy (or the decoy's value would stand).
         let explicit = !self.canonical && (decoys || u.ratio(1u8, 2)?);
-        let fixed = |out: &mut Out<'_>, field, v: u64| {
+        let fixed = |out: &mut Writer<'_>, field, v: u64| {
             if v != 0 || explicit {
-                out.fixed(field, v);
+                out.fixed64_field(field, v);
             }
         };
         match item {
@@ -680,7 +682,7 @@ impl<'a> Plan<'a> {
                 for _ in 0..u.int_in_range(0u8..=2)? {
                     let key = *u.choose(&["service.name", "http.route", "host.name"])?;
                     let value = *u.choose(&["checkout", "/api/v1/orders", "device-17"])?;
-                    out.key_value(ATTRIBUTES, key, value);
+                    key_value(out, ATTRIBUTES, key, value);
                 }
             }
             Item::StartTime => fixed(out, START_TIME, self.times.0),
@@ -688,19 +690,19 @@ impl<'a> Plan<'a> {
             Item::Count => fixed(out, COUNT, self.count),
             Item::Sum => {
                 if let Some(sum) = self.sum {
-                    out.double(SUM, sum);
+                    out.double_field(SUM, sum);
                 }
             }
             Item::Scale => {
                 if self.mapping.scale() != 0 || explicit {
-                    out.sint32(SCALE, self.mapping.scale());
+                    out.sint32_field(SCALE, self.mapping.scale());
                 }
             }
             Item::ZeroCount => fixed(out, ZERO_COUNT, self.zero_count),
             Item::Positive => {
                 let positive = out.begin(POSITIVE);
                 if self.offset != 0 || !self.canonical {
-                    out.sint32(BUCKETS_OFFSET, self.offset);
+                    out.sint32_field(BUCKETS_OFFSET, self.offset);
                 }
                 self.write_counts(out, split..self.bucket_counts(), unpacked);
                 out.end(positive);
@@ -709,12 +711,12 @@ impl<'a> Plan<'a> {
                 if self.negative.present {
                     let negative = out.begin(NEGATIVE);
                     if self.negative.offset != 0 {
-                        out.sint32(BUCKETS_OFFSET, self.negative.offset);
+                        out.sint32_field(BUCKETS_OFFSET, self.negative.offset);
                     }
                     if self.negative.len > 0 {
                         let packed = out.begin(BUCKETS_COUNTS);
                         for &c in self.negative.counts.iter().take(self.negative.len) {
-                            out.w.varint(c);
+                            out.varint(c);
                         }
                         out.end(packed);
                     }
@@ -729,27 +731,27 @@ impl<'a> Plan<'a> {
             Item::Exemplars => {
                 for _ in 0..u.int_in_range(0u8..=2)? {
                     let exemplar = out.begin(EXEMPLARS);
-                    out.fixed(2, self.times.1); // time_unix_nano
-                    out.double(3, self.max.unwrap_or(1.0)); // as_double
+                    out.fixed64_field(2, self.times.1); // time_unix_nano
+                    out.double_field(3, self.max.unwrap_or(1.0)); // as_double
                     out.bytes_field(4, &u.arbitrary::<[u8; 8]>()?); // span_id
                     out.bytes_field(5, &u.arbitrary::<[u8; 16]>()?); // trace_id
-                    out.key_value(7, "http.method", "GET"); // filtered_attributes
+                    key_value(out, 7, "http.method", "GET"); // filtered_attributes
                     out.end(exemplar);
                 }
             }
             Item::Min => {
                 if let Some(min) = self.min {
-                    out.double(MIN, min);
+                    out.double_field(MIN, min);
                 }
             }
             Item::Max => {
                 if let Some(max) = self.max {
-                    out.double(MAX, max);
+                    out.double_field(MAX, max);
                 }
             }
             Item::ZeroThreshold => {
                 if self.zero_threshold != 0.0 || explicit {
-                    out.double(ZERO_THRESHOLD, self.zero_threshold);
+                    out.double_field(ZERO_THRESHOLD, self.zero_threshold);
                 }
             }
             Item::Unknown => {
@@ -759,13 +761,11 @@ impl<'a> Plan<'a> {
                         let field = *u.choose(&[15u32, 16, 99, 2047, 536_870_911])?;
                         match u.int_in_range(0u8..=3)? {
                             0 => out.varint_field(field, u.arbitrary()?),
-                            1 => out.fixed(field, u.arbitrary()?),
+                            1 => out.fixed64_field(field, u.arbitrary()?),
                             2 => out.bytes_field(field, &u.arbitrary::<[u8; 5]>()?),
                             _ => {
-                                out.tag(field, 5);
-                                for b in u.arbitrary::<[u8; 4]>()? {
-                                    out.w.byte(b);
-                                }
+                                out.tag(field, WireType::I32);
+                                out.bytes(&u.arbitrary::<[u8; 4]>()?);
                             }
                         }
                     }
@@ -796,78 +796,14 @@ enum Item {
     Unknown,
 }
 
-// Field numbers (opentelemetry/proto/metrics/v1/metrics.proto).
-const ATTRIBUTES: u32 = 1;
-const START_TIME: u32 = 2;
-const TIME: u32 = 3;
-const COUNT: u32 = 4;
-const SUM: u32 = 5;
-const SCALE: u32 = 6;
-const ZERO_COUNT: u32 = 7;
-const POSITIVE: u32 = 8;
-const NEGATIVE: u32 = 9;
-const FLAGS: u32 = 10;
-const EXEMPLARS: u32 = 11;
-const MIN: u32 = 12;
-const MAX: u32 = 13;
-const ZERO_THRESHOLD: u32 = 14;
-const BUCKETS_OFFSET: u32 = 1;
-const BUCKETS_COUNTS: u32 = 2;
-
-/// Protobuf fields over the crate's [`Writer`] (which never writes past the buffer, but
-/// counts on, so an overflow shows); nested messages get their length after their body.
-struct Out<'a> {
-    w: Writer<'a>,
-}
-
-impl Out<'_> {
-    fn tag(&mut self, field: u32, wire_type: u8) {
-        self.w.tag(field, wire_type);
-    }
-
-    fn fixed(&mut self, field: u32, v: u64) {
-        self.tag(field, 1);
-        self.w.fixed64(v);
-    }
-
-    fn double(&mut self, field: u32, v: f64) {
-        self.fixed(field, v.to_bits());
-    }
-
-    fn varint_field(&mut self, field: u32, v: u64) {
-        self.tag(field, 0);
-        self.w.varint(v);
-    }
-
-    fn sint32(&mut self, field: u32, v: i32) {
-        self.varint_field(field, u64::from(zigzag(v)));
-    }
-
-    fn bytes_field(&mut self, field: u32, bytes: &[u8]) {
-        self.tag(field, 2);
-        self.w.varint(bytes.len() as u64);
-        for &b in bytes {
-            self.w.byte(b);
-        }
-    }
-
-    /// A `KeyValue { string key = 1; AnyValue value = 2 { string string_value = 1; } }`.
-    fn key_value(&mut self, field: u32, key: &str, value: &str) {
-        let kv = self.begin(field);
-        self.bytes_field(1, key.as_bytes());
-        let any = self.begin(2);
-        self.bytes_field(1, value.as_bytes());
-        self.end(any);
-        self.end(kv);
-    }
-
-    fn begin(&mut self, field: u32) -> usize {
-        self.w.begin(field)
-    }
-
-    fn end(&mut self, start: usize) {
-        self.w.end(start);
-    }
+/// A `KeyValue { string key = 1; AnyValue value = 2 { string string_value = 1; } }`.
+fn key_value(out: &mut Writer<'_>, field: u32, key: &str, value: &str) {
+    let kv = out.begin(field);
+    out.bytes_field(1, key.as_bytes());
+    let any = out.begin(2);
+    out.bytes_field(1, value.as_bytes());
+    out.end(any);
+    out.end(kv);
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::message::{walk, Event, Sign};
 use super::{DecodeError, Timestamps};
 use crate::sketch::mapping::near_edge;
 use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
+use crate::wire::{Range, Side, Tally};
 
 /// What [`decode_into`] added to the sketch.
 ///
@@ -188,9 +189,11 @@ pub fn decode_into<const N: usize>(
         times: found.times,
         ..Decoded::default()
     };
+    let mut tally = Tally::default();
     let mut acc = Accumulated::new(sketch, found.min.zip(found.max));
     let first = i64::from(found.offset);
-    let applied = walk(bytes, &mut |event| {
+    // Pass 1 accepted these bytes, so pass 2 does too.
+    walk(bytes, &mut |event| {
         if let Event::Bucket {
             sign: Sign::Positive,
             position,
@@ -199,34 +202,37 @@ pub fn decode_into<const N: usize>(
         {
             if count > 0 {
                 let index = first.saturating_add(i64::try_from(position).unwrap_or(i64::MAX));
-                acc.add(sketch, index >> delta, count, &mut report);
+                acc.add(sketch, index >> delta, count, &mut tally);
             }
         }
         Ok(())
-    });
-    // Pass 1 accepted these bytes, so pass 2 does too.
-    applied.map_err(DecodeError::from)?;
-    let before = report.added;
-    acc.add(sketch, i64::MIN, found.zero_count, &mut report);
+    })?;
+    let before = tally.added;
+    acc.add(sketch, i64::MIN, found.zero_count, &mut tally);
     // A NaN threshold compares false; min_trackable is a search, asked only if needed.
     if found.zero_count > 0 && found.zero_threshold >= sketch.min_trackable() {
-        report.wide_zero = report.added.wrapping_sub(before); // added only grows
+        report.wide_zero = tally.added.wrapping_sub(before); // added only grows
     }
-    if report.added > 0 {
+    if tally.added > 0 {
         let (min, max, sum, exact) = acc.stats(sketch, &found);
         // Values dropped as saturated leave the sum as an estimate.
-        report.exact_stats = exact && report.saturated == 0;
+        report.exact_stats = exact && tally.saturated == 0;
         sketch.add_float_stats(min, max, sum);
     }
-    Ok(report)
+    Ok(Decoded {
+        added: tally.added,
+        below_range: tally.below_range,
+        above_range: tally.above_range,
+        saturated: tally.saturated,
+        ..report
+    })
 }
 
 /// What the added buckets say about min, max and sum, for when the message's are
 /// missing or do not fit.
 struct Accumulated {
-    /// The sketch's range, as i64 indices: `[min_index, end)`.
-    min_index: i64,
-    end: i64,
+    /// The sketch's range.
+    range: Range,
     /// The lowest and highest class (see [`class`](Self::class)) that received values.
     lowest: i64,
     highest: i64,
@@ -244,11 +250,8 @@ impl Accumulated {
         sketch: &DDSketch<OtelMapping, N>,
         extremes: Option<(f64, f64)>,
     ) -> Self {
-        let min_index = i64::from(sketch.min_index());
         Accumulated {
-            min_index,
-            // min_index + N fits in an i32 (the sketch's constructors check it).
-            end: min_index.saturating_add(i64::try_from(N).unwrap_or(i64::MAX)),
+            range: Range::of(sketch),
             lowest: i64::MAX,
             highest: i64::MIN,
             min: f64::INFINITY,
@@ -265,8 +268,8 @@ impl Accumulated {
         // max-then-min, not `Ord::clamp`: clamp panics when its bounds cross, and links
         // that panic (with core::fmt) into the image; these cannot cross (end > min_index).
         index
-            .max(self.min_index.saturating_sub(1))
-            .min(self.end.saturating_sub(1))
+            .max(self.range.min_index.saturating_sub(1))
+            .min(self.range.end.saturating_sub(1))
     }
 
     /// The class of a value, as `record` would count it.
@@ -285,30 +288,17 @@ impl Accumulated {
         sketch: &mut DDSketch<OtelMapping, N>,
         index: i64,
         n: u64,
-        report: &mut Decoded,
+        tally: &mut Tally,
     ) {
         let class = self.class(index);
-        let below = index < self.min_index;
-        let above = index >= self.end;
-        // Below the range the zero bin (i32::MIN is always below it), above it the top.
-        let index32 = if below {
-            i32::MIN
-        } else {
-            i32::try_from(index).unwrap_or(i32::MAX)
-        };
+        let (index32, side) = self.range.place(index);
+        let below = side == Side::Below;
         let added = sketch.add_bin_count_only(index32, n);
-        let dropped = n.saturating_sub(added);
-        report.added = report.added.saturating_add(added);
-        report.saturated = report.saturated.saturating_add(dropped);
+        // The zero bucket (i64::MIN) is not below the range, just zeros.
+        let side = if index == i64::MIN { Side::Zero } else { side };
+        let dropped = tally.count(n, added, side);
         if n == 0 {
             return;
-        }
-        if index == i64::MIN {
-            // The zero bucket: not below the range, just zeros.
-        } else if below {
-            report.below_range = report.below_range.saturating_add(added);
-        } else if above {
-            report.above_range = report.above_range.saturating_add(added);
         }
         // The bin's representative value, as the DDSketch decoder takes it: its own
         // bin's, or 0 or the end of the range where that overflows.

@@ -6,21 +6,13 @@ use super::message::{
     ZERO_COUNT, ZERO_THRESHOLD,
 };
 use super::{EncodeError, Timestamps};
-use crate::proto::wire::{varint_len, zigzag, Writer};
 use crate::sketch::{DDSketch, OtelMapping};
+use crate::wire::{
+    dense_counts, len_field_len, sint32_field_len, varint_len, Run, Writer, FIXED64_FIELD_LEN,
+};
 
-/// A one-byte tag: every field number here is below 16.
-const fn tag(field: u32, wire_type: u8) -> u8 {
-    ((field as u8) << 3) | wire_type
-}
-const VARINT: u8 = 0;
-const I64: u8 = 1;
-const LEN: u8 = 2;
-
-/// A tag and 8 bytes.
-const FIXED_FIELD_LEN: usize = 9;
 /// Sum, min and max.
-const STATS_LEN: usize = 27;
+const STATS_LEN: usize = 3 * FIXED64_FIELD_LEN;
 
 /// What [`encode`] writes, worked out once.
 struct Layout {
@@ -41,38 +33,18 @@ struct Layout {
 
 fn fixed_len(present: bool) -> usize {
     if present {
-        FIXED_FIELD_LEN
+        FIXED64_FIELD_LEN
     } else {
         0
     }
 }
 
-/// A one-byte tag, a length and `body` bytes.
-fn len_field_len(body: usize) -> usize {
-    varint_len(body as u64)
-        .saturating_add(body)
-        .saturating_add(1)
-}
-
 impl Layout {
     fn of<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Timestamps) -> Layout {
-        let (mut first, mut last) = (0, -1);
-        let (mut nonempty, mut counts_len) = (0usize, 0usize);
-        for bin in sketch.bins() {
-            if nonempty == 0 {
-                first = bin.index;
-            }
-            last = bin.index;
-            nonempty = nonempty.saturating_add(1);
-            counts_len = counts_len.saturating_add(varint_len(u64::from(bin.count)));
-        }
-        // Both indices are inside the sketch, whose indices fit in an i32.
-        let run = i64::from(last)
-            .wrapping_sub(i64::from(first))
-            .wrapping_add(1);
-        let run = usize::try_from(run).unwrap_or(0);
-        // The empty buckets between are one byte (a zero varint) each.
-        let packed_len = counts_len.saturating_add(run.saturating_sub(nonempty));
+        let Run { first, len: run } = Run::of(sketch.bins());
+        let packed_len = dense_counts(sketch.bins(), first).fold(0usize, |len, count| {
+            len.saturating_add(varint_len(count.into()))
+        });
         let stats = match (sketch.min(), sketch.max()) {
             (Some(min), Some(max)) => Some((sketch.sum(), min, max)),
             _ => None,
@@ -96,7 +68,7 @@ impl Layout {
     fn buckets_len(&self) -> usize {
         let mut len = len_field_len(self.packed_len);
         if self.offset != 0 {
-            len = len.saturating_add(varint_len(u64::from(zigzag(self.offset))).saturating_add(1));
+            len = len.saturating_add(sint32_field_len(self.offset));
         }
         len
     }
@@ -111,7 +83,7 @@ impl Layout {
             len = len.saturating_add(STATS_LEN);
         }
         if self.scale != 0 {
-            len = len.saturating_add(varint_len(u64::from(zigzag(self.scale))).saturating_add(1));
+            len = len.saturating_add(sint32_field_len(self.scale));
         }
         if self.run > 0 {
             len = len.saturating_add(len_field_len(self.buckets_len()));
@@ -173,58 +145,44 @@ pub fn encode<const N: usize>(
     if buf.len() < needed {
         return Err(EncodeError::BufferTooSmall { needed });
     }
-    let mut w = Writer { buf, pos: 0 };
-    let fixed = |w: &mut Writer<'_>, field: u32, value: u64| {
-        w.byte(tag(field, I64));
-        w.fixed64(value);
-    };
+    let mut w = Writer::new(buf);
     // Fields in number order, as protobuf's own serializers write them.
     if times.start_unix_nano != 0 {
-        fixed(&mut w, START_TIME, times.start_unix_nano);
+        w.fixed64_field(START_TIME, times.start_unix_nano);
     }
     if times.time_unix_nano != 0 {
-        fixed(&mut w, TIME, times.time_unix_nano);
+        w.fixed64_field(TIME, times.time_unix_nano);
     }
     if layout.count != 0 {
-        fixed(&mut w, COUNT, layout.count);
+        w.fixed64_field(COUNT, layout.count);
     }
     if let Some((sum, _, _)) = layout.stats {
-        fixed(&mut w, SUM, sum.to_bits());
+        w.double_field(SUM, sum);
     }
     if layout.scale != 0 {
-        w.byte(tag(SCALE, VARINT));
-        w.varint(u64::from(zigzag(layout.scale)));
+        w.sint32_field(SCALE, layout.scale);
     }
     if layout.zero_count != 0 {
-        fixed(&mut w, ZERO_COUNT, u64::from(layout.zero_count));
+        w.fixed64_field(ZERO_COUNT, u64::from(layout.zero_count));
     }
     if layout.run > 0 {
-        w.byte(tag(POSITIVE, LEN));
-        w.varint(layout.buckets_len() as u64);
+        w.len_prefix(POSITIVE, layout.buckets_len());
         if layout.offset != 0 {
-            w.byte(tag(BUCKETS_OFFSET, VARINT));
-            w.varint(u64::from(zigzag(layout.offset)));
+            w.sint32_field(BUCKETS_OFFSET, layout.offset);
         }
-        w.byte(tag(BUCKETS_COUNTS, LEN));
-        w.varint(layout.packed_len as u64);
-        let mut next = i64::from(layout.offset);
-        for bin in sketch.bins() {
-            while next < i64::from(bin.index) {
-                w.byte(0);
-                next = next.saturating_add(1);
-            }
-            w.varint(u64::from(bin.count));
-            next = i64::from(bin.index).saturating_add(1);
+        w.len_prefix(BUCKETS_COUNTS, layout.packed_len);
+        for count in dense_counts(sketch.bins(), layout.offset) {
+            w.varint(u64::from(count));
         }
     }
     if let Some((_, min, max)) = layout.stats {
-        fixed(&mut w, MIN, min.to_bits());
-        fixed(&mut w, MAX, max.to_bits());
+        w.double_field(MIN, min);
+        w.double_field(MAX, max);
     }
     if layout.zero_threshold != 0.0 {
-        fixed(&mut w, ZERO_THRESHOLD, layout.zero_threshold.to_bits());
+        w.double_field(ZERO_THRESHOLD, layout.zero_threshold);
     }
-    Ok(w.pos)
+    Ok(w.pos())
 }
 
 #[cfg(test)]

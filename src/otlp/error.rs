@@ -1,6 +1,7 @@
 //! What can go wrong decoding: [`DecodeError`] (encoding fails as the DDSketch encoder does:
 //! [`EncodeError`](crate::proto::EncodeError)).
 
+use crate::wire::WireError;
 use core::fmt;
 
 /// Why an OTLP data point could not be decoded into a sketch. The sketch was left
@@ -56,6 +57,12 @@ pub enum DecodeError {
 impl From<crate::proto::DecodeError> for DecodeError {
     fn from(e: crate::proto::DecodeError) -> Self {
         DecodeError::Malformed(e)
+    }
+}
+
+impl From<WireError> for DecodeError {
+    fn from(e: WireError) -> Self {
+        DecodeError::Malformed(e.into())
     }
 }
 

@@ -103,11 +103,11 @@
 //!   touched.
 
 // One concept per file: `message` (the data point, field by field, over the protobuf
-// primitives of `proto::wire`), `timestamps`, `encoding`, `decoding`, `error`.
+// primitives of `crate::wire`), `timestamps`, `encoding`, `decoding`, `error`.
 mod decoding;
 mod encoding;
 mod error;
-mod message;
+pub(crate) mod message;
 #[cfg(test)]
 mod test_msg;
 mod timestamps;

@@ -3,9 +3,10 @@
 
 use super::{encode, encoded_len, Timestamps};
 use crate::sketch::{DDSketch, OtelMapping};
+use crate::wire::test_msg::encoded;
 use std::vec::Vec;
 
-pub(super) use crate::proto::test_msg::Msg;
+pub(super) use crate::wire::test_msg::Msg;
 
 pub(super) type Sketch = DDSketch<OtelMapping, 512>;
 
@@ -17,10 +18,7 @@ pub(super) fn encode_vec<const N: usize>(
     s: &DDSketch<OtelMapping, N>,
     times: Timestamps,
 ) -> Vec<u8> {
-    let mut buf = std::vec![0u8; encoded_len(s, times)];
-    let len = encode(s, times, &mut buf).unwrap();
-    assert_eq!(len, buf.len());
-    buf
+    encoded(encoded_len(s, times), |buf| encode(s, times, buf))
 }
 
 /// A data point at `scale` with positive buckets from `offset`, and its count.

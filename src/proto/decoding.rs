@@ -5,6 +5,7 @@ use super::mapping::key_to_index;
 use super::message::{walk, Event, StoreKind};
 use super::{DecodeError, IndexConvention, WireMapping};
 use crate::sketch::{DDSketch, IndexMapping};
+use crate::wire::{Range, Side, Tally};
 
 /// What [`decode_into`] added to the sketch.
 ///
@@ -41,6 +42,18 @@ pub struct Decoded {
     /// Values dropped because their bin was full (counted by
     /// [`saturated`](DDSketch::saturated)).
     pub saturated: u64,
+}
+
+impl Decoded {
+    /// The report of what a decoder counted.
+    pub(super) fn of(t: Tally) -> Self {
+        Decoded {
+            added: t.added,
+            below_range: t.below_range,
+            above_range: t.above_range,
+            saturated: t.saturated,
+        }
+    }
 }
 
 fn check_count(count: f64) -> Result<u64, DecodeError> {
@@ -168,15 +181,15 @@ pub fn decode_into<M: IndexMapping, const N: usize>(
         return Err(DecodeError::NegativeValues);
     }
 
-    let mut report = Decoded::default();
+    let mut tally = Tally::default();
     apply(
         bytes,
         &found,
         sketch,
-        &mut report,
-        &mut |sketch, key, n, report| add_bin(sketch, key.saturating_add(shift), n, report),
+        &mut tally,
+        &mut |sketch, key, n, tally| add_bin(sketch, key.saturating_add(shift), n, tally),
     );
-    Ok(report)
+    Ok(Decoded::of(tally))
 }
 
 /// Pass 2, over bytes [`scan`] accepted (so it cannot fail): `add` gets every positive
@@ -186,10 +199,10 @@ pub(super) fn apply<M: IndexMapping, const N: usize, F>(
     bytes: &[u8],
     found: &Scan,
     sketch: &mut DDSketch<M, N>,
-    report: &mut Decoded,
+    tally: &mut Tally,
     add: &mut F,
 ) where
-    F: FnMut(&mut DDSketch<M, N>, i64, u64, &mut Decoded),
+    F: FnMut(&mut DDSketch<M, N>, i64, u64, &mut Tally),
 {
     let first = i64::from(found.positive_offset);
     // Pass 1 accepted these bytes, so this walk returns Ok: nothing to handle.
@@ -212,15 +225,12 @@ pub(super) fn apply<M: IndexMapping, const N: usize, F>(
         };
         let n = check_count(count)?;
         if n > 0 {
-            add(sketch, key, n, report);
+            add(sketch, key, n, tally);
         }
         Ok(())
     });
     let added = sketch.add_bin_count(i32::MIN, found.zero_count, 0.0);
-    report.added = report.added.saturating_add(added);
-    report.saturated = report
-        .saturated
-        .saturating_add(found.zero_count.saturating_sub(added));
+    tally.count(found.zero_count, added, Side::Zero);
 }
 
 /// The message's mapping, if present and valid.
@@ -236,7 +246,7 @@ fn add_bin<M: IndexMapping, const N: usize>(
     sketch: &mut DDSketch<M, N>,
     index: i64,
     n: u64,
-    report: &mut Decoded,
+    tally: &mut Tally,
 ) {
     let min = i64::from(sketch.min_index());
     let index32 = i32::try_from(index).unwrap_or(if index < 0 { i32::MIN } else { i32::MAX });
@@ -248,7 +258,7 @@ fn add_bin<M: IndexMapping, const N: usize>(
     } else {
         sketch.max_trackable()
     };
-    add_bin_valued(sketch, index, n, value, report);
+    add_bin_valued(sketch, index, n, value, tally);
 }
 
 /// Adds `n` values of the sketch's bin `index` (any i64: clamped as `record` clamps),
@@ -258,22 +268,11 @@ pub(super) fn add_bin_valued<M: IndexMapping, const N: usize>(
     index: i64,
     n: u64,
     value: f64,
-    report: &mut Decoded,
+    tally: &mut Tally,
 ) {
-    let min = i64::from(sketch.min_index());
-    // min_index + N fits in an i32 (the sketch's constructors check it).
-    let end = min.saturating_add(i64::try_from(N).unwrap_or(i64::MAX));
-    let index32 = i32::try_from(index).unwrap_or(if index < 0 { i32::MIN } else { i32::MAX });
-    // Below the range the index goes to the zero bin: i32::MIN is always below it.
-    let index32 = if index < min { i32::MIN } else { index32 };
+    let (index32, side) = Range::of(sketch).place(index);
     let added = sketch.add_bin_count(index32, n, value);
-    report.added = report.added.saturating_add(added);
-    report.saturated = report.saturated.saturating_add(n.saturating_sub(added));
-    if index < min {
-        report.below_range = report.below_range.saturating_add(added);
-    } else if index >= end {
-        report.above_range = report.above_range.saturating_add(added);
-    }
+    tally.count(n, added, side);
 }
 
 #[cfg(test)]

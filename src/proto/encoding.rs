@@ -1,20 +1,15 @@
 //! Encoding a sketch: [`encode`] and [`encoded_len`], both from one [`Layout`].
 
 use super::convention::go_layout_shift;
-use super::wire::{len_field_len, varint_field_len, zigzag, Writer};
+use super::message::{
+    CONTIGUOUS_COUNTS, CONTIGUOUS_OFFSET, GAMMA, INDEX_OFFSET, INTERPOLATION, MAPPING, NEGATIVE,
+    POSITIVE, ZERO_COUNT,
+};
 use super::{EncodeError, IndexConvention};
 use crate::sketch::{DDSketch, IndexMapping};
-
-// Field tags: (field number << 3) | wire type.
-const TAG_MAPPING: u8 = 0x0a; // DDSketch.mapping = 1, LEN
-const TAG_POSITIVE: u8 = 0x12; // DDSketch.positiveValues = 2, LEN
-const TAG_NEGATIVE: u8 = 0x1a; // DDSketch.negativeValues = 3, LEN
-const TAG_ZERO_COUNT: u8 = 0x21; // DDSketch.zeroCount = 4, I64
-const TAG_GAMMA: u8 = 0x09; // IndexMapping.gamma = 1, I64
-const TAG_INDEX_OFFSET: u8 = 0x11; // IndexMapping.indexOffset = 2, I64
-const TAG_INTERPOLATION: u8 = 0x18; // IndexMapping.interpolation = 3, VARINT
-const TAG_CONTIGUOUS_COUNTS: u8 = 0x12; // Store.contiguousBinCounts = 2, LEN (packed)
-const TAG_CONTIGUOUS_OFFSET: u8 = 0x18; // Store.contiguousBinIndexOffset = 3, VARINT
+use crate::wire::{
+    dense_counts, len_field_len, sint32_field_len, varint_field_len, Run, Writer, FIXED64_FIELD_LEN,
+};
 
 /// What [`encode`] writes, worked out once.
 struct Layout {
@@ -37,18 +32,7 @@ impl Layout {
     ) -> Layout {
         let mapping = sketch.mapping();
         let interpolation = M::INTERPOLATION;
-        let (first, last) = sketch
-            .bins()
-            .fold(None, |span, bin| match span {
-                None => Some((bin.index, bin.index)),
-                Some((first, _)) => Some((first, bin.index)),
-            })
-            .unwrap_or((0, -1));
-        // Both indices are inside the sketch, whose indices fit in an i32.
-        let run = i64::from(last)
-            .wrapping_sub(i64::from(first))
-            .wrapping_add(1);
-        let run = usize::try_from(run).unwrap_or(0);
+        let Run { first, len: run } = Run::of(sketch.bins());
         let offset = mapping.index_offset();
         // The wire key of a bin is its index plus `shift`, written with `index_offset`.
         let (shift, index_offset) = match convention {
@@ -75,9 +59,9 @@ impl Layout {
     }
 
     fn mapping_len(&self) -> usize {
-        let mut len: usize = 9; // gamma
+        let mut len = FIXED64_FIELD_LEN; // gamma
         if self.index_offset != 0.0 {
-            len = len.saturating_add(9);
+            len = len.saturating_add(FIXED64_FIELD_LEN);
         }
         if self.interpolation != 0 {
             len = len.saturating_add(varint_field_len(self.interpolation as u64));
@@ -95,7 +79,7 @@ impl Layout {
         }
         let mut len = len_field_len(self.packed_len());
         if self.first_key != 0 {
-            len = len.saturating_add(varint_field_len(u64::from(zigzag(self.first_key))));
+            len = len.saturating_add(sint32_field_len(self.first_key));
         }
         len
     }
@@ -105,7 +89,7 @@ impl Layout {
             .saturating_add(len_field_len(self.positive_len()))
             .saturating_add(2); // empty negativeValues
         if self.zero_count > 0 {
-            len = len.saturating_add(9);
+            len = len.saturating_add(FIXED64_FIELD_LEN);
         }
         len
     }
@@ -162,45 +146,30 @@ pub fn encode<M: IndexMapping, const N: usize>(
     if buf.len() < needed {
         return Err(EncodeError::BufferTooSmall { needed });
     }
-    let mut w = Writer { buf, pos: 0 };
-    w.byte(TAG_MAPPING);
-    w.varint(layout.mapping_len() as u64);
-    w.byte(TAG_GAMMA);
-    w.double(layout.gamma);
+    let mut w = Writer::new(buf);
+    w.len_prefix(MAPPING, layout.mapping_len());
+    w.double_field(GAMMA, layout.gamma);
     if layout.index_offset != 0.0 {
-        w.byte(TAG_INDEX_OFFSET);
-        w.double(layout.index_offset);
+        w.double_field(INDEX_OFFSET, layout.index_offset);
     }
     if layout.interpolation != 0 {
-        w.byte(TAG_INTERPOLATION);
-        w.varint(layout.interpolation as u64);
+        w.varint_field(INTERPOLATION, layout.interpolation as u64);
     }
-    w.byte(TAG_POSITIVE);
-    w.varint(layout.positive_len() as u64);
+    w.len_prefix(POSITIVE, layout.positive_len());
     if layout.run > 0 {
-        w.byte(TAG_CONTIGUOUS_COUNTS);
-        w.varint(layout.packed_len() as u64);
-        let mut next = i64::from(layout.first_index);
-        for bin in sketch.bins() {
-            while next < i64::from(bin.index) {
-                w.double(0.0);
-                next = next.saturating_add(1);
-            }
-            w.double(f64::from(bin.count));
-            next = i64::from(bin.index).saturating_add(1);
+        w.len_prefix(CONTIGUOUS_COUNTS, layout.packed_len());
+        for count in dense_counts(sketch.bins(), layout.first_index) {
+            w.double(f64::from(count));
         }
         if layout.first_key != 0 {
-            w.byte(TAG_CONTIGUOUS_OFFSET);
-            w.varint(u64::from(zigzag(layout.first_key)));
+            w.sint32_field(CONTIGUOUS_OFFSET, layout.first_key);
         }
     }
-    w.byte(TAG_NEGATIVE);
-    w.byte(0);
+    w.len_prefix(NEGATIVE, 0);
     if layout.zero_count > 0 {
-        w.byte(TAG_ZERO_COUNT);
-        w.double(f64::from(layout.zero_count));
+        w.double_field(ZERO_COUNT, f64::from(layout.zero_count));
     }
-    Ok(w.pos)
+    Ok(w.pos())
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! What can go wrong: [`DecodeError`] and [`EncodeError`].
 
+use crate::wire::WireError;
 use core::fmt;
 
 /// Why a message could not be decoded into a sketch. The sketch was left unchanged.
@@ -111,6 +112,17 @@ impl fmt::Display for DecodeError {
 }
 
 impl core::error::Error for DecodeError {}
+
+impl From<WireError> for DecodeError {
+    fn from(e: WireError) -> Self {
+        match e {
+            WireError::Truncated => DecodeError::Truncated,
+            WireError::VarintOverflow => DecodeError::VarintOverflow,
+            WireError::InvalidFieldNumber => DecodeError::InvalidFieldNumber,
+            WireError::WireType { field, wire_type } => DecodeError::WireType { field, wire_type },
+        }
+    }
+}
 
 /// Why a sketch could not be encoded. Nothing useful was written.
 ///

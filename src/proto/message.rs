@@ -1,8 +1,26 @@
-//! The DDSketch message (`ddsketch.proto`), field by field: [`walk`] turns its bytes
-//! into the [`Event`]s decoding cares about, in wire order, and skips what it does not.
+//! The DDSketch message (`ddsketch.proto`), field by field: its field numbers, and
+//! [`walk`], which turns its bytes into the [`Event`]s decoding cares about, in wire
+//! order, and skips what it does not.
 
-use super::wire::{unzigzag, wrong_type, Reader, WireType};
 use super::DecodeError;
+use crate::wire;
+
+// Field numbers. DDSketch:
+pub(crate) const MAPPING: u32 = 1; // IndexMapping
+pub(crate) const POSITIVE: u32 = 2; // Store
+pub(crate) const NEGATIVE: u32 = 3; // Store
+pub(crate) const ZERO_COUNT: u32 = 4; // double
+                                      // IndexMapping:
+pub(crate) const GAMMA: u32 = 1; // double
+pub(crate) const INDEX_OFFSET: u32 = 2; // double
+pub(crate) const INTERPOLATION: u32 = 3; // enum
+                                         // Store:
+pub(crate) const BIN_COUNTS: u32 = 1; // map<sint32, double>: repeated entries
+pub(crate) const CONTIGUOUS_COUNTS: u32 = 2; // repeated double, packed
+pub(crate) const CONTIGUOUS_OFFSET: u32 = 3; // sint32
+                                             // A `binCounts` entry:
+pub(crate) const KEY: u32 = 1; // sint32
+pub(crate) const VALUE: u32 = 2; // double
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StoreKind {
@@ -40,110 +58,64 @@ pub(super) fn walk<F>(bytes: &[u8], visit: &mut F) -> Result<(), DecodeError>
 where
     F: FnMut(Event) -> Result<(), DecodeError>,
 {
-    let mut r = Reader { bytes };
     let (mut positive, mut negative) = (0u64, 0u64);
-    while !r.is_empty() {
-        match r.tag()? {
-            (1, WireType::Len) => walk_mapping(r.len_delimited()?, visit)?,
-            (2, WireType::Len) => walk_store(
-                r.len_delimited()?,
-                StoreKind::Positive,
-                &mut positive,
-                visit,
-            )?,
-            (3, WireType::Len) => walk_store(
-                r.len_delimited()?,
-                StoreKind::Negative,
-                &mut negative,
-                visit,
-            )?,
-            (4, WireType::I64) => visit(Event::ZeroCount(r.double()?))?,
-            (field @ 1..=4, wire_type) => return Err(wrong_type(field, wire_type)),
-            (_, wire_type) => r.skip(wire_type)?,
-        }
-    }
-    Ok(())
+    wire::walk(bytes, |field| match field.number {
+        MAPPING => walk_mapping(field.bytes()?, visit),
+        POSITIVE => walk_store(field.bytes()?, StoreKind::Positive, &mut positive, visit),
+        NEGATIVE => walk_store(field.bytes()?, StoreKind::Negative, &mut negative, visit),
+        ZERO_COUNT => visit(Event::ZeroCount(field.double()?)),
+        _ => Ok(()),
+    })
 }
 
 fn walk_mapping<F>(bytes: &[u8], visit: &mut F) -> Result<(), DecodeError>
 where
     F: FnMut(Event) -> Result<(), DecodeError>,
 {
-    let mut r = Reader { bytes };
-    while !r.is_empty() {
-        match r.tag()? {
-            (1, WireType::I64) => visit(Event::Gamma(r.double()?))?,
-            (2, WireType::I64) => visit(Event::IndexOffset(r.double()?))?,
-            // An enum is an int32: a negative one is sign-extended to 64 bits.
-            (3, WireType::Varint) => visit(Event::Interpolation(r.varint()? as i32))?,
-            (field @ 1..=3, wire_type) => return Err(wrong_type(field, wire_type)),
-            (_, wire_type) => r.skip(wire_type)?,
-        }
-    }
-    Ok(())
+    wire::walk(bytes, |field| match field.number {
+        GAMMA => visit(Event::Gamma(field.double()?)),
+        INDEX_OFFSET => visit(Event::IndexOffset(field.double()?)),
+        INTERPOLATION => visit(Event::Interpolation(field.int32()?)),
+        _ => Ok(()),
+    })
 }
 
-fn walk_store<F>(
+fn walk_store(
     bytes: &[u8],
     store: StoreKind,
     position: &mut u64,
-    visit: &mut F,
-) -> Result<(), DecodeError>
-where
-    F: FnMut(Event) -> Result<(), DecodeError>,
-{
-    let mut r = Reader { bytes };
-    let mut contiguous = |count: f64, visit: &mut F| {
-        let event = Event::Contiguous {
-            store,
-            position: *position,
-            count,
-        };
-        *position = position.saturating_add(1);
-        visit(event)
-    };
-    while !r.is_empty() {
-        match r.tag()? {
-            (1, WireType::Len) => {
-                let (key, count) = read_entry(r.len_delimited()?)?;
-                visit(Event::Sparse { store, key, count })?
-            }
-            (2, WireType::Len) => {
-                let packed = r.len_delimited()?;
-                let chunks = packed.chunks_exact(8);
-                if !chunks.remainder().is_empty() {
-                    return Err(DecodeError::Truncated);
-                }
-                for chunk in chunks {
-                    let mut bytes = [0u8; 8];
-                    bytes.copy_from_slice(chunk);
-                    contiguous(f64::from_le_bytes(bytes), visit)?;
-                }
-            }
-            (2, WireType::I64) => contiguous(r.double()?, visit)?,
-            (3, WireType::Varint) => {
-                // An int32 field keeps the low 32 bits of the varint.
-                let offset = unzigzag(r.varint()? as u32);
-                visit(Event::ContiguousOffset { store, offset })?
-            }
-            (field @ 1..=3, wire_type) => return Err(wrong_type(field, wire_type)),
-            (_, wire_type) => r.skip(wire_type)?,
+    visit: &mut impl FnMut(Event) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    wire::walk(bytes, |field| match field.number {
+        BIN_COUNTS => {
+            let (key, count) = read_entry(field.bytes()?)?;
+            visit(Event::Sparse { store, key, count })
         }
-    }
-    Ok(())
+        CONTIGUOUS_COUNTS => field.doubles(position, |position, count| {
+            visit(Event::Contiguous {
+                store,
+                position,
+                count,
+            })
+        }),
+        CONTIGUOUS_OFFSET => visit(Event::ContiguousOffset {
+            store,
+            offset: field.sint32()?,
+        }),
+        _ => Ok(()),
+    })
 }
 
 /// A `binCounts` map entry: `key = 1` (sint32), `value = 2` (double); absent ones are 0.
 fn read_entry(bytes: &[u8]) -> Result<(i32, f64), DecodeError> {
-    let mut r = Reader { bytes };
     let (mut key, mut count) = (0, 0.0);
-    while !r.is_empty() {
-        match r.tag()? {
-            (1, WireType::Varint) => key = unzigzag(r.varint()? as u32),
-            (2, WireType::I64) => count = r.double()?,
-            (field @ 1..=2, wire_type) => return Err(wrong_type(field, wire_type)),
-            (_, wire_type) => r.skip(wire_type)?,
+    wire::walk(bytes, |field| {
+        match field.number {
+            KEY => key = field.sint32()?,
+            VALUE => count = field.double()?,
+            _ => {}
         }
-    }
+        Ok::<_, DecodeError>(())
+    })?;
     Ok((key, count))
 }

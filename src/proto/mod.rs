@@ -34,8 +34,8 @@
 //!
 #![doc = include_str!("../../docs/proto.md")]
 
-// One layer per file, lowest first: `wire` (protobuf's varints, tags and length-delimited
-// fields), `message` (the DDSketch message, field by field), `convention` (how DataDog's
+// One layer per file, lowest first, over the protobuf primitives of `crate::wire`:
+// `message` (the DDSketch message, field by field), `convention` (how DataDog's
 // libraries number keys and write gamma), `mapping` (a message's mapping, and whether it
 // is a sketch's), then `encoding` and `decoding`, and `rebinning` (decoding a message of
 // another mapping, bin by bin into the sketch's); `error` holds what can go wrong. The
@@ -45,11 +45,10 @@ mod decoding;
 mod encoding;
 mod error;
 mod mapping;
-mod message;
+pub(crate) mod message;
 mod rebinning;
 #[cfg(test)]
-pub(crate) mod test_msg;
-pub(crate) mod wire;
+mod test_msg;
 
 pub use convention::IndexConvention;
 pub use decoding::{decode_into, read_mapping, Decoded};

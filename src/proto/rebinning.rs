@@ -7,6 +7,7 @@ use super::mapping::key_to_index;
 use super::{decode_into, DecodeError, Decoded, IndexConvention, WireMapping};
 use crate::sketch::mapping::cubic::{cubic_inverse, interpolated_exp2};
 use crate::sketch::{DDSketch, IndexMapping};
+use crate::wire::Tally;
 use core::f64::consts::LN_2;
 
 /// What [`decode_rebinned`] added to the sketch, and how accurate it is.
@@ -53,6 +54,21 @@ pub struct Rebinned {
     /// writer's accuracy `a` and the sketch's `b` (see the
     /// [module docs](crate::proto#re-binning-foreign-sketches)).
     pub relative_error: f64,
+}
+
+impl Rebinned {
+    /// The report of what decoding `d` added, `rebinned` of those values re-binned.
+    fn of(d: Decoded, rebinned: u64, exact: bool, relative_error: f64) -> Self {
+        Rebinned {
+            added: d.added,
+            rebinned,
+            below_range: d.below_range,
+            above_range: d.above_range,
+            saturated: d.saturated,
+            exact,
+            relative_error,
+        }
+    }
 }
 
 /// The approximation of the logarithm a foreign mapping uses between powers of two
@@ -234,15 +250,7 @@ pub fn decode_rebinned<M: IndexMapping, const N: usize>(
         Ok(_) => {
             // The sketch's own mapping: decode_into itself, so bin for bin the same.
             let d = decode_into(bytes, convention, sketch)?;
-            return Ok(Rebinned {
-                added: d.added,
-                rebinned: 0,
-                below_range: d.below_range,
-                above_range: d.above_range,
-                saturated: d.saturated,
-                exact: true,
-                relative_error: target_alpha,
-            });
+            return Ok(Rebinned::of(d, 0, true, target_alpha));
         }
         Err(DecodeError::Interpolation { .. } | DecodeError::Gamma { .. })
         | Err(DecodeError::Offset { .. }) => {}
@@ -254,28 +262,26 @@ pub fn decode_rebinned<M: IndexMapping, const N: usize>(
     }
 
     // Pass 2 cannot fail: the sketch changes all or not at all.
-    let mut report = Decoded::default();
+    let mut tally = Tally::default();
     let mut rebinned = 0u64;
     apply(
         bytes,
         &found,
         sketch,
-        &mut report,
-        &mut |sketch, key, n, report| {
-            let before = report.added;
-            rebin(sketch, foreign.representative(key), n, report);
-            rebinned = rebinned.saturating_add(report.added.saturating_sub(before));
+        &mut tally,
+        &mut |sketch, key, n, tally| {
+            let before = tally.added;
+            rebin(sketch, foreign.representative(key), n, tally);
+            rebinned = rebinned.saturating_add(tally.added.saturating_sub(before));
         },
     );
-    Ok(Rebinned {
-        added: report.added,
+    let relative_error = foreign.alpha + target_alpha + foreign.alpha * target_alpha;
+    Ok(Rebinned::of(
+        Decoded::of(tally),
         rebinned,
-        below_range: report.below_range,
-        above_range: report.above_range,
-        saturated: report.saturated,
-        exact: false,
-        relative_error: foreign.alpha + target_alpha + foreign.alpha * target_alpha,
-    })
+        false,
+        relative_error,
+    ))
 }
 
 /// Adds `n` values of representative `value` as `record_n` would: the sketch's bin of
@@ -284,17 +290,17 @@ fn rebin<M: IndexMapping, const N: usize>(
     sketch: &mut DDSketch<M, N>,
     value: f64,
     n: u64,
-    report: &mut Decoded,
+    tally: &mut Tally,
 ) {
     if (f64::MIN_POSITIVE..=f64::MAX).contains(&value) {
         let index = sketch.mapping().index(value);
-        add_bin_valued(sketch, i64::from(index), n, value, report);
+        add_bin_valued(sketch, i64::from(index), n, value, tally);
     } else if value > f64::MAX {
         let top = sketch.max_trackable();
-        add_bin_valued(sketch, i64::MAX, n, top, report);
+        add_bin_valued(sketch, i64::MAX, n, top, tally);
     } else {
         // 0 or subnormal (NaN cannot occur, see `Foreign::edge`; `max` would make it 0).
-        add_bin_valued(sketch, i64::MIN, n, value.max(0.0), report);
+        add_bin_valued(sketch, i64::MIN, n, value.max(0.0), tally);
     }
 }
 
