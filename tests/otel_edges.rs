@@ -199,7 +199,11 @@ fn downscaling_is_exact_on_buckets_and_keeps_a_crossed_value_where_it_was() {
     let mut buf = [0u8; 1024];
     let len = otlp::encode(&down, Timestamps::default(), &mut buf).unwrap();
     let mut again = DDSketch::<OtelMapping, 64>::with_layout(down.layout());
-    assert!(otlp::decode_into(&buf[..len], &mut again).unwrap().exact_stats);
+    assert!(
+        otlp::decode_into(&buf[..len], &mut again)
+            .unwrap()
+            .exact_stats
+    );
     assert!(again == down);
 
     // Away from edges, downscaling is recording at the coarser scale, at every pair of
