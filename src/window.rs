@@ -28,7 +28,7 @@
 //!
 //! # Clocks that jump
 //!
-//! The published interval is kept as a [coarse time](crate::clock::coarse) stamp, so every
+//! The published interval is kept as a [coarse time](crate::clock#coarse-time) stamp, so every
 //! clock reading in [0, 2^64) ns and every gap is handled:
 //!
 //! * a clock that jumps forward by `SLOTS - 1` intervals or more, after any idle gap,
@@ -133,7 +133,8 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
+use crate::clock::divisor::Divisor;
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::atomic::Occupied;
 use crate::sketch::rank::{rank_bin, rank_value, Quantile, RankBin};

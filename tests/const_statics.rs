@@ -263,7 +263,7 @@ fn a_static_hedger_is_the_run_time_one() {
     let clock = ManualClock::new();
     let budget = RatioBudget::new(0.1, 5).unwrap();
     let hedger: IntHedger<_, _> =
-        Hedger::with_parts(&clock, HEDGE_CONFIG, &budget, &presets::int_latency()).unwrap();
+        Hedger::with_budget(&clock, HEDGE_CONFIG, &budget, presets::INT_LATENCY_LAYOUT).unwrap();
     let mut hedges = 0;
     for (i, v) in latencies().take(3_000).enumerate() {
         let (mut a, mut b) = (HEDGER.start(), hedger.start());

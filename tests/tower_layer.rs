@@ -371,10 +371,10 @@ async fn each_target_learns_its_own_delay() {
 /// Issue 12: an integer-mapped hedger works behind the layer, alone or as a `dyn`.
 #[tokio::test(start_paused = true)]
 async fn an_integer_mapped_hedger_hedges_behind_the_layer() {
-    let int: IntHedger<TokioClock> = Hedger::with_sketch(
+    let int: IntHedger<TokioClock> = Hedger::with_layout(
         TokioClock::new(),
         HedgeConfig::new(),
-        &presets::int_latency(),
+        presets::INT_LATENCY_LAYOUT,
     )
     .unwrap();
     let int = Arc::new(int);
@@ -404,11 +404,11 @@ async fn routes_learn_apart_and_share_one_budget() {
     let by_route = |r: &Request<()>| r.uri().path().to_owned();
     let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_route, move |_: &String| {
         let config = HedgeConfig::new().with_budget_cap(1);
-        Hedger::with_parts(
+        Hedger::with_budget(
             TokioClock::new(),
             config,
             Arc::clone(&shared),
-            &presets::int_latency(),
+            presets::INT_LATENCY_LAYOUT,
         )
     });
     let targets = Arc::new(targets);

@@ -173,7 +173,7 @@ fn main() -> ! {
     if sketch != presets::mcu_latency() {
         fail("preset")
     }
-    let Ok(hedger) = Hedger::with_parts(&clock, config, &budget, &sketch) else {
+    let Ok(hedger) = Hedger::with_budget(&clock, config, &budget, sketch.layout()) else {
         fail("hedger")
     };
     let hedger: Device<'_> = hedger;

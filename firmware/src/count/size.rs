@@ -157,7 +157,7 @@ fn window() {
 fn hedger() {
     type TheHedger = Hedger<StaticClock, RatioBudget, IntMapping, BINS>;
     let config = HedgeConfig::new().with_interval(Duration::from_secs(1));
-    let Some(h) = cortex_m::singleton!(: Option<TheHedger> = Hedger::with_sketch(StaticClock, config, &sketch()).ok())
+    let Some(h) = cortex_m::singleton!(: Option<TheHedger> = Hedger::with_layout(StaticClock, config, sketch().layout()).ok())
     else {
         panic!("built once")
     };
