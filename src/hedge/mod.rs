@@ -638,17 +638,19 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// to be cancelled.
     pub fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
         let now = self.now();
-        let latency = now.duration_since(ticket.start);
+        // Nanoseconds, as the window records them: the `Duration` is made once, for the
+        // caller (on a 32-bit core each conversion is a chain of 64-bit multiplies).
+        let latency_ns = now.as_nanos().saturating_sub(ticket.start.as_nanos());
         if !ticket.primary_failed {
             // The primary's latency, or its elapsed time when cancelled: a lower bound.
-            self.window.record_duration_at(now, latency);
+            self.window.record_u64_at(now, latency_ns);
         }
         let counter = match winner {
             Attempt::Primary => &self.counters.primary_wins,
             Attempt::Hedge(_) => &self.counters.hedge_wins,
         };
         Counters::bump(counter);
-        latency
+        nanos_to_duration(latency_ns)
     }
 
     /// Reports that `attempt` failed. Nothing is recorded as latency.
