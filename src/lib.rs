@@ -84,6 +84,11 @@ pub mod proto;
 pub mod registry;
 pub mod sketch;
 mod sync;
+// The unit tests' generators (the support crate shares the file); not every one has a
+// unit test that draws from it.
+#[cfg(test)]
+#[allow(dead_code)]
+mod test_rng;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;

@@ -126,7 +126,7 @@ mod tests {
     /// the ends of the range and on random values.
     #[test]
     fn nanos_to_duration_is_from_nanos() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = crate::test_rng::Xorshift64(0x2545_f491_4f6c_dd1d);
         let mut values = std::vec![
             0,
             1,
@@ -137,9 +137,7 @@ mod tests {
             u64::MAX - 1
         ];
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             values.push(x >> (x % 64));
         }
         for v in values {

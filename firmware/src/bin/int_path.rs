@@ -29,7 +29,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
 use tailguard::sketch::{presets, DDSketch, IntMapping};
-use tailguard_support::firmware::Xorshift32;
+use tailguard_support::Xorshift32;
 
 /// Simulated requests.
 const REQUESTS: u32 = 2_000;

@@ -235,7 +235,7 @@ fn bucket() {
 
 /// Records a spread of latencies, 1 ms to 9.4 ms, as the count images do.
 fn fill(mut record: impl FnMut(u64)) {
-    let mut rng = tailguard_support::firmware::Xorshift32(black_box(0x1234_5678));
+    let mut rng = tailguard_support::Xorshift32(black_box(0x1234_5678));
     for _ in 0..200 {
         record(black_box(1_000_000 + u64::from(rng.next_u32() & 0x7f_ffff)));
     }

@@ -37,7 +37,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
 use tailguard::window::{Window, WindowConfig};
-use tailguard_support::firmware::Xorshift32;
+use tailguard_support::Xorshift32;
 
 use crate::clock::TickClock;
 use crate::once::Once;
