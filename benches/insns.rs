@@ -19,6 +19,7 @@ use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
 use tailguard::window::{Window, WindowConfig};
+use tailguard_support::data_set::filled;
 use tailguard_support::dist::Dist;
 
 fn main() {
@@ -40,21 +41,9 @@ fn main() {
     let dd = || PeerSketch::new(Config::new(0.01, 2048, 1e3));
     let hdr = || Histogram::<u64>::new_with_bounds(1_000, 100_000_000_000, 2).unwrap();
     let (half_a, half_b) = ns.split_at(ns.len() / 2);
-    let fill_log = |v: &[u64]| {
-        let mut s = presets::log_latency();
-        v.iter().for_each(|&x| s.record_u64(x));
-        s
-    };
-    let fill_dd = |v: &[u64]| {
-        let mut s = dd();
-        v.iter().for_each(|&x| s.add(x as f64));
-        s
-    };
-    let fill_hdr = |v: &[u64]| {
-        let mut s = hdr();
-        v.iter().for_each(|&x| s.saturating_record(x));
-        s
-    };
+    let fill_log = |v: &[u64]| filled(presets::log_latency(), v, |s, x| s.record_u64(x));
+    let fill_dd = |v: &[u64]| filled(dd(), v, |s, x| s.add(x as f64));
+    let fill_hdr = |v: &[u64]| filled(hdr(), v, |s, x| s.saturating_record(x));
     let value = |i: usize| i % ns.len();
     match op.as_str() {
         "record/tailguard/log" => {

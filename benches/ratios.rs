@@ -57,9 +57,9 @@ use quantile_sketch::ConcurrentDDSketch;
 use sketches_ddsketch::{Config, DDSketch as DdPeer};
 use tailguard::clock::ManualClock;
 use tailguard::hedge::{Decision, HedgeConfig, Hedger};
-use tailguard::sketch::{presets, AtomicSketch};
+use tailguard::sketch::{presets, AtomicSketch, DDSketch, IndexMapping};
 use tailguard::window::{Window, WindowConfig};
-use tailguard_support::data_set::{DataSet, DATA_SETS};
+use tailguard_support::data_set::{filled, DataSet, DATA_SETS};
 
 /// The quantile of the quantile rows.
 const P99: f64 = 0.99;
@@ -151,6 +151,31 @@ fn record_round<S, V: Copy>(state: &mut S, values: &[V], rec: impl Fn(&mut S, V)
     });
     black_box(state);
     t
+}
+
+/// A float record into a tailguard sketch (an error, for a value it refuses, is not timed
+/// apart: the data sets hold none).
+fn record_f64<M: IndexMapping, const N: usize>(s: &mut DDSketch<M, N>, v: f64) {
+    let _ = s.record(v);
+}
+
+/// The p99 of `tg` against the peer's, on sketches holding the same values.
+fn p99_pair<M: IndexMapping, const N: usize>(
+    runner: &mut Runner,
+    path: &'static str,
+    set: DataSet,
+    tg: &DDSketch<M, N>,
+    dd: &DdPeer,
+) {
+    let queries = runner.opts.queries;
+    runner.pair(
+        path,
+        set,
+        Target::Ratio(0.33),
+        queries,
+        || query_round(queries, || tg.quantile(black_box(P99))),
+        || query_round(queries, || dd.quantile(black_box(P99))),
+    );
 }
 
 /// One query round: `n` calls of `query`, each answer kept.
@@ -412,12 +437,7 @@ fn run(runner: &mut Runner, set: DataSet) {
     let u: &[u64] = &all[..n];
     let f: Vec<f64> = u.iter().map(|&v| v as f64).collect();
     let f = &f[..];
-    let (queries, merges, calls, chunk) = (
-        runner.opts.queries,
-        runner.opts.merges,
-        runner.opts.calls,
-        runner.opts.chunk,
-    );
+    let (merges, calls, chunk) = (runner.opts.merges, runner.opts.calls, runner.opts.chunk);
 
     // Single-value records, one pass over the values per round.
     let (mut tg, mut peer) = (presets::int_latency(), hdr_peer());
@@ -444,11 +464,7 @@ fn run(runner: &mut Runner, set: DataSet) {
         set,
         Target::Ratio(1.0),
         n,
-        || {
-            record_round(&mut tg, f, |s, v| {
-                let _ = s.record(v);
-            })
-        },
+        || record_round(&mut tg, f, record_f64),
         || record_round(&mut peer, u, |s, v| s.saturating_record(v)),
     );
     let (mut tg, mut peer) = (presets::log_latency(), dd_peer());
@@ -457,11 +473,7 @@ fn run(runner: &mut Runner, set: DataSet) {
         set,
         Target::Ratio(0.5),
         n,
-        || {
-            record_round(&mut tg, f, |s, v| {
-                let _ = s.record(v);
-            })
-        },
+        || record_round(&mut tg, f, record_f64),
         || record_round(&mut peer, f, |s, v| s.add(v)),
     );
 
@@ -512,51 +524,21 @@ fn run(runner: &mut Runner, set: DataSet) {
     );
 
     // p99 of a sketch holding every value.
-    let mut dd = dd_peer();
-    f.iter().for_each(|&v| dd.add(v));
-    let mut log = presets::log_latency();
-    u.iter().for_each(|&v| log.record_u64(v));
-    runner.pair(
-        "quantile p99: `LogLatency::quantile` vs sketches-ddsketch",
-        set,
-        Target::Ratio(0.33),
-        queries,
-        || query_round(queries, || log.quantile(black_box(P99))),
-        || query_round(queries, || dd.quantile(black_box(P99))),
-    );
-    let mut int = presets::int_latency();
-    u.iter().for_each(|&v| int.record_u64(v));
-    runner.pair(
-        "quantile p99: `IntLatency::quantile` vs sketches-ddsketch",
-        set,
-        Target::Ratio(0.33),
-        queries,
-        || query_round(queries, || int.quantile(black_box(P99))),
-        || query_round(queries, || dd.quantile(black_box(P99))),
-    );
-    let mut cubic = presets::cubic_latency();
-    u.iter().for_each(|&v| cubic.record_u64(v));
-    runner.pair(
-        "quantile p99: `CubicLatency::quantile` vs sketches-ddsketch",
-        set,
-        Target::Ratio(0.33),
-        queries,
-        || query_round(queries, || cubic.quantile(black_box(P99))),
-        || query_round(queries, || dd.quantile(black_box(P99))),
-    );
+    let dd = filled(dd_peer(), f, |s, v| s.add(v));
+    let log = filled(presets::log_latency(), u, |s, v| s.record_u64(v));
+    let int = filled(presets::int_latency(), u, |s, v| s.record_u64(v));
+    let cubic = filled(presets::cubic_latency(), u, |s, v| s.record_u64(v));
+    let path = "quantile p99: `LogLatency::quantile` vs sketches-ddsketch";
+    p99_pair(runner, path, set, &log, &dd);
+    let path = "quantile p99: `IntLatency::quantile` vs sketches-ddsketch";
+    p99_pair(runner, path, set, &int, &dd);
+    let path = "quantile p99: `CubicLatency::quantile` vs sketches-ddsketch";
+    p99_pair(runner, path, set, &cubic, &dd);
 
     // Merging a sketch of one half of the values into a copy of one of the other half.
     let (a, b) = u.split_at(n / 2);
-    let cubic_of = |vs: &[u64]| {
-        let mut s = presets::cubic_latency();
-        vs.iter().for_each(|&v| s.record_u64(v));
-        s
-    };
-    let dd_of = |vs: &[u64]| {
-        let mut s = dd_peer();
-        vs.iter().for_each(|&v| s.add(v as f64));
-        s
-    };
+    let cubic_of = |vs: &[u64]| filled(presets::cubic_latency(), vs, |s, v| s.record_u64(v));
+    let dd_of = |vs: &[u64]| filled(dd_peer(), vs, |s, v| s.add(v as f64));
     let (tg_a, tg_b, dd_a, dd_b) = (cubic_of(a), cubic_of(b), dd_of(a), dd_of(b));
     let clock = clock_cost();
     runner.pair(

@@ -52,7 +52,7 @@ use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
 use tailguard::window::{Window, WindowConfig};
-use tailguard_support::data_set::{DataSet, DATA_SETS};
+use tailguard_support::data_set::{filled, DataSet, DATA_SETS};
 
 /// How many values one timed iteration of a `record` bench records.
 const BATCH: usize = 1_000;
@@ -331,20 +331,12 @@ fn merge(c: &mut Benches, data: &Data) {
     let mut g = c.wall.benchmark_group(data.group("merge"));
     let (a, b) = (data.half(false), data.half(true));
 
-    let fill = |values: &[u64]| {
-        let mut s = presets::log_latency();
-        values.iter().for_each(|&v| s.record_u64(v));
-        s
-    };
+    let fill = |values: &[u64]| filled(presets::log_latency(), values, |s, v| s.record_u64(v));
     merge_bench(&mut g, "tailguard", fill(a), fill(b), |acc, other| {
         acc.merge(other).is_ok()
     });
 
-    let fill = |values: &[u64]| {
-        let mut s = ddsketch_peer();
-        values.iter().for_each(|&v| s.add(v as f64));
-        s
-    };
+    let fill = |values: &[u64]| filled(ddsketch_peer(), values, |s, v| s.add(v as f64));
     merge_bench(
         &mut g,
         "sketches-ddsketch",
@@ -353,11 +345,7 @@ fn merge(c: &mut Benches, data: &Data) {
         |acc, other| acc.merge(other).is_ok(),
     );
 
-    let fill = |values: &[u64]| {
-        let mut s = hdr_peer();
-        values.iter().for_each(|&v| s.saturating_record(v));
-        s
-    };
+    let fill = |values: &[u64]| filled(hdr_peer(), values, |s, v| s.saturating_record(v));
     merge_bench(&mut g, "hdrhistogram", fill(a), fill(b), |acc, other| {
         acc.add(other).is_ok()
     });

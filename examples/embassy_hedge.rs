@@ -1,51 +1,28 @@
 //! Hedged sensor reads on an embassy executor (std driver here; the same code runs on a
-//! microcontroller with its own time driver).
+//! microcontroller with its own time driver, as firmware/embassy/ does).
 //!
-//! Two redundant sensors answer the same query in about 2 ms, but each stalls now and
-//! then (5 % of reads take 40 ms). Every read goes to sensor A; when A has not answered
-//! by its learned p90, a backup read goes to sensor B and the first answer wins.
+//! Two redundant sensors answer the same query in about 1 ms, but each stalls now and
+//! then (7 % of reads take 20 ms): the support crate's simulated sensor, which the embassy
+//! firmware hedges too. Every read goes to sensor A; when A has not answered by its
+//! learned p90, a backup read goes to sensor B and the first answer wins.
 //!
 //! ```text
 //! cargo run --example embassy_hedge --features embassy-time
 //! ```
 
-use core::cell::Cell;
 use core::time::Duration;
 
 use embassy_executor::Spawner;
 use embassy_time::Timer;
 use tailguard::clock::EmbassyClock;
 use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, Hedger};
+use tailguard_support::sensor::Sensor;
 
 const READS: u32 = 300;
 
-/// A sensor with its own stall pattern (a tiny xorshift generator: no std RNG needed).
-struct Sensor {
-    name: &'static str,
-    state: Cell<u32>,
-}
-
-impl Sensor {
-    fn next(&self) -> u32 {
-        let mut x = self.state.get();
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.state.set(x);
-        x
-    }
-
-    /// One read: 2 ms normally (plus up to 0.5 ms of jitter), 40 ms when it stalls.
-    async fn read(&self) -> Result<u16, &'static str> {
-        let draw = self.next();
-        let micros = if draw % 100 < 5 {
-            40_000
-        } else {
-            2_000 + u64::from(draw % 500)
-        };
-        Timer::after(embassy_time::Duration::from_micros(micros)).await;
-        Ok((draw % 1024) as u16)
-    }
+/// What a read sleeps with: embassy's timer.
+async fn sleep(micros: u64) {
+    Timer::after(embassy_time::Duration::from_micros(micros)).await
 }
 
 #[embassy_executor::main]
@@ -54,20 +31,13 @@ async fn main(_spawner: Spawner) {
         .with_min_samples(30)
         .with_min_delay(Duration::from_micros(500));
     let hedger = Hedger::new(EmbassyClock, config).expect("valid configuration");
-    let a = Sensor {
-        name: "A",
-        state: Cell::new(0x1234_5678),
-    };
-    let b = Sensor {
-        name: "B",
-        state: Cell::new(0x9abc_def0),
-    };
+    let (a, b) = (Sensor::new(0x1234_5678), Sensor::new(0x9abc_def0));
 
     // Reads slower than 10 ms (a stall nobody rescued), before and after the hedger has
     // learned the sensors' latency.
     let (mut stalled_cold, mut stalled_warm, mut from_b) = (0, 0, 0);
     for i in 0..READS {
-        match race_embassy(&hedger, a.read(), || b.read()).await {
+        match race_embassy(&hedger, a.read(sleep), || b.read(sleep)).await {
             Ok(won) => {
                 if won.latency > Duration::from_millis(10) {
                     if i < config.min_samples() {
@@ -86,10 +56,7 @@ async fn main(_spawner: Spawner) {
 
     let window = hedger.window();
     let ms = |q: f64| window.quantile(q).ok().flatten().unwrap_or(0.0) / 1e6;
-    println!(
-        "{READS} reads from sensor {} hedged to sensor {}",
-        a.name, b.name
-    );
+    println!("{READS} reads from sensor A hedged to sensor B");
     println!("{}", hedger.stats());
     println!(
         "answers from B: {from_b}; stalled reads: {stalled_cold} of the first {} (learning), \

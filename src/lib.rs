@@ -84,6 +84,9 @@ pub mod proto;
 pub mod registry;
 pub mod sketch;
 mod sync;
+// The unit tests' generators (the support crate shares the file).
+#[cfg(test)]
+mod test_rng;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;

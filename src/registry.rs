@@ -63,7 +63,7 @@ impl<E: core::error::Error> core::error::Error for InsertError<E> {}
 ///
 /// let clock = ManualClock::new();
 /// let budget = RatioBudget::new(0.1, 5).unwrap();
-/// let make = || Hedger::with_parts(&clock, HedgeConfig::new(), &budget, &presets::int_latency());
+/// let make = || Hedger::with_budget(&clock, HedgeConfig::new(), &budget, presets::INT_LATENCY_LAYOUT);
 /// let mut hedgers: Registry<&str, _, 2> = Registry::new();
 /// hedgers.get_or_try_insert_with("eu-1", make).unwrap();
 /// hedgers.get_or_try_insert_with("us-1", make).unwrap();

@@ -10,6 +10,7 @@ use tailguard::hedge::{Decision, HedgeConfig, Hedger, IntHedger};
 use tailguard::sketch::presets;
 use tailguard::sketch::{AtomicSketch, CubicMapping, IndexMapping, IntMapping, LogMapping};
 use tailguard::window::{IntLatencyCoarseWindow, IntLatencyWindow, Window, WindowConfig};
+use tailguard_support::Xorshift64;
 
 /// Unwraps a constructor's result in a `const` initialiser: an error is a compile error.
 macro_rules! built {
@@ -23,11 +24,9 @@ macro_rules! built {
 
 /// Values in ns from 1 µs to 100 s and beyond (the range and both ends of it), and zero.
 fn latencies() -> impl Iterator<Item = u64> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Xorshift64(0x2545_f491_4f6c_dd1d);
     (0..5_000).map(move |i| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         match i % 50 {
             0 => 0,
             1 => 10,
@@ -203,11 +202,9 @@ fn ratios_round_to_the_nearest_millionth() {
         999.9999995,
         1000.0,
     ];
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = Xorshift64(0x9e37_79b9_7f4a_7c15);
     for _ in 0..100_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         // Whole and half millionths, and arbitrary ratios, in [0, 1000].
         let half = (x % 2_000_000_001) as f64 / 2e6 / 1e6 * 1000.0;
         ratios.push(half);
@@ -258,7 +255,7 @@ fn a_static_hedger_is_the_run_time_one() {
     let clock = ManualClock::new();
     let budget = RatioBudget::new(0.1, 5).unwrap();
     let hedger: IntHedger<_, _> =
-        Hedger::with_parts(&clock, HEDGE_CONFIG, &budget, &presets::int_latency()).unwrap();
+        Hedger::with_budget(&clock, HEDGE_CONFIG, &budget, presets::INT_LATENCY_LAYOUT).unwrap();
     let mut hedges = 0;
     for (i, v) in latencies().take(3_000).enumerate() {
         let (mut a, mut b) = (HEDGER.start(), hedger.start());

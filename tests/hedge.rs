@@ -430,7 +430,7 @@ fn an_integer_mapped_hedger_races_through_the_common_handle() {
     let clock = ManualClock::new();
     let config = HedgeConfig::new().with_min_samples(10);
     let int: IntHedger<&ManualClock> =
-        Hedger::with_sketch(&clock, config, &presets::int_latency()).unwrap();
+        Hedger::with_layout(&clock, config, presets::INT_LATENCY_LAYOUT).unwrap();
     for _ in 0..50 {
         let t = int.start();
         clock.advance(10 * MS);

@@ -5,6 +5,7 @@
 //! where the two libraries disagree.
 
 use tailguard::sketch::{IndexMapping, IntMapping};
+use tailguard_support::Xorshift64;
 
 /// `1 / math.Log2(gamma)` in sketches-go (Go 1.19, amd64) for gamma = 2^(2^-k), k = 0..=20:
 /// printed by the library's own code (tests/interop/datadog/README.md says how).
@@ -95,11 +96,9 @@ fn values() -> impl Iterator<Item = u64> {
         let p = 1u64 << b;
         [p - 1, p, p + 1, p | (p >> 1), p | (p - 1)]
     });
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = Xorshift64(0x9e37_79b9_7f4a_7c15);
     let random = (0..20_000).map(move |_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         x >> (x % 64) // every magnitude
     });
     // Above 2^63 both roundings matter: the low 11 bits just above half carry into bits
@@ -159,13 +158,11 @@ fn index_u64_is_where_go_and_java_put_the_value_for_every_k() {
 
 #[test]
 fn float_values_land_where_go_and_java_put_them() {
-    let mut x = 0x0123_4567_89ab_cdefu64;
+    let mut rng = Xorshift64(0x0123_4567_89ab_cdef);
     for k in 0..=20 {
         let m = IntMapping::with_mantissa_bits(k).unwrap();
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             // Positive normal doubles from 2^-60 to 2^60, and their neighbours.
             let v = f64::from_bits((x % (120u64 << 52)) + (963u64 << 52));
             for v in [

@@ -66,6 +66,34 @@ fn python() -> Option<PathBuf> {
     }
 }
 
+/// The interpreter, the interop script and a fresh directory `name` for the files the two
+/// libraries exchange; `None` to skip (see [`python`]).
+fn interop_setup(name: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let python = python()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    Some((python, script, dir))
+}
+
+/// Runs the interop script on `dir` (with `args` after it); panics with its output if it
+/// fails.
+fn run_python(python: &Path, script: &Path, dir: &Path, args: &[&str]) {
+    let out = Command::new(python)
+        .arg(script)
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "the Python side failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The data sets: the accuracy tests' distributions, integers (many of them exact bin
 /// boundaries for LINEAR), and a mix with zeros.
 fn data_sets() -> Vec<(String, Vec<f64>)> {
@@ -107,6 +135,42 @@ fn bin_at_quantile<M: IndexMapping>(s: &Sketch<M>, q: f64) -> Option<i32> {
         }
     }
     panic!("rank {rank} beyond the count");
+}
+
+/// Checks Python's reading `file` of `s` (from_proto of tailguard's encoding, or Python's
+/// own sketch of the same values): tailguard's bins one key higher, and every quantile
+/// answered from the bin tailguard answers it from (Python's rule), within alpha of the
+/// exact quantile; then `each(answer, that bin, the exact quantile)`.
+fn check_python_reading<M: IndexMapping>(
+    r: &Results,
+    file: &str,
+    s: &Sketch<M>,
+    exact: &dyn Fn(f64) -> f64,
+    within_alpha: &dyn Fn(f64, f64) -> bool,
+    mut each: impl FnMut(&PyQuantile, Option<i32>, f64),
+) {
+    let keys: Vec<(i64, f64)> = s
+        .bins()
+        .map(|b| (i64::from(b.index) + 1, f64::from(b.count)))
+        .collect();
+    assert_eq!(r.keys[file], keys, "{file}: bins");
+    for pq in &r.quantiles[file] {
+        let bin = bin_at_quantile(s, pq.q);
+        assert_eq!(
+            pq.key.map(|k| k - 1),
+            bin.map(i64::from),
+            "{file} q={}",
+            pq.q
+        );
+        let want = exact(pq.q);
+        assert!(
+            within_alpha(pq.value, want),
+            "{file} q={}: {} vs exact {want}",
+            pq.q,
+            pq.value
+        );
+        each(pq, bin, want);
+    }
 }
 
 /// One line of results.txt: `quantile SOURCE Q VALUE KEY`.
@@ -291,23 +355,9 @@ fn check<M: IndexMapping>(dir: &Path, case: &Case, sketch: &Sketch<M>, r: &Resul
         assert_eq!(field(r, source, "sparse"), 0.0);
         assert_eq!(field(r, source, "negative"), 0.0);
     }
-    // from_proto holds tailguard's bins, one key higher...
-    let ours: Vec<(i64, f64)> = sketch
-        .bins()
-        .map(|b| (i64::from(b.index) + 1, f64::from(b.count)))
-        .collect();
-    assert_eq!(r.keys[&py], ours, "{py}: bins");
-    // ...and answers every quantile from tailguard's bin, with that bin's value.
-    for pq in &r.quantiles[&py] {
-        let bin = bin_at_quantile(sketch, pq.q);
-        assert_eq!(pq.key.map(|k| k - 1), bin.map(i64::from), "{py} q={}", pq.q);
-        let want = exact(pq.q);
-        assert!(
-            within_alpha(pq.value, want),
-            "{py} q={}: {} vs exact {want}",
-            pq.q,
-            pq.value
-        );
+    // from_proto holds tailguard's bins, one key higher, and answers every quantile from
+    // tailguard's bin, with that bin's value.
+    check_python_reading(r, &py, sketch, &exact, &within_alpha, |pq, bin, _| {
         if let Some(i) = bin {
             let ours = sketch.mapping().value(i);
             let diff = rel(pq.value, ours);
@@ -324,7 +374,7 @@ fn check<M: IndexMapping>(dir: &Path, case: &Case, sketch: &Sketch<M>, r: &Resul
                 pq.value
             );
         }
-    }
+    });
 
     // --- 2. Python -> tailguard -------------------------------------------------------
     let bytes = std::fs::read(dir.join(&native)).unwrap();
@@ -337,39 +387,27 @@ fn check<M: IndexMapping>(dir: &Path, case: &Case, sketch: &Sketch<M>, r: &Resul
         (report.below_range, report.above_range, report.saturated),
         (0, 0, 0)
     );
-    let theirs: Vec<(i64, f64)> = decoded
-        .bins()
-        .map(|b| (i64::from(b.index) + 1, f64::from(b.count)))
-        .collect();
-    assert_eq!(r.keys[&native], theirs, "{native}: bins");
-    for pq in &r.quantiles[&native] {
-        let bin = bin_at_quantile(&decoded, pq.q);
-        assert_eq!(
-            pq.key.map(|k| k - 1),
-            bin.map(i64::from),
-            "{native} q={}",
-            pq.q
-        );
-        let want = exact(pq.q);
-        fig.err_python = fig.err_python.max(rel(pq.value, want));
-        assert!(
-            within_alpha(pq.value, want),
-            "{native} q={}: {} vs {want}",
-            pq.q,
-            pq.value
-        );
-        let got = decoded.quantile(pq.q).unwrap().unwrap();
-        fig.err_decoded = fig.err_decoded.max(rel(got, want));
-        assert!(
-            within_alpha(got, want),
-            "decoded {native} q={}: {got} vs {want}",
-            pq.q
-        );
-        if let (Some(i), 0) = (bin, interpolation) {
-            let ours = decoded.mapping().value(i);
-            assert!(rel(pq.value, ours) <= 1e-9, "{native} q={}", pq.q);
-        }
-    }
+    check_python_reading(
+        r,
+        &native,
+        &decoded,
+        &exact,
+        &within_alpha,
+        |pq, bin, want| {
+            fig.err_python = fig.err_python.max(rel(pq.value, want));
+            let got = decoded.quantile(pq.q).unwrap().unwrap();
+            fig.err_decoded = fig.err_decoded.max(rel(got, want));
+            assert!(
+                within_alpha(got, want),
+                "decoded {native} q={}: {got} vs {want}",
+                pq.q
+            );
+            if let (Some(i), 0) = (bin, interpolation) {
+                let ours = decoded.mapping().value(i);
+                assert!(rel(pq.value, ours) <= 1e-9, "{native} q={}", pq.q);
+            }
+        },
+    );
     // Read with the Go/Java convention, Python's sketch is a bin high, or refused.
     let mut misread = decoded.clone();
     misread.clear();
@@ -444,11 +482,9 @@ enum Built {
 
 #[test]
 fn tailguard_and_python_ddsketch_read_each_other() {
-    let Some(python) = python() else { return };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ddsketch-interop");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some((python, script, dir)) = interop_setup("ddsketch-interop") else {
+        return;
+    };
 
     let mappings: [(&str, f64); 7] = [
         ("log", 0.01),
@@ -486,17 +522,7 @@ fn tailguard_and_python_ddsketch_read_each_other() {
     let quantiles: String = QUANTILES.iter().map(|q| format!("{q:?}\n")).collect();
     std::fs::write(dir.join("quantiles.txt"), quantiles).unwrap();
 
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_python(&python, &script, &dir, &[]);
     let results = parse_results(&std::fs::read_to_string(dir.join("results.txt")).unwrap());
 
     println!(
@@ -541,11 +567,9 @@ fn tailguard_and_python_ddsketch_read_each_other() {
 /// quantile within the stated bound `a + b + a b` of the exact quantile of the data.
 #[test]
 fn python_sketches_at_foreign_gammas_rebin_within_the_bound() {
-    let Some(python) = python() else { return };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ddsketch-rebin");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some((python, script, dir)) = interop_setup("ddsketch-rebin") else {
+        return;
+    };
 
     // Latencies in ns inside the presets' range (1 µs .. 100 s), and some zeros.
     let mut rng = Rng::new(15);
@@ -594,18 +618,7 @@ fn python_sketches_at_foreign_gammas_rebin_within_the_bound() {
         }
     }
     std::fs::write(dir.join("rebin-cases.txt"), cases_txt).unwrap();
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .arg("rebin")
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_python(&python, &script, &dir, &["rebin"]);
     let written = std::fs::read_to_string(dir.join("rebin-results.txt")).unwrap();
 
     println!(

@@ -183,11 +183,11 @@ fn backward_steps_earn_a_token_bucket_nothing() {
 fn a_rate_limit_empties_any_budget() {
     let clock = ManualClock::new();
     let bucket = TokenBucket::new(&clock, 100.0, 1024).unwrap();
-    let hedger: Hedger<_, _> = Hedger::with_parts(
+    let hedger: Hedger<_, _> = Hedger::with_budget(
         &clock,
         HedgeConfig::new(),
         bucket,
-        &presets::cubic_latency(),
+        presets::CUBIC_LATENCY_LAYOUT,
     )
     .unwrap();
     assert_eq!(hedger.budget().balance(), 1024.0);
@@ -199,8 +199,13 @@ fn a_rate_limit_empties_any_budget() {
         .unwrap()
         .with_min_allowance(5.0, &clock)
         .unwrap();
-    let hedger: Hedger<_, _> =
-        Hedger::with_parts(&clock, HedgeConfig::new(), ratio, &presets::cubic_latency()).unwrap();
+    let hedger: Hedger<_, _> = Hedger::with_budget(
+        &clock,
+        HedgeConfig::new(),
+        ratio,
+        presets::CUBIC_LATENCY_LAYOUT,
+    )
+    .unwrap();
     hedger.on_rate_limited();
     assert_eq!(hedger.budget().balance(), 0.0);
 }

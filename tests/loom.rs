@@ -2,7 +2,8 @@
 //! thread, with the crate's atomics swapped for loom's.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`
-//! (`.ci/run` does, with `LOOM_MAX_PREEMPTIONS=3`).
+//! (`.ci/run` does, with `LOOM_MAX_PREEMPTIONS=2`). The coarse time stamp's model is a unit
+//! test of its crate-private type, in src/clock/coarse.rs (`.ci/run` runs it too).
 #![cfg(loom)]
 
 use core::time::Duration;
@@ -11,7 +12,6 @@ use loom::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
-use tailguard::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
 use tailguard::clock::{Clock, Instant};
 use tailguard::sketch::{AtomicSketch, IndexMapping, IntMapping};
 use tailguard::window::{Window, WindowConfig};
@@ -199,32 +199,6 @@ fn a_published_threshold_is_of_data_the_window_holds() {
         let want_bound = if holds_one { edge(1.0) } else { edge(3.0) };
         assert_eq!(settled_bound, Some(want_bound), "{window:?}");
         assert_eq!(window.count() + u64::from(window.expired()), 2);
-    });
-}
-
-/// A coarse stamp written while it is read: the reader gets the old state (never
-/// written), the exact age of the new stamp, or, while the write is under way, the old low
-/// word taken as if written in the new era; nothing else. (The era word goes first, so a
-/// reader that sees the new low word sees its era.)
-#[test]
-fn a_coarse_stamp_is_read_as_written() {
-    loom::model(|| {
-        let clock = CoarseClock::new(Instant::ZERO, Duration::from_nanos(1 << 20)).unwrap();
-        let stamp = Arc::new(AtomicCoarseInstant::never());
-        let written = clock.at(Instant::from_nanos(7 << 40));
-        let writer = {
-            let stamp = stamp.clone();
-            thread::spawn(move || stamp.store_now(written))
-        };
-        let now = clock.at(Instant::from_nanos((7 << 40) + (5 << 20)));
-        let age = stamp.age(&clock, now);
-        let torn = Age::Ticks(i64::from(now.ticks() as u32 as i32)); // low word 0, new era
-        assert!(
-            age == Age::Never || age == Age::Ticks(5) || age == torn,
-            "{age:?}"
-        );
-        writer.join().unwrap();
-        assert_eq!(stamp.age(&clock, now), Age::Ticks(5));
     });
 }
 

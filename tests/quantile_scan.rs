@@ -16,6 +16,7 @@ use tailguard::sketch::{
     AtomicSketch, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, OtelMapping,
 };
 use tailguard::window::{Window, WindowConfig};
+use tailguard_support::Xorshift64;
 
 /// The definition, bin by bin from the bottom, through the public API only.
 fn reference<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, q: f64) -> Option<f64> {
@@ -144,11 +145,9 @@ fn presets_on_latency_data() {
     let mut s = tailguard::sketch::presets::log_latency();
     let mut c = tailguard::sketch::presets::cubic_latency();
     let mut i = tailguard::sketch::presets::int_latency();
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Xorshift64(0x2545_f491_4f6c_dd1d);
     for _ in 0..20_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         let v = 1_000_000 + (x % 50_000_000) * (1 + (x >> 60)); // 1 ms .. ~800 ms
         s.record_u64(v);
         c.record(v as f64).unwrap();

@@ -16,6 +16,16 @@ const RECORDS: u64 = if cfg!(miri) { 200 } else { 1_000_000 };
 /// The windows of these tests: 64 bins, so that miri runs them quickly.
 const SMALL_BINS: usize = 64;
 
+/// `work(t)` on each of `THREADS` threads at once, `t` in `0..THREADS`: their results, in
+/// thread order.
+fn on_threads<T: Send>(work: impl Fn(u64) -> T + Sync) -> Vec<T> {
+    thread::scope(|s| {
+        let work = &work;
+        let workers: Vec<_> = (0..THREADS).map(|t| s.spawn(move || work(t))).collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    })
+}
+
 /// Thread `t`'s `i`-th value: log-normal-ish latencies in ns, different per thread.
 fn value(rng: &mut Rng) -> u64 {
     rng.lognormal(15.4, 1.0) as u64 // median about 5 ms
@@ -24,23 +34,15 @@ fn value(rng: &mut Rng) -> u64 {
 #[test]
 fn atomic_sketch_bins_are_exact_under_contention() {
     let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
-    let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let shared = &shared;
-                s.spawn(move || {
-                    let mut tally = presets::int_latency();
-                    let mut rng = Rng::new(t);
-                    for _ in 0..RECORDS {
-                        let v = value(&mut rng);
-                        shared.record_u64(v);
-                        tally.record_u64(v);
-                    }
-                    tally
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let tallies = on_threads(|t| {
+        let mut tally = presets::int_latency();
+        let mut rng = Rng::new(t);
+        for _ in 0..RECORDS {
+            let v = value(&mut rng);
+            shared.record_u64(v);
+            tally.record_u64(v);
+        }
+        tally
     });
     assert_matches_tallies(&shared, &tallies, THREADS * RECORDS);
 }
@@ -74,36 +76,28 @@ fn assert_matches_tallies(
 #[test]
 fn atomic_sketch_slice_records_are_exact_under_contention() {
     let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
-    let tallies: Vec<DDSketch<IntMapping, 1698>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let shared = &shared;
-                s.spawn(move || {
-                    let mut tally = presets::int_latency();
-                    let mut rng = Rng::new(100 + t);
-                    let mut block = [0u64; 64];
-                    for round in 0..RECORDS / 64 {
-                        // Half the blocks in runs of eight equal values (shared bins
-                        // between threads), half latency-like.
-                        for (i, v) in block.iter_mut().enumerate() {
-                            *v = if round % 2 == 0 {
-                                1_000_000 * (i as u64 / 8 + 1)
-                            } else {
-                                value(&mut rng)
-                            };
-                        }
-                        if round % 3 == 2 {
-                            block.iter().for_each(|&v| shared.record_u64(v));
-                        } else {
-                            shared.record_u64_slice(&block);
-                        }
-                        tally.record_u64_slice(&block);
-                    }
-                    tally
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let tallies = on_threads(|t| {
+        let mut tally = presets::int_latency();
+        let mut rng = Rng::new(100 + t);
+        let mut block = [0u64; 64];
+        for round in 0..RECORDS / 64 {
+            // Half the blocks in runs of eight equal values (shared bins
+            // between threads), half latency-like.
+            for (i, v) in block.iter_mut().enumerate() {
+                *v = if round % 2 == 0 {
+                    1_000_000 * (i as u64 / 8 + 1)
+                } else {
+                    value(&mut rng)
+                };
+            }
+            if round % 3 == 2 {
+                block.iter().for_each(|&v| shared.record_u64(v));
+            } else {
+                shared.record_u64_slice(&block);
+            }
+            tally.record_u64_slice(&block);
+        }
+        tally
     });
     assert_matches_tallies(&shared, &tallies, THREADS * (RECORDS / 64) * 64);
 }
@@ -260,30 +254,21 @@ fn ratio_budget_grants_exactly_within_its_bound() {
     const OPS: u64 = if cfg!(miri) { 500 } else { 1_000_000 };
     // 0.6 must mean 60 %: the bound is exact in millionths.
     let budget = RatioBudget::new(0.6, 5).unwrap();
-    let (requests, granted): (u64, u64) = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let budget = &budget;
-                s.spawn(move || {
-                    let mut rng = Rng::new(t);
-                    let (mut requests, mut granted) = (0u64, 0u64);
-                    for _ in 0..OPS / THREADS {
-                        if rng.unit() < 0.5 {
-                            budget.on_request();
-                            requests += 1;
-                        } else if budget.try_acquire() {
-                            granted += 1;
-                        }
-                    }
-                    (requests, granted)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap())
-            .fold((0, 0), |(r, g), (r2, g2)| (r + r2, g + g2))
-    });
+    let (requests, granted): (u64, u64) = on_threads(|t| {
+        let mut rng = Rng::new(t);
+        let (mut requests, mut granted) = (0u64, 0u64);
+        for _ in 0..OPS / THREADS {
+            if rng.unit() < 0.5 {
+                budget.on_request();
+                requests += 1;
+            } else if budget.try_acquire() {
+                granted += 1;
+            }
+        }
+        (requests, granted)
+    })
+    .into_iter()
+    .fold((0, 0), |(r, g), (r2, g2)| (r + r2, g + g2));
     assert_eq!(u64::from(budget.granted()), granted);
     // granted <= ratio * requests + cap, in exact integer millionths.
     assert!(granted * 1_000_000 <= requests * 600_000 + 5 * 1_000_000);
@@ -299,25 +284,19 @@ fn token_bucket_grants_within_rate_times_time() {
     let clock = ManualClock::new();
     let bucket = TokenBucket::new(&clock, 1000.0, 10).unwrap();
     let elapsed_ns = AtomicU64::new(0);
-    let granted: u64 = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let (bucket, clock, elapsed_ns) = (&bucket, &clock, &elapsed_ns);
-                s.spawn(move || {
-                    let mut granted = 0u64;
-                    for i in 0..OPS / THREADS {
-                        if t == 0 && i % 4 == 0 {
-                            clock.advance(Duration::from_micros(10));
-                            elapsed_ns.fetch_add(10_000, Ordering::Relaxed);
-                        }
-                        granted += u64::from(bucket.try_acquire());
-                    }
-                    granted
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).sum()
-    });
+    let granted: u64 = on_threads(|t| {
+        let mut granted = 0u64;
+        for i in 0..OPS / THREADS {
+            if t == 0 && i % 4 == 0 {
+                clock.advance(Duration::from_micros(10));
+                elapsed_ns.fetch_add(10_000, Ordering::Relaxed);
+            }
+            granted += u64::from(bucket.try_acquire());
+        }
+        granted
+    })
+    .into_iter()
+    .sum();
     assert_eq!(u64::from(bucket.granted()), granted);
     // burst + elapsed * rate, with the rate rounded up by at most 1/512.
     let elapsed_s = elapsed_ns.load(Ordering::Relaxed) as f64 / 1e9;

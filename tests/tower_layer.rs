@@ -22,6 +22,7 @@ use tailguard::deadline::Deadline;
 use tailguard::hedge::{HedgeConfig, HedgeError, HedgePolicy, Hedger, IntHedger, MAX_HEDGES};
 use tailguard::sketch::presets;
 use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched};
+use tailguard_support::loopback::OneChunkBody;
 use tower::{service_fn, Layer, Service, ServiceExt};
 
 const MS: Duration = Duration::from_millis(1);
@@ -127,31 +128,14 @@ impl Service<Request<()>> for Backend {
             let mut guard = CallGuard(state, false);
             tokio::time::sleep(reply.headers_after).await;
             guard.1 = true;
-            let body = SlowBody(Some(Box::pin(tokio::time::sleep(reply.first_byte_after))));
+            let body = SlowBody::new(Some(tokio::time::sleep(reply.first_byte_after)), b"token");
             Ok(Response::builder().status(reply.status).body(body).unwrap())
         })
     }
 }
 
 /// A body whose single chunk arrives after a delay (a streaming endpoint's first token).
-struct SlowBody(Option<Pin<Box<tokio::time::Sleep>>>);
-
-impl Body for SlowBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        let Some(sleep) = self.0.as_mut() else {
-            return Poll::Ready(None);
-        };
-        std::task::ready!(sleep.as_mut().poll(cx));
-        self.0 = None;
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"token")))))
-    }
-}
+type SlowBody = OneChunkBody<tokio::time::Sleep>;
 
 type TestHedger = Hedger<TokioClock>;
 
@@ -371,10 +355,10 @@ async fn each_target_learns_its_own_delay() {
 /// Issue 12: an integer-mapped hedger works behind the layer, alone or as a `dyn`.
 #[tokio::test(start_paused = true)]
 async fn an_integer_mapped_hedger_hedges_behind_the_layer() {
-    let int: IntHedger<TokioClock> = Hedger::with_sketch(
+    let int: IntHedger<TokioClock> = Hedger::with_layout(
         TokioClock::new(),
         HedgeConfig::new(),
-        &presets::int_latency(),
+        presets::INT_LATENCY_LAYOUT,
     )
     .unwrap();
     let int = Arc::new(int);
@@ -404,11 +388,11 @@ async fn routes_learn_apart_and_share_one_budget() {
     let by_route = |r: &Request<()>| r.uri().path().to_owned();
     let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_route, move |_: &String| {
         let config = HedgeConfig::new().with_budget_cap(1);
-        Hedger::with_parts(
+        Hedger::with_budget(
             TokioClock::new(),
             config,
             Arc::clone(&shared),
-            &presets::int_latency(),
+            presets::INT_LATENCY_LAYOUT,
         )
     });
     let targets = Arc::new(targets);

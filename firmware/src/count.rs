@@ -6,7 +6,8 @@
 use core::hint::black_box;
 use tailguard::sketch::{presets, DDSketch, IntMapping};
 
-use tailguard_support::firmware::{record_latencies, Xorshift32, LATENCIES};
+use tailguard_support::firmware::{record_latencies, LATENCIES};
+use tailguard_support::Xorshift32;
 
 const K: u32 = parse(env!("TG_COUNT_K"));
 const OP: &str = env!("TG_COUNT_OP");

@@ -1,8 +1,7 @@
 //! Helpers shared by the fuzz targets.
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
 
-use tailguard::proto::IndexConvention;
-use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use tailguard::sketch::{DDSketch, IndexMapping};
 
 /// A value to record, drawn from the fuzzer's bytes.
 #[derive(Debug, Clone, Copy)]
@@ -66,49 +65,77 @@ pub fn assert_same<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSk
     );
 }
 
-/// A check of one message against a sketch of any mapping (a trait, not a closure: the
-/// check is generic over the mapping and the bin count).
-pub trait MessageCheck {
-    fn check<M: IndexMapping, const N: usize>(
-        self,
-        empty: DDSketch<M, N>,
-        message: &[u8],
-        convention: IndexConvention,
-    );
+/// Runs `$check(empty_sketch, message, convention)` on a sketch and convention picked by
+/// `$selector` (mapping, accuracy, range): the `decode` and `rebin` targets pick alike, so
+/// their seeds serve both. A macro: `$check` is generic over the mapping and the bin count.
+macro_rules! with_selected_sketch {
+    ($selector:expr, $message:expr, $check:ident) => {{
+        use tailguard::proto::IndexConvention;
+        use tailguard::sketch::{CubicMapping, DDSketch, IntMapping, LogMapping};
+        let (selector, message): (u8, &[u8]) = ($selector, $message);
+        let convention = if selector & 1 == 0 {
+            IndexConvention::GoJava
+        } else {
+            IndexConvention::Python
+        };
+        match (selector >> 1) % 4 {
+            0 => $check(
+                DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+                message,
+                convention,
+            ),
+            1 => $check(
+                DDSketch::<CubicMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
+                message,
+                convention,
+            ),
+            2 => $check(
+                DDSketch::<IntMapping, 2048>::with_relative_accuracy(0.01, 1.0).unwrap(),
+                message,
+                convention,
+            ),
+            // A narrow range: most bins land outside it.
+            _ => $check(
+                DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap(),
+                message,
+                convention,
+            ),
+        }
+    }};
 }
+#[allow(unused_imports)]
+pub(crate) use with_selected_sketch;
 
-/// Runs `c` on a sketch and convention picked by `selector` (mapping, accuracy, range):
-/// the `decode` and `rebin` targets pick alike, so their seeds serve both.
-pub fn with_selected_sketch(selector: u8, message: &[u8], c: impl MessageCheck) {
-    let convention = if selector & 1 == 0 {
-        IndexConvention::GoJava
-    } else {
-        IndexConvention::Python
-    };
-    match (selector >> 1) % 4 {
-        0 => c.check(
-            DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        1 => c.check(
-            DDSketch::<CubicMapping, 1024>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        2 => c.check(
-            DDSketch::<IntMapping, 2048>::with_relative_accuracy(0.01, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-        // A narrow range: most bins land outside it.
-        _ => c.check(
-            DDSketch::<LogMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap(),
-            message,
-            convention,
-        ),
-    }
+/// Decodes with `$decode` (a function of the target sketch returning the decoder's
+/// result) into `$empty` holding values already ([`holding_values`]): all or nothing. A
+/// refused message leaves the sketch unchanged and its error displays; a decoded one grows
+/// the counters by what its report says ([`assert_report_adds_up`]). Gives
+/// `Ok((before, target, report))` or `Err((before, error))`. A macro: the decoders'
+/// reports are different types with the same counters.
+macro_rules! decode_all_or_nothing {
+    ($empty:expr, $decode:expr) => {{
+        let mut target = crate::common::holding_values($empty);
+        let before = target.clone();
+        match $decode(&mut target) {
+            Err(e) => {
+                assert!(target == before, "{e} changed the sketch");
+                let _ = e.to_string();
+                Err((before, e))
+            }
+            Ok(report) => {
+                let r = &report;
+                crate::common::assert_report_adds_up(
+                    &before,
+                    &target,
+                    (r.added, r.saturated, r.below_range, r.above_range),
+                );
+                Ok((before, target, report))
+            }
+        }
+    }};
 }
+#[allow(unused_imports)]
+pub(crate) use decode_all_or_nothing;
 
 /// `empty` holding two values already, so that a decode into it shows all or nothing.
 pub fn holding_values<M: IndexMapping, const N: usize>(empty: &DDSketch<M, N>) -> DDSketch<M, N> {

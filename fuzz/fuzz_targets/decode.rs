@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{assert_report_adds_up, holding_values, with_selected_sketch, MessageCheck};
+use common::{decode_all_or_nothing, with_selected_sketch};
 
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
@@ -29,21 +29,7 @@ fn decode(data: &[u8]) {
     if selector & 0x80 != 0 {
         return generated(message);
     }
-    with_selected_sketch(selector, message, Decode);
-}
-
-/// The check of a message against a sketch [`with_selected_sketch`] picks.
-struct Decode;
-
-impl MessageCheck for Decode {
-    fn check<M: IndexMapping, const N: usize>(
-        self,
-        empty: DDSketch<M, N>,
-        message: &[u8],
-        convention: IndexConvention,
-    ) {
-        check(empty, message, convention);
-    }
+    let _ = with_selected_sketch!(selector, message, check);
 }
 
 /// A message DataDog's libraries could have written, drawn from `bytes`.
@@ -100,22 +86,10 @@ fn check<M: IndexMapping, const N: usize>(
     convention: IndexConvention,
 ) -> Option<proto::Decoded> {
     // Into a sketch that holds values already: all or nothing.
-    let mut target = holding_values(&empty);
-    let before = target.clone();
-    let report = match proto::decode_into(message, convention, &mut target) {
-        Err(e) => {
-            assert!(target == before, "{e} changed the sketch");
-            let _ = e.to_string();
-            return None;
-        }
-        Ok(report) => report,
+    let decode = |target: &mut DDSketch<M, N>| proto::decode_into(message, convention, target);
+    let Ok((_, _, report)) = decode_all_or_nothing!(&empty, decode) else {
+        return None;
     };
-    let r = &report;
-    assert_report_adds_up(
-        &before,
-        &target,
-        (r.added, r.saturated, r.below_range, r.above_range),
-    );
     let mapping = proto::read_mapping(message).expect("decoded, so the mapping reads");
     assert!(mapping.relative_accuracy(convention).is_some());
 

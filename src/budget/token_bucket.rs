@@ -10,7 +10,7 @@ use crate::sync::const_unless_loom;
 /// this many time units, which sets the unit (a power of two of nanoseconds, at least 8).
 const MAX_SPAN_UNITS: u64 = 1 << 20;
 
-/// The smallest time unit, 2^3 ns: the [coarse clock](crate::clock::coarse)'s minimum.
+/// The smallest time unit, 2^3 ns: the [coarse clock](crate::clock#coarse-time)'s minimum.
 const MIN_SHIFT: u32 = 3;
 
 /// Largest rate, tokens per second: a token then spans at least 1,000 ns.
@@ -22,7 +22,7 @@ const MAX_RATE: f64 = 1e6;
 /// It is GCRA (the generic cell rate algorithm): the whole state is one theoretical
 /// arrival time, so `try_acquire` is a load and a compare-and-swap, never overdraws under
 /// contention, and needs no refill task. The arrival time is a
-/// [coarse time](crate::clock::coarse) stamp in two native 32-bit atomics, in units of
+/// [coarse time](crate::clock#coarse-time) stamp in two native 32-bit atomics, in units of
 /// `2^k` nanoseconds (at least 8) chosen at construction so that a full burst spans at
 /// most 2^20 units.
 ///

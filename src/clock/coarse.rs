@@ -1,5 +1,6 @@
 //! Coarse time: clock readings kept in native 32-bit atomics, correct for any reading and
-//! any gap.
+//! any gap. Crate-private: the window, the hedger's back-off and the token bucket keep
+//! their time stamps in it (the clock module's docs say what that means for a caller).
 //!
 //! Interrupt-safe state cannot hold a 64-bit time: on thumbv7em portable-atomic's
 //! `AtomicU64` is a seqlock an interrupt handler can deadlock on. So every time-stamped
@@ -37,28 +38,12 @@
 //! the same order for read-modify-write states (the token bucket).
 //!
 //! [`compare_exchange`]: AtomicCoarseInstant::compare_exchange
-//!
-//! ```
-//! use core::time::Duration;
-//! use tailguard::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
-//! use tailguard::clock::Instant;
-//!
-//! let clock = CoarseClock::new(Instant::ZERO, Duration::from_millis(1)).unwrap();
-//! let stamp = AtomicCoarseInstant::never();
-//! let t0 = Instant::from_nanos(5_000_000_000);
-//! stamp.store_now(clock.at(t0));
-//!
-//! let later = clock.at(t0.saturating_add(Duration::from_millis(250)));
-//! assert_eq!(stamp.age(&clock, later), Age::Ticks(250));
-//! // 60 days later: beyond the 1 ms clock's horizon (13 days), and never read as recent.
-//! let much_later = clock.at(t0.saturating_add(Duration::from_secs(60 * 86_400)));
-//! assert_eq!(stamp.age(&clock, much_later), Age::LongAgo);
-//! ```
 
 use core::fmt;
 use core::time::Duration;
 
-use super::{duration_to_nanos, Instant};
+use super::divisor::Divisor;
+use super::instant::{duration_to_nanos, Instant};
 use crate::sync::{AtomicU32, Ordering};
 
 /// The era word's unit: 2^32 ns (4.3 s). Nanoseconds since the origin, shifted by this,
@@ -72,38 +57,19 @@ const MIN_UNIT_NS: u64 = 8;
 /// A coarse clock: converts [`Instant`]s into whole ticks of `unit` since an origin.
 ///
 /// See the [module docs](self) for the horizon and the rule for writers.
-///
-/// ```
-/// use core::time::Duration;
-/// use tailguard::clock::coarse::CoarseClock;
-/// use tailguard::clock::Instant;
-///
-/// let clock = CoarseClock::new(Instant::from_nanos(500), Duration::from_micros(1)).unwrap();
-/// assert_eq!(clock.at(Instant::from_nanos(3_700)).ticks(), 3);
-/// assert_eq!(clock.at(Instant::ZERO).ticks(), 0); // before the origin: the origin
-/// assert!(clock.horizon() >= Duration::from_secs(1_000));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CoarseClock {
+pub(crate) struct CoarseClock {
     origin_ns: u64,
-    unit_ns: u64,
-    /// Ticks are `elapsed >> shift` when `magic` is 0 (a unit that is a power of two);
-    /// otherwise the exact quotient by `unit_ns` from a multiply by the reciprocal
-    /// `magic` (libdivide's round-up method): no 64-bit division on any reading, which
-    /// on a 32-bit core is a library call of a hundred instructions or more.
-    shift: u32,
-    magic: u64,
-    /// The reciprocal needs 65 bits: the `(elapsed - q) / 2 + q` step adds the top one.
-    add: bool,
+    /// The tick length in nanoseconds: ticks are a shift (a unit that is a power of two)
+    /// or a multiply by the reciprocal, with no 64-bit division on any reading.
+    unit: Divisor,
     /// The largest era difference for which the low word gives the exact age.
     era_limit: u64,
 }
 
 /// The unit of a [`CoarseClock`] is below 8 ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct UnitTooSmall;
+pub(crate) struct UnitTooSmall;
 
 impl fmt::Display for UnitTooSmall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -114,11 +80,15 @@ impl fmt::Display for UnitTooSmall {
 impl core::error::Error for UnitTooSmall {}
 
 impl CoarseClock {
-    /// A clock counting whole `unit`s since `origin`. Errors if `unit` is below 8 ns.
-    pub const fn new(origin: Instant, unit: Duration) -> Result<Self, UnitTooSmall> {
+    /// A clock counting whole `unit`s since `origin`. Errors if `unit` is below 8 ns. (The
+    /// tests' constructor: the crate's states speak nanoseconds, through `from_nanos`.)
+    #[cfg(test)]
+    pub(crate) const fn new(origin: Instant, unit: Duration) -> Result<Self, UnitTooSmall> {
         Self::from_nanos(origin.as_nanos(), duration_to_nanos(unit))
     }
 
+    /// A clock counting whole `unit_ns` nanoseconds since `origin_ns`. Errors if the unit is
+    /// below 8 ns.
     pub(crate) const fn from_nanos(origin_ns: u64, unit_ns: u64) -> Result<Self, UnitTooSmall> {
         if unit_ns < MIN_UNIT_NS {
             return Err(UnitTooSmall);
@@ -133,13 +103,9 @@ impl CoarseClock {
         } else {
             unit_ns
         };
-        let (magic, shift, add) = reciprocal(unit_ns);
         CoarseClock {
             origin_ns,
-            unit_ns,
-            shift,
-            magic,
-            add,
+            unit: Divisor::new(unit_ns),
             // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
             // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
             // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`age_of` counts one era more
@@ -150,36 +116,25 @@ impl CoarseClock {
 
     /// The reading of instant `t`: ticks since the origin (zero before it) and its era.
     #[inline]
-    pub fn at(&self, t: Instant) -> CoarseInstant {
+    pub(crate) fn at(&self, t: Instant) -> CoarseInstant {
         let elapsed = t.as_nanos().saturating_sub(self.origin_ns);
-        // A shift for budgets, cooldowns and the refresh clock; a multiply by the
-        // reciprocal for window intervals.
-        let ticks = if self.magic == 0 {
-            elapsed >> self.shift
-        } else {
-            self.divide(elapsed)
-        };
         CoarseInstant {
-            ticks,
+            // A shift for budgets, cooldowns and the refresh clock; a multiply by the
+            // reciprocal for window intervals (exact: tests compare it with the division).
+            ticks: self.unit.quotient(elapsed),
             era: era_tag(elapsed),
         }
     }
 
-    /// Ticks of a unit that is not a power of two: `elapsed / unit_ns`, exactly, for
-    /// every `elapsed` (tests compare it with the division), by a multiply.
-    #[inline]
-    fn divide(&self, elapsed: u64) -> u64 {
-        divide_by_reciprocal(elapsed, self.magic, self.shift, self.add)
-    }
-
     /// The origin.
-    pub const fn origin(&self) -> Instant {
+    #[cfg(all(test, not(loom)))]
+    pub(crate) const fn origin(&self) -> Instant {
         Instant::from_nanos(self.origin_ns)
     }
 
     /// The tick length.
-    pub const fn unit(&self) -> Duration {
-        Duration::from_nanos(self.unit_ns)
+    pub(crate) const fn unit(&self) -> Duration {
+        Duration::from_nanos(self.unit.get())
     }
 
     /// How old a stamp may be and still be given its exact age: older (or, for a clock that
@@ -188,147 +143,25 @@ impl CoarseClock {
     /// Stamps written less than this long before (or after) a reading always get their
     /// exact age; from this plus 8.6 s on, never. (Within the last 8.6 s of the 584-year
     /// range, whose two eras share one era word, the horizon is 4.3 s shorter.)
-    pub const fn horizon(&self) -> Duration {
+    #[cfg(all(test, not(loom)))]
+    pub(crate) const fn horizon(&self) -> Duration {
         Duration::from_nanos(self.era_limit.saturating_mul(1 << ERA_SHIFT))
     }
 
     /// How many whole ticks `d` spans, rounded up (saturating).
-    pub const fn ticks_in(&self, d: Duration) -> u64 {
+    pub(crate) const fn ticks_in(&self, d: Duration) -> u64 {
         let ns = duration_to_nanos(d);
-        let whole = match ns.checked_div(self.unit_ns) {
+        let unit_ns = self.unit.get();
+        let whole = match ns.checked_div(unit_ns) {
             Some(whole) => whole,
             None => 0, // not reached: unit_ns >= 8
         };
-        if whole.saturating_mul(self.unit_ns) < ns {
+        if whole.saturating_mul(unit_ns) < ns {
             whole.saturating_add(1)
         } else {
             whole
         }
     }
-}
-
-/// `x / d` from `d`'s [`reciprocal`] `(magic, shift, add)` with `magic != 0`.
-#[inline]
-const fn divide_by_reciprocal(x: u64, magic: u64, shift: u32, add: bool) -> u64 {
-    let q = mul_high(magic, x);
-    if add {
-        // q <= x: the subtraction cannot wrap, and the sum is below 2^64.
-        ((x.wrapping_sub(q) >> 1).wrapping_add(q)) >> shift
-    } else {
-        q >> shift
-    }
-}
-
-/// A divisor fixed when it is made (a constant, say), divided by with a multiply by its
-/// reciprocal: no 64-bit division, which on a 32-bit core is a library call of a hundred
-/// instructions or more (`__aeabi_uldivmod`). The window's slot numbers and the
-/// nanoseconds-to-`Duration` conversion of the hedge path use it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Divisor {
-    d: u64,
-    magic: u64,
-    shift: u32,
-    add: bool,
-}
-
-impl Divisor {
-    /// Dividing by `d`; 0 is taken as 1.
-    pub(crate) const fn new(d: u64) -> Self {
-        let d = if d == 0 { 1 } else { d };
-        let (magic, shift, add) = reciprocal(d);
-        Divisor {
-            d,
-            magic,
-            shift,
-            add,
-        }
-    }
-
-    /// `x / d` and `x % d`, exactly.
-    #[inline]
-    pub(crate) const fn div_rem(&self, x: u64) -> (u64, u64) {
-        let q = if self.magic == 0 {
-            x >> self.shift
-        } else {
-            divide_by_reciprocal(x, self.magic, self.shift, self.add)
-        };
-        // q * d <= x: neither operation wraps.
-        (q, x.wrapping_sub(q.wrapping_mul(self.d)))
-    }
-}
-
-/// libdivide's unsigned 64-bit reciprocal of `d >= 1` (the branching variant):
-/// `(magic, shift, add)` with `magic == 0` for a power of two (then `x / d == x >> shift`),
-/// else `x / d == (mul_high(magic, x) [+ add step]) >> shift` for every `u64` `x`. Run
-/// once per clock, at construction (a 128-bit division there is fine).
-const fn reciprocal(d: u64) -> (u64, u32, bool) {
-    if d.is_power_of_two() {
-        return (0, d.trailing_zeros(), false);
-    }
-    // Not a power of two, and the caller passes d >= 8: floor_log2 < 64, d > 2^floor_log2.
-    let floor_log2 = 63u32.wrapping_sub(d.leading_zeros());
-    let dividend = 1u128 << 64u32.wrapping_add(floor_log2);
-    let wide = d as u128;
-    let (proposed, rem) = match (dividend.checked_div(wide), dividend.checked_rem(wide)) {
-        // d > 2^floor_log2, so the quotient is below 2^64 and the casts are exact.
-        (Some(q), Some(r)) => (q as u64, r as u64),
-        _ => return (0, 0, false), // not reached: d >= 8
-    };
-    if d.wrapping_sub(rem) < (1u64 << floor_log2) {
-        // This power works: a 64-bit magic.
-        (proposed.wrapping_add(1), floor_log2, false)
-    } else {
-        // The 65-bit case: double the quotient and its remainder (the add step supplies
-        // the top bit), carrying when twice the remainder reaches d.
-        let twice_rem = rem.wrapping_add(rem);
-        let carry = (twice_rem >= d || twice_rem < rem) as u64;
-        (
-            proposed
-                .wrapping_add(proposed)
-                .wrapping_add(carry)
-                .wrapping_add(1),
-            floor_log2,
-            true,
-        )
-    }
-}
-
-/// The high 64 bits of `a * b`. A 128-bit product where the core has 64-bit registers;
-/// on 32-bit cores four 32 x 32 -> 64 multiplies (`UMULL` on a Cortex-M3/M4), where LLVM
-/// would otherwise call its 128-bit multiply helper.
-#[inline]
-const fn mul_high(a: u64, b: u64) -> u64 {
-    #[cfg(target_pointer_width = "64")]
-    {
-        // The product of two u64 fits in u128.
-        ((a as u128).wrapping_mul(b as u128) >> 64) as u64
-    }
-    #[cfg(not(target_pointer_width = "64"))]
-    {
-        mul_high_halves(a, b)
-    }
-}
-
-/// [`mul_high`] from four 32 x 32 -> 64 multiplies.
-#[cfg(any(test, not(target_pointer_width = "64")))]
-#[inline]
-const fn mul_high_halves(a: u64, b: u64) -> u64 {
-    let (a0, a1) = (a & 0xffff_ffff, a >> 32);
-    let (b0, b1) = (b & 0xffff_ffff, b >> 32);
-    // Each product of two 32-bit halves fits in 64 bits, and `mid` is at most three
-    // 32-bit values: no sum below can wrap.
-    let (p00, p01, p10, p11) = (
-        a0.wrapping_mul(b0),
-        a0.wrapping_mul(b1),
-        a1.wrapping_mul(b0),
-        a1.wrapping_mul(b1),
-    );
-    let mid = (p00 >> 32)
-        .wrapping_add(p01 & 0xffff_ffff)
-        .wrapping_add(p10 & 0xffff_ffff);
-    p11.wrapping_add(p01 >> 32)
-        .wrapping_add(p10 >> 32)
-        .wrapping_add(mid >> 32)
 }
 
 /// The era word of a reading at the origin: `era_tag(0)`.
@@ -349,23 +182,21 @@ fn era_tag(elapsed: u64) -> u32 {
 
 /// A reading of a [`CoarseClock`]: whole ticks since the origin, and its era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CoarseInstant {
+pub(crate) struct CoarseInstant {
     ticks: u64,
     era: u32,
 }
 
 impl CoarseInstant {
     /// Whole ticks since the clock's origin.
-    pub const fn ticks(&self) -> u64 {
+    pub(crate) const fn ticks(&self) -> u64 {
         self.ticks
     }
 }
 
 /// How long ago a stamp was written, as read by [`AtomicCoarseInstant::age`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Age {
+pub(crate) enum Age {
     /// Nothing was ever stored.
     Never,
     /// The reading minus the stamp, in ticks: exact, and less than 2^31 either way.
@@ -380,7 +211,7 @@ pub enum Age {
 
 /// A [`CoarseInstant`] stamp in two native 32-bit atomics: lock-free and interrupt-safe on
 /// every target. See the [module docs](self).
-pub struct AtomicCoarseInstant {
+pub(crate) struct AtomicCoarseInstant {
     /// The stamp's ticks modulo 2^32.
     low: AtomicU32,
     /// The era of the reading the stamp was written with, or 0 if none was.
@@ -389,7 +220,7 @@ pub struct AtomicCoarseInstant {
 
 /// An [`AtomicCoarseInstant`]'s two words as loaded, for a compare-and-swap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawStamp {
+pub(crate) struct RawStamp {
     low: u32,
     era: u32,
 }
@@ -397,7 +228,7 @@ pub struct RawStamp {
 impl RawStamp {
     /// Whether nothing was ever stored (a cheap test before reading a clock).
     #[inline]
-    pub const fn is_never(&self) -> bool {
+    pub(crate) const fn is_never(&self) -> bool {
         self.era == 0
     }
 }
@@ -405,7 +236,7 @@ impl RawStamp {
 impl AtomicCoarseInstant {
     /// A stamp that was never written: its age is [`Age::Never`].
     #[cfg(not(loom))]
-    pub const fn never() -> Self {
+    pub(crate) const fn never() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
             era: AtomicU32::new(0),
@@ -414,7 +245,7 @@ impl AtomicCoarseInstant {
 
     /// A stamp that was never written: its age is [`Age::Never`].
     #[cfg(loom)]
-    pub fn never() -> Self {
+    pub(crate) fn never() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
             era: AtomicU32::new(0),
@@ -442,14 +273,14 @@ impl AtomicCoarseInstant {
 
     /// Stores the reading `now` itself.
     #[inline]
-    pub fn store_now(&self, now: CoarseInstant) {
+    pub(crate) fn store_now(&self, now: CoarseInstant) {
         self.store(now.ticks, now);
     }
 
     /// Stores `ticks`, written at reading `written` (within 2^29 ticks of it: see the
     /// [module docs](self#the-rule-for-writers)).
     #[inline]
-    pub fn store(&self, ticks: u64, written: CoarseInstant) {
+    pub(crate) fn store(&self, ticks: u64, written: CoarseInstant) {
         self.era.store(written.era, Ordering::Relaxed);
         self.low.store(ticks as u32, Ordering::Release);
     }
@@ -457,7 +288,7 @@ impl AtomicCoarseInstant {
     /// The stamp's two words, for [`age_of`](Self::age_of) and
     /// [`compare_exchange`](Self::compare_exchange).
     #[inline]
-    pub fn load_raw(&self) -> RawStamp {
+    pub(crate) fn load_raw(&self) -> RawStamp {
         // The low word first: its acquire makes the era its writer stored first visible.
         let low = self.low.load(Ordering::Acquire);
         RawStamp {
@@ -468,13 +299,13 @@ impl AtomicCoarseInstant {
 
     /// The age of the stamp at reading `now` of `clock`.
     #[inline]
-    pub fn age(&self, clock: &CoarseClock, now: CoarseInstant) -> Age {
+    pub(crate) fn age(&self, clock: &CoarseClock, now: CoarseInstant) -> Age {
         Self::age_of(self.load_raw(), clock, now)
     }
 
     /// The age of a stamp loaded with [`load_raw`](Self::load_raw).
     #[inline]
-    pub fn age_of(raw: RawStamp, clock: &CoarseClock, now: CoarseInstant) -> Age {
+    pub(crate) fn age_of(raw: RawStamp, clock: &CoarseClock, now: CoarseInstant) -> Age {
         // The common case first: written in the reading's own era (the same 4.3 s), so less
         // than 2^32 ns = 2^29 ticks apart and the low words alone give the age. (A reading's
         // era is never 0, the "never written" word.)
@@ -510,7 +341,7 @@ impl AtomicCoarseInstant {
     /// side). Racing writers read their clocks within moments of each other, so whichever
     /// era word wins is within one era of the low word's.
     #[inline]
-    pub fn compare_exchange(
+    pub(crate) fn compare_exchange(
         &self,
         current: RawStamp,
         ticks: u64,
@@ -573,39 +404,32 @@ mod tests {
         clock.at(Instant::from_nanos(ns))
     }
 
-    /// The reciprocal gives the exact quotient: for window intervals (round and odd), the
-    /// 65-bit and 64-bit magic cases, near every multiple and at the ends of the range.
-    /// `Divisor` is exact for the divisors the crate uses (10^9, slot counts) and others.
+    /// A stamp's age in ticks, and beyond the clock's horizon never recent.
     #[test]
-    fn divisors_divide_exactly() {
-        for d in [0u64, 1, 2, 3, 4, 5, 6, 7, 1_000_000_000, 65_535, u64::MAX] {
-            let div = Divisor::new(d);
-            let d = d.max(1);
-            for x in [
-                0,
-                1,
-                2,
-                3,
-                d - 1,
-                d,
-                d.saturating_add(1),
-                1 << 32,
-                (1 << 32) - 1,
-                u64::MAX,
-                u64::MAX - 1,
-            ] {
-                assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
-            }
-        }
-        // Not under miri (which runs this module's tests): proptest keeps its regressions in
-        // the file system, which miri isolates.
-        #[cfg(not(miri))]
-        proptest::proptest!(|(d: u64, x: u64)| {
-            let e = d.max(1);
-            proptest::prop_assert_eq!(Divisor::new(d).div_rem(x), (x / e, x % e));
-        });
+    fn a_stamp_reads_its_age_and_then_long_ago() {
+        let clock = CoarseClock::new(Instant::ZERO, Duration::from_millis(1)).unwrap();
+        let stamp = AtomicCoarseInstant::never();
+        let t0 = Instant::from_nanos(5_000_000_000);
+        stamp.store_now(clock.at(t0));
+
+        let later = clock.at(t0.saturating_add(Duration::from_millis(250)));
+        assert_eq!(stamp.age(&clock, later), Age::Ticks(250));
+        // 60 days later: beyond the 1 ms clock's horizon (13 days), and never read as recent.
+        let much_later = clock.at(t0.saturating_add(Duration::from_secs(60 * 86_400)));
+        assert_eq!(stamp.age(&clock, much_later), Age::LongAgo);
     }
 
+    /// Whole ticks since the origin, the origin before it, and a horizon of 2^30 ticks.
+    #[test]
+    fn a_clock_counts_whole_ticks_from_its_origin() {
+        let clock = CoarseClock::new(Instant::from_nanos(500), Duration::from_micros(1)).unwrap();
+        assert_eq!(clock.at(Instant::from_nanos(3_700)).ticks(), 3);
+        assert_eq!(clock.at(Instant::ZERO).ticks(), 0); // before the origin: the origin
+        assert!(clock.horizon() >= Duration::from_secs(1_000));
+    }
+
+    /// The reciprocal gives the exact quotient: for window intervals (round and odd), the
+    /// 65-bit and 64-bit magic cases, near every multiple and at the ends of the range.
     #[test]
     fn reciprocal_division_is_exact() {
         let check = |d: u64, x: u64| {
@@ -639,17 +463,6 @@ mod tests {
         }
         proptest::proptest!(|(d in 8u64.., x: u64)| check(d, x));
         proptest::proptest!(|(d in 8u64..1 << 40, x: u64)| check(d, x));
-        // The 32-bit cores' product, against the 128-bit one.
-        let wide = |a: u64, b: u64| ((u128::from(a) * u128::from(b)) >> 64) as u64;
-        for (a, b) in [
-            (u64::MAX, u64::MAX),
-            (u64::MAX, 1),
-            (1 << 32, 1 << 32),
-            (0, 7),
-        ] {
-            assert_eq!(mul_high_halves(a, b), wide(a, b));
-        }
-        proptest::proptest!(|(a: u64, b: u64)| assert_eq!(mul_high_halves(a, b), wide(a, b)));
     }
 
     #[test]
@@ -789,5 +602,41 @@ mod tests {
         let now = s.load_raw();
         assert_eq!(s.compare_exchange(stale, 0, w), Err(now));
         assert_eq!(s.age(&c, w), Age::Ticks(-3));
+    }
+}
+
+/// The loom model of a stamp (`RUSTFLAGS="--cfg loom" cargo test --release --lib --
+/// clock::coarse::`): in the library, as the type is crate-private. Named `tests` as the
+/// module above is, which loom builds leave out.
+#[cfg(all(test, loom))]
+mod tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A coarse stamp written while it is read: the reader gets the old state (never
+    /// written), the exact age of the new stamp, or, while the write is under way, the old
+    /// low word taken as if written in the new era; nothing else. (The era word goes
+    /// first, so a reader that sees the new low word sees its era.)
+    #[test]
+    fn a_coarse_stamp_is_read_as_written() {
+        loom::model(|| {
+            let clock = CoarseClock::new(Instant::ZERO, Duration::from_nanos(1 << 20)).unwrap();
+            let stamp = Arc::new(AtomicCoarseInstant::never());
+            let written = clock.at(Instant::from_nanos(7 << 40));
+            let writer = {
+                let stamp = stamp.clone();
+                thread::spawn(move || stamp.store_now(written))
+            };
+            let now = clock.at(Instant::from_nanos((7 << 40) + (5 << 20)));
+            let age = stamp.age(&clock, now);
+            let torn = Age::Ticks(i64::from(now.ticks() as u32 as i32)); // low word 0, new era
+            assert!(
+                age == Age::Never || age == Age::Ticks(5) || age == torn,
+                "{age:?}"
+            );
+            writer.join().unwrap();
+            assert_eq!(stamp.age(&clock, now), Age::Ticks(5));
+        });
     }
 }

@@ -41,7 +41,7 @@
 //!
 //! # Clocks
 //!
-//! The cooldown is a [coarse time](crate::clock::coarse) stamp whose unit grows with the
+//! The cooldown is a [coarse time](crate::clock#coarse-time) stamp whose unit grows with the
 //! cooldown, so a back-off starts only with a rate-limit signal and lasts its cooldown for
 //! any clock reading, any gap and any cooldown up to `Duration::MAX` (which backs off for
 //! good). A clock that goes back makes a signal count for as long as it is less than a
@@ -61,7 +61,7 @@ use crate::deadline::Deadline;
 use crate::sketch::presets::{
     self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS, MCU_LATENCY_BINS,
 };
-use crate::sketch::{BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
+use crate::sketch::{BinLayout, CubicMapping, IndexMapping, IntMapping, LogMapping};
 use crate::sync::const_unless_loom;
 use crate::window::{Parts as WindowParts, Window, WindowConfig};
 
@@ -298,7 +298,7 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 ///
 /// let clock = ManualClock::new();
 /// let config = HedgeConfig::new().with_min_samples(10).with_min_delay(Duration::from_micros(100));
-/// let hedger: McuHedger<_> = Hedger::with_sketch(&clock, config, &presets::mcu_latency()).unwrap();
+/// let hedger: McuHedger<_> = Hedger::with_layout(&clock, config, presets::MCU_LATENCY_LAYOUT).unwrap();
 /// for _ in 0..20 {
 ///     let ticket = hedger.start();
 ///     clock.advance(Duration::from_micros(800)); // a sensor read
@@ -315,13 +315,13 @@ impl<C: Clock> Hedger<C> {
     /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
     /// cubic latency sketch (1 µs .. 100 s).
     pub fn new(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
-        Hedger::with_sketch(clock, config, &presets::cubic_latency())
+        Hedger::with_layout(clock, config, presets::CUBIC_LATENCY_LAYOUT)
     }
 }
 
 impl<C: Clock, M: IndexMapping, const N: usize> Hedger<C, RatioBudget, M, N> {
-    /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the
-    /// sketch configuration of `sketch` (a preset, say; its contents are ignored).
+    /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and sketches
+    /// of `layout` (a preset's, say: [`presets::INT_LATENCY_LAYOUT`]).
     ///
     /// ```
     /// use tailguard::clock::ManualClock;
@@ -330,22 +330,21 @@ impl<C: Clock, M: IndexMapping, const N: usize> Hedger<C, RatioBudget, M, N> {
     ///
     /// let clock = ManualClock::new();
     /// let hedger: IntHedger<_> =
-    ///     Hedger::with_sketch(&clock, HedgeConfig::new(), &presets::int_latency()).unwrap();
+    ///     Hedger::with_layout(&clock, HedgeConfig::new(), presets::INT_LATENCY_LAYOUT).unwrap();
     /// # let _ = hedger;
     /// ```
-    pub fn with_sketch(
+    pub fn with_layout(
         clock: C,
         config: HedgeConfig,
-        sketch: &DDSketch<M, N>,
+        layout: BinLayout<M, N>,
     ) -> Result<Self, HedgeError> {
         let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
-        Hedger::with_parts(clock, config, budget, sketch)
+        Hedger::with_budget(clock, config, budget, layout)
     }
 }
 
 impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
-    /// A hedger with its own budget and sketch configuration (the configuration of
-    /// `sketch`, a preset say; its contents are ignored).
+    /// A hedger with its own budget, and sketches of `layout` (a preset's, say).
     ///
     /// The budget can be shared: several hedgers (one per route, say) given `&budget`, an
     /// `Arc` of it or a `static` one draw on the same tokens, so hedging stays within one
@@ -363,29 +362,24 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// host_budget.drain(); // it starts full; empty it to watch the deposits
     /// let clock = ManualClock::new();
     /// let config = HedgeConfig::new();
-    /// let search = Hedger::with_parts(&clock, config, &host_budget, &presets::cubic_latency()).unwrap();
-    /// let items = Hedger::with_parts(&clock, config, &host_budget, &presets::cubic_latency()).unwrap();
+    /// let layout = presets::CUBIC_LATENCY_LAYOUT;
+    /// let search = Hedger::with_budget(&clock, config, &host_budget, layout).unwrap();
+    /// let items = Hedger::with_budget(&clock, config, &host_budget, layout).unwrap();
     /// search.start();
     /// items.start();
     /// // Both routes deposited into the one budget.
     /// assert!((host_budget.balance() - 0.1).abs() < 1e-6);
     /// ```
-    pub fn with_parts(
+    pub fn with_budget(
         clock: C,
         config: HedgeConfig,
         budget: B,
-        sketch: &DDSketch<M, N>,
+        layout: BinLayout<M, N>,
     ) -> Result<Self, HedgeError> {
         // Checked before the clock is read or moved: an error drops the clock as usual.
         let origin = clock.now();
         let parts = Parts::new(config, origin)?;
-        Ok(Self::from_parts(
-            clock,
-            config,
-            budget,
-            sketch.layout(),
-            parts,
-        ))
+        Ok(Self::from_parts(clock, config, budget, layout, parts))
     }
 
     const_unless_loom! {
@@ -395,7 +389,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         ///
         /// `const`: with a constant clock, budget and layout, the hedger is a `static`,
         /// built at compile time (no start-up code, no stack), and an invalid configuration
-        /// is a compile error. Errors as [`with_parts`](Hedger::with_parts) does; on an
+        /// is a compile error. Errors as [`with_budget`](Hedger::with_budget) does; on an
         /// error the clock and the budget are forgotten rather than dropped (a `const fn`
         /// cannot run a destructor).
         ///
@@ -644,17 +638,19 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// to be cancelled.
     pub fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
         let now = self.now();
-        let latency = now.duration_since(ticket.start);
+        // Nanoseconds, as the window records them: the `Duration` is made once, for the
+        // caller (on a 32-bit core each conversion is a chain of 64-bit multiplies).
+        let latency_ns = now.as_nanos().saturating_sub(ticket.start.as_nanos());
         if !ticket.primary_failed {
             // The primary's latency, or its elapsed time when cancelled: a lower bound.
-            self.window.record_duration_at(now, latency);
+            self.window.record_u64_at(now, latency_ns);
         }
         let counter = match winner {
             Attempt::Primary => &self.counters.primary_wins,
             Attempt::Hedge(_) => &self.counters.hedge_wins,
         };
         Counters::bump(counter);
-        latency
+        nanos_to_duration(latency_ns)
     }
 
     /// Reports that `attempt` failed. Nothing is recorded as latency.

@@ -24,7 +24,7 @@ use crate::sketch::IndexMapping;
 ///
 /// let clock = ManualClock::new();
 /// let cubic = Hedger::new(&clock, HedgeConfig::new()).unwrap();
-/// let int = Hedger::with_sketch(&clock, HedgeConfig::new(), &presets::int_latency()).unwrap();
+/// let int = Hedger::with_layout(&clock, HedgeConfig::new(), presets::INT_LATENCY_LAYOUT).unwrap();
 /// // Two hedgers of different types behind one interface.
 /// let hedgers: [&dyn HedgePolicy; 2] = [&cubic, &int];
 /// for hedger in hedgers {

@@ -360,14 +360,9 @@ mod tests {
                 assert_eq!(Quantile::new(q).unwrap().rank(c), got);
             }
         }
-        // Random quantiles and counts (a xorshift: no test dependency needed here).
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        // Random quantiles and counts.
+        let mut rng = crate::test_rng::Xorshift64(0x9e37_79b9_7f4a_7c15);
+        let mut next = || rng.next_u64();
         for _ in 0..200_000 {
             let q = (next() >> 11) as f64 / (1u64 << 53) as f64;
             let c = next() >> (next() % 64);

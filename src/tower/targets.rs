@@ -90,7 +90,7 @@ type MakeHedger<K, H> = dyn Fn(&K) -> Result<H, HedgeError> + Send + Sync;
 /// let by_route = |req: &http::Request<()>| req.uri().path().to_owned();
 /// let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_route, move |_route: &String| {
 ///     let config = HedgeConfig::new();
-///     Hedger::with_parts(StdClock::new(), config, Arc::clone(&budget), &presets::int_latency())
+///     Hedger::with_budget(StdClock::new(), config, Arc::clone(&budget), presets::INT_LATENCY_LAYOUT)
 /// });
 /// let targets = Arc::new(targets);
 /// for path in ["/search", "/items", "/search"] {

@@ -23,7 +23,8 @@ pub use presets::{
 use core::fmt;
 use core::time::Duration;
 
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant, Divisor};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
+use crate::clock::divisor::Divisor;
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::rank::{rank_value, Occupied, Quantile, RankBin};
 use crate::sketch::{
@@ -344,8 +345,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         self.record_u64_at(now, duration_to_nanos(d));
     }
 
+    /// Records an integer value as of `now`, for callers that have just read the clock (see
+    /// [`record_duration_at`](Self::record_duration_at)).
     #[inline]
-    fn record_u64_at(&self, now: Instant, value: u64) {
+    pub(crate) fn record_u64_at(&self, now: Instant, value: u64) {
         // The bin's position first, from the layout every slot shares: it does not wait
         // for the clock, so the two computations overlap.
         let pos = self.slot_index(0).fast_position(value);

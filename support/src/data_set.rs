@@ -91,3 +91,12 @@ impl DataSet {
         }
     }
 }
+
+/// `sketch` after `record` of each of `values`: a sketch (tailguard's or a peer's) holding a
+/// data set, or half of one.
+pub fn filled<S, V: Copy>(mut sketch: S, values: &[V], mut record: impl FnMut(&mut S, V)) -> S {
+    for &v in values {
+        record(&mut sketch, v);
+    }
+    sketch
+}

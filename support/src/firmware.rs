@@ -9,6 +9,8 @@
 use core::time::Duration;
 use tailguard::sketch::{DDSketch, IndexMapping};
 
+use crate::Xorshift32;
+
 /// How many latencies the main workload records.
 pub const LATENCIES: u32 = 4_000;
 
@@ -48,34 +50,16 @@ pub fn summarize<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) -> Summary
     }
 }
 
-/// xorshift32: a known sequence with nothing but 32-bit integer operations (cheap on a
-/// Cortex-M0), the one firmware/src/expected.rs was computed from.
-#[derive(Debug, Clone)]
-pub struct Xorshift32(pub u32);
-
-impl Xorshift32 {
-    /// The next state, which is also the output.
-    #[inline]
-    pub fn next_u32(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-
-    /// A latency in nanoseconds: 1 ms plus up to ~8.4 ms, and one time in 32 ten times
-    /// that (a straggler), like docs/reference.md, workload A, in shape.
-    #[inline]
-    pub fn latency_ns(&mut self) -> u64 {
-        let x = self.next_u32();
-        let base = 1_000_000 + u64::from(x & 0x7f_ffff);
-        if x >> 27 == 0 {
-            base * 10 // 1 in 32
-        } else {
-            base
-        }
+/// A latency in nanoseconds from `rng`: 1 ms plus up to ~8.4 ms, and one time in 32 ten
+/// times that (a straggler), like docs/reference.md, workload A, in shape.
+#[inline]
+fn latency_ns(rng: &mut Xorshift32) -> u64 {
+    let x = rng.next_u32();
+    let base = 1_000_000 + u64::from(x & 0x7f_ffff);
+    if x >> 27 == 0 {
+        base * 10 // 1 in 32
+    } else {
+        base
     }
 }
 
@@ -90,7 +74,7 @@ pub fn record_latencies<M: IndexMapping, const N: usize>(
 ) {
     let mut rng = Xorshift32(SEED);
     for i in 0..to {
-        let v = rng.latency_ns();
+        let v = latency_ns(&mut rng);
         if i >= from {
             s.record_u64(v);
         }
@@ -106,7 +90,7 @@ pub fn record_latencies_f64<M: IndexMapping, const N: usize>(
     let mut rng = Xorshift32(SEED);
     let mut ok = true;
     for i in 0..to {
-        let v = rng.latency_ns();
+        let v = latency_ns(&mut rng);
         if i >= from {
             ok &= s.record(v as f64).is_ok();
         }

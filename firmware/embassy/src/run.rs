@@ -17,7 +17,7 @@ use tailguard::clock::{Clock, EmbassyClock, Instant};
 use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, Hedger, McuHedger, Stats};
 use tailguard::sketch::presets::{self, McuLatency};
 
-use crate::sensor::Sensor;
+use crate::sensor::{sleep, Sensor};
 
 /// The microcontroller preset: the integer mapping (no float on the record path), 32 bins
 /// per octave (1.56 %), 100 µs .. 10 s in 534 bins; its hedger (a window of three such
@@ -100,7 +100,7 @@ pub async fn run(hedger: &SensorHedger, sketch: &mut Sketch) -> Figures {
     let mut slow = 0;
     for _ in 0..READS {
         let start = EmbassyClock.now();
-        let _ = a.next_read().perform().await;
+        let _ = a.next_read().perform(sleep).await;
         slow += record(sketch, EmbassyClock.now().duration_since(start));
     }
     let unhedged = summarize(sketch, slow);
@@ -109,7 +109,7 @@ pub async fn run(hedger: &SensorHedger, sketch: &mut Sketch) -> Figures {
     // 2. Warm-up.
     let (warm_a, warm_b) = (Sensor::new(SEED_WARM_A), Sensor::new(SEED_WARM_B));
     for _ in 0..WARMUP {
-        let _ = race_embassy(hedger, warm_a.read(), || warm_b.read()).await;
+        let _ = race_embassy(hedger, warm_a.read(sleep), || warm_b.read(sleep)).await;
     }
     let warm = hedger.stats();
 
@@ -120,7 +120,7 @@ pub async fn run(hedger: &SensorHedger, sketch: &mut Sketch) -> Figures {
     for _ in 0..READS {
         let read = a.next_read();
         let stalled = read.stalls;
-        let won = match race_embassy(hedger, read.perform(), || b.read()).await {
+        let won = match race_embassy(hedger, read.perform(sleep), || b.read(sleep)).await {
             Ok(won) => won,
             // No read fails and there is no deadline: an error here is a bug.
             Err(e) => defmt::panic!("race failed: {}", e),

@@ -29,7 +29,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
 use tailguard::sketch::{presets, DDSketch, IntMapping};
-use tailguard_support::firmware::Xorshift32;
+use tailguard_support::Xorshift32;
 
 /// Simulated requests.
 const REQUESTS: u32 = 2_000;
@@ -173,7 +173,7 @@ fn main() -> ! {
     if sketch != presets::mcu_latency() {
         fail("preset")
     }
-    let Ok(hedger) = Hedger::with_parts(&clock, config, &budget, &sketch) else {
+    let Ok(hedger) = Hedger::with_budget(&clock, config, &budget, sketch.layout()) else {
         fail("hedger")
     };
     let hedger: Device<'_> = hedger;

@@ -157,7 +157,7 @@ fn window() {
 fn hedger() {
     type TheHedger = Hedger<StaticClock, RatioBudget, IntMapping, BINS>;
     let config = HedgeConfig::new().with_interval(Duration::from_secs(1));
-    let Some(h) = cortex_m::singleton!(: Option<TheHedger> = Hedger::with_sketch(StaticClock, config, &sketch()).ok())
+    let Some(h) = cortex_m::singleton!(: Option<TheHedger> = Hedger::with_layout(StaticClock, config, sketch().layout()).ok())
     else {
         panic!("built once")
     };
@@ -235,7 +235,7 @@ fn bucket() {
 
 /// Records a spread of latencies, 1 ms to 9.4 ms, as the count images do.
 fn fill(mut record: impl FnMut(u64)) {
-    let mut rng = tailguard_support::firmware::Xorshift32(black_box(0x1234_5678));
+    let mut rng = tailguard_support::Xorshift32(black_box(0x1234_5678));
     for _ in 0..200 {
         record(black_box(1_000_000 + u64::from(rng.next_u32() & 0x7f_ffff)));
     }

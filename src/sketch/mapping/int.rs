@@ -802,7 +802,7 @@ mod tests {
 
     #[test]
     fn both_ways_of_cutting_a_32_bit_value_agree() {
-        let mut v = 0x9e37_79b9u32;
+        let mut rng = crate::test_rng::Xorshift32(0x9e37_79b9);
         for k in 0..=INT_MAX_BITS {
             let edges = (0..32).flat_map(|b| {
                 let p = 1u32 << b;
@@ -817,9 +817,7 @@ mod tests {
                 );
             }
             for _ in 0..10_000 {
-                v ^= v << 13;
-                v ^= v >> 17;
-                v ^= v << 5;
+                let v = rng.next_u32();
                 let lz = v.leading_zeros();
                 assert_eq!(
                     split_u32_wide(v, lz, k),
@@ -839,11 +837,9 @@ mod tests {
             let p = 1u64 << b;
             values.extend([p - 1, p, p + 1, p + (p >> 1), p + (p >> 6), p + (p >> 7)]);
         }
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = crate::test_rng::Xorshift64(0x2545_f491_4f6c_dd1d);
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             values.push(x >> (x % 64));
         }
         for k in 0..=INT_MAX_BITS {
@@ -955,7 +951,7 @@ mod tests {
 
     /// Edges, values a few units from an edge, values at the band's border, and random
     /// values, over the exponents a sketch sees.
-    fn xs(k: u32, rng: &mut u64) -> std::vec::Vec<i64> {
+    fn xs(k: u32, rng: &mut crate::test_rng::Xorshift64) -> std::vec::Vec<i64> {
         let bin = 1i64 << (52 - k);
         let band = BAND[k as usize];
         let mut out = std::vec::Vec::new();
@@ -970,10 +966,7 @@ mod tests {
                 }
                 // Values between the band and a bin's middle.
                 out.push(edge + 3 * band);
-                *rng ^= *rng << 13;
-                *rng ^= *rng >> 7;
-                *rng ^= *rng << 17;
-                out.push(edge + (*rng % bin as u64) as i64);
+                out.push(edge + (rng.next_u64() % bin as u64) as i64);
                 top += step;
             }
         }
@@ -983,7 +976,7 @@ mod tests {
 
     #[test]
     fn the_integer_replay_is_the_float_computation() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::test_rng::Xorshift64(0x9e37_79b9_7f4a_7c15);
         for k in 0..=20u32 {
             for x in xs(k, &mut rng) {
                 for error in errors(k) {
@@ -999,7 +992,7 @@ mod tests {
 
     #[test]
     fn away_from_edges_both_libraries_give_the_exact_bin() {
-        let mut rng = 0x1234_5678_9abc_def1u64;
+        let mut rng = crate::test_rng::Xorshift64(0x1234_5678_9abc_def1);
         for k in 0..=20u32 {
             for x in xs(k, &mut rng) {
                 if !near_edge(k, x) {
@@ -1014,7 +1007,7 @@ mod tests {
 
     #[test]
     fn the_key_is_the_libraries_when_they_agree_and_exact_otherwise() {
-        let mut rng = 0x0bad_cafe_f00d_d00du64;
+        let mut rng = crate::test_rng::Xorshift64(0x0bad_cafe_f00d_d00d);
         for k in 0..=20u32 {
             for x in xs(k, &mut rng) {
                 let [go, java] = errors(k).map(|e| in_floats(k, x, e));

@@ -5,22 +5,20 @@
 //! dropped by hyper and stops early; [`Backend::cancelled`] counts those.
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
 use http::{Request, Response};
-use http_body::{Body, Frame};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 
+mod body;
 mod timer;
+
+pub use body::OneChunkBody;
 
 use crate::workload::{a, b};
 use crate::Rng;
@@ -111,33 +109,9 @@ impl Drop for ConnectionGuard {
     }
 }
 
-/// The response body: one chunk, after a delay for `Ttft` (at once otherwise).
-pub struct ReplyBody {
-    first_token: Option<timer::Sleep>,
-    attempt: Option<AttemptGuard>,
-}
-
-impl Body for ReplyBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if let Some(sleep) = self.first_token.as_mut() {
-            std::task::ready!(Pin::new(sleep).poll(cx));
-            self.first_token = None;
-        }
-        match self.attempt.take() {
-            Some(mut attempt) => {
-                attempt.answer();
-                Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"ok")))))
-            }
-            None => Poll::Ready(None),
-        }
-    }
-}
+/// The response body: one chunk, after a delay for `Ttft` (at once otherwise), which
+/// answers the attempt.
+type ReplyBody = OneChunkBody<timer::Sleep>;
 
 async fn handle(
     backend: Arc<Backend>,
@@ -146,7 +120,7 @@ async fn handle(
     _request: Request<Incoming>,
 ) -> Result<Response<ReplyBody>, Infallible> {
     let n = backend.attempts.fetch_add(1, Relaxed);
-    let attempt = AttemptGuard {
+    let mut attempt = AttemptGuard {
         backend,
         answered: false,
     };
@@ -159,10 +133,9 @@ async fn handle(
         }
         Model::Ttft => Some(timer::sleep(latency)),
     };
-    Ok(Response::new(ReplyBody {
-        first_token,
-        attempt: Some(attempt),
-    }))
+    Ok(Response::new(
+        ReplyBody::new(first_token, b"ok").on_sent(move || attempt.answer()),
+    ))
 }
 
 /// Starts a backend on an ephemeral 127.0.0.1 port; returns its address and counters.

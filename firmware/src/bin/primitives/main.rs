@@ -37,7 +37,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
 use tailguard::window::{Window, WindowConfig};
-use tailguard_support::firmware::Xorshift32;
+use tailguard_support::Xorshift32;
 
 use crate::clock::TickClock;
 use crate::once::Once;
@@ -300,7 +300,7 @@ fn build_hedger(ratio: &'static RatioBudget) -> Option<&'static SharedHedger> {
     let template = DDSketch::<IntMapping, BINS>::new(MAPPING, MIN_NS)
         .unwrap_or_else(|e| panic!("sketch: {e}"));
     HEDGER_CELL.init_with(|| {
-        Hedger::with_parts(TickClock, HEDGE, ratio, &template)
+        Hedger::with_budget(TickClock, HEDGE, ratio, template.layout())
             .unwrap_or_else(|e| panic!("hedger: {e}"))
     })
 }

@@ -9,7 +9,7 @@ use core::time::Duration;
 use tailguard::budget::Budget;
 use tailguard::clock::Clock;
 use tailguard::hedge::{Attempt, Decision, SkipReason};
-use tailguard_support::firmware::Xorshift32;
+use tailguard_support::Xorshift32;
 
 use crate::clock::{instant, now_us, TickClock};
 use crate::{
