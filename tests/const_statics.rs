@@ -45,9 +45,9 @@ fn same_mapping<M: IndexMapping>(a: &M, b: &M) {
     );
 }
 
-static LOG_SKETCH: AtomicSketch<LogMapping, { presets::LOG_LATENCY_BINS }> =
+static LOG_SKETCH: presets::AtomicLogLatency =
     AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
-static CUBIC_SKETCH: AtomicSketch<CubicMapping, { presets::CUBIC_LATENCY_BINS }> =
+static CUBIC_SKETCH: presets::AtomicCubicLatency =
     AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
 
 #[test]

@@ -193,9 +193,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         /// compile time (no stack, no start-up code).
         ///
         /// ```
-        /// use tailguard::sketch::{presets, AtomicSketch, CubicMapping};
+        /// use tailguard::sketch::{presets, AtomicSketch};
         ///
-        /// static LATENCIES: AtomicSketch<CubicMapping, { presets::CUBIC_LATENCY_BINS }> =
+        /// static LATENCIES: presets::AtomicCubicLatency =
         ///     AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
         ///
         /// LATENCIES.record_u64(2_000_000); // from any thread or interrupt handler

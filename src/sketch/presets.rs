@@ -37,6 +37,7 @@
 //! assert!(s.max_trackable() >= 1e11);
 //! ```
 
+use super::atomic::AtomicSketch;
 use super::ddsketch::DDSketch;
 use super::layout::BinLayout;
 use super::mapping::{CubicMapping, IndexMapping, IntMapping, LogMapping, OtelMapping};
@@ -82,6 +83,27 @@ pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
 /// 1.56 % over 100 µs .. 10 s (in ns), integer mapping: the microcontroller preset, a
 /// third of the memory of [`IntLatencyCoarse`] (see the [module docs](self#microcontrollers)).
 pub type McuLatency = DDSketch<IntMapping, MCU_LATENCY_BINS>;
+
+/// [`LogLatency`]'s bins as an [`AtomicSketch`], recorded through `&self`: a `static`
+/// spells no bin count.
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicLogLatency = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
+/// LATENCIES.record_u64(1_500_000);
+/// assert_eq!(LATENCIES.count(), 1);
+/// ```
+pub type AtomicLogLatency = AtomicSketch<LogMapping, LOG_LATENCY_BINS>;
+/// [`CubicLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+pub type AtomicCubicLatency = AtomicSketch<CubicMapping, CUBIC_LATENCY_BINS>;
+/// [`IntLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+pub type AtomicIntLatency = AtomicSketch<IntMapping, INT_LATENCY_BINS>;
+/// [`IntLatencyCoarse`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+pub type AtomicIntLatencyCoarse = AtomicSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
+/// [`OtelLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+pub type AtomicOtelLatency = AtomicSketch<OtelMapping, OTEL_LATENCY_BINS>;
+/// [`McuLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+pub type AtomicMcuLatency = AtomicSketch<IntMapping, MCU_LATENCY_BINS>;
 
 /// The layout of `N` bins of `mapping` from the bin of index `min_index`. The indices
 /// below are `mapping.index(MIN_LATENCY_NS)` (which is not `const`: it takes a logarithm),
