@@ -45,6 +45,19 @@ fn within_two_ulps(v: f64) -> [f64; 5] {
     [d1.next_down(), d1, v, u1, u1.next_up()]
 }
 
+/// Values at both ends of a range `[low, high)`: a hair below, on and above each end, and
+/// the largest float.
+fn range_ends(low: f64, high: f64) -> [f64; 6] {
+    [
+        low.next_down(),
+        low,
+        low.next_up(),
+        high.next_down(),
+        high,
+        f64::MAX,
+    ]
+}
+
 fn scales() -> impl Iterator<Item = OtelMapping> {
     (OtelMapping::MIN_SCALE..=OtelMapping::MAX_SCALE).map(|s| OtelMapping::with_scale(s).unwrap())
 }
@@ -76,15 +89,7 @@ fn otlp_round_trips_the_ends_of_every_range() {
     for m in scales() {
         for start in [1e-9, 1.0, 1e3] {
             let mut s = DDSketch::<OtelMapping, 256>::new(m, start).unwrap();
-            let (low, high) = (s.min_trackable(), s.max_trackable());
-            for v in [
-                low.next_down(),
-                low,
-                low.next_up(),
-                high.next_down(),
-                high,
-                f64::MAX,
-            ] {
+            for v in range_ends(s.min_trackable(), s.max_trackable()) {
                 if v.is_finite() {
                     s.record(v).unwrap();
                 }
@@ -143,16 +148,8 @@ fn proto_round_trip<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>, what: &
 fn proto_ends<M: IndexMapping>(mapping: M, name: &str) {
     for start in [1e-9, 1.0, 1e3] {
         let mut s = DDSketch::<M, 512>::new(mapping, start).unwrap();
-        let (low, high) = (s.min_trackable(), s.max_trackable());
-        for v in [
-            0.0,
-            low.next_down(),
-            low,
-            low.next_up(),
-            high.next_down(),
-            high,
-            f64::MAX,
-        ] {
+        s.record(0.0).unwrap();
+        for v in range_ends(s.min_trackable(), s.max_trackable()) {
             s.record(v).unwrap();
         }
         s.record(f64::INFINITY).unwrap();
