@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Flash, RAM and stack per primitive on the Cortex-M0 and the Cortex-M4F (issue 13): the
-# table of BENCHMARKS.md's "Per-primitive cost on the microcontroller (issue 13)". Not
+# Flash, RAM and stack per primitive on the Cortex-M0 and the Cortex-M4F: the table of
+# BENCHMARKS.md's "Flash, RAM and stack per primitive". Not
 # part of CI (it builds 22 firmware images, a few minutes): run it by hand.
 #
 #   bash .ci/firmware-size.sh

@@ -1,5 +1,5 @@
-//! Issue 14's targets table: tailguard against its peers, as ratios measured in one
-//! process with interleaved rounds.
+//! The targets table (BENCHMARKS.md, "Host: against the peers"): tailguard against its
+//! peers, as ratios measured in one process with interleaved rounds.
 //!
 //! ```sh
 //! cargo bench --bench ratios                          # every row, both data sets (< 1 min)
@@ -221,7 +221,7 @@ fn merge_round<S: Clone>(
     total
 }
 
-/// What a row promises (issue 14's targets).
+/// What a row promises (its target ratio).
 #[derive(Clone, Copy)]
 enum Target {
     /// The median ratio at most this.

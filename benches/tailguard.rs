@@ -36,7 +36,7 @@
 //! Adding a group: write `fn name(c: &mut Benches, data: &Data)` (use `c.cpu` or
 //! `c.wall`, and name the group `data.group("name")`) and list it in `GROUPS`.
 //!
-//! `benches/ratios.rs` measures issue 14's targets table from the same data sets, as
+//! `benches/ratios.rs` measures the targets table from the same data sets, as
 //! medians of per-round ratios with interleaved rounds (`cargo bench --bench ratios`).
 
 use std::hint::black_box;

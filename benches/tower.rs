@@ -17,7 +17,7 @@
 //!
 //! Wall time per request, uncontended.
 //!
-//! Group `tower-tokio` (issue 14): the same service inside a tokio current-thread runtime
+//! Group `tower-tokio`: the same service inside a tokio current-thread runtime
 //! with tokio's timer (`tokio::time::sleep` as the layer's timer), each request awaited
 //! in one task (`ready().await`, then the call), against tower's own `hedge` middleware
 //! configured as in the issue (at least 10 data points, p90, 10 s period):

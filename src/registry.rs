@@ -222,7 +222,7 @@ mod tests {
         assert_eq!(r.iter().count(), 2);
     }
 
-    /// Issue 11, item 7: removal swapped the last entry into the gap.
+    /// Removal swapped the last entry into the gap.
     #[test]
     fn iteration_keeps_insertion_order_after_removals() {
         let mut r: Registry<u8, u8, 5> = Registry::new();

@@ -347,7 +347,7 @@ fn race_drops_the_backup_when_the_primary_wins() {
     assert!(dropped.get(), "the losing backup is cancelled");
 }
 
-/// Issue 12: one deadline flows through the steps of a workflow; a step that cannot
+/// One deadline flows through the steps of a workflow; a step that cannot
 /// answer in time is cancelled at the deadline and the next one starts nothing.
 #[test]
 fn race_until_carries_one_deadline_through_a_workflow() {
@@ -395,7 +395,7 @@ fn race_until_carries_one_deadline_through_a_workflow() {
     assert_eq!(hedger.window().count(), 52);
 }
 
-/// Issue 12: `race` sends every hedge the configuration allows (no driver caps it).
+/// `race` sends every hedge the configuration allows (no driver caps it).
 #[test]
 fn race_sends_every_hedge_the_configuration_allows() {
     let clock = ManualClock::new();
@@ -424,7 +424,7 @@ fn race_sends_every_hedge_the_configuration_allows() {
     );
 }
 
-/// Issue 12: any hedger, whatever its mapping, drives `race` (here through `dyn`).
+/// Any hedger, whatever its mapping, drives `race` (here through `dyn`).
 #[test]
 fn an_integer_mapped_hedger_races_through_the_common_handle() {
     let clock = ManualClock::new();

@@ -1,8 +1,8 @@
 //! Long-life correctness: the time-dependent types started at any clock reading (0 to ten
 //! years), driven through forward jumps of any size (including 2^31..2^33 ticks of each
 //! coarse clock), backward steps and long idle gaps, against reference models; a simulated
-//! ten-year run of a hedger; and one test for each promise found broken by hostile use
-//! (issue 11), each of which failed before its fix.
+//! ten-year run of a hedger; and one test for each promise found broken by hostile use,
+//! each of which failed before its fix.
 //!
 //! `TAILGUARD_LONG_LIFE_CASES` sets the number of property cases (default 64).
 
@@ -45,7 +45,7 @@ fn backing_off(hedger: &Hedger<&ManualClock>) -> bool {
     }
 }
 
-// ---- One test per broken promise (issue 11, items 1, 2, 3 and 5).
+// ---- One test per broken promise.
 
 /// Item 1: the cooldown was kept in 32-bit units of ~1 ms of absolute time starting at 0
 /// and compared with a half-range test, so from ~26 to ~52 days of uptime (and every 52
@@ -210,7 +210,7 @@ fn a_rate_limit_empties_any_budget() {
     assert_eq!(hedger.budget().balance(), 0.0);
 }
 
-// ---- Smaller broken promises (issue 11, item 11).
+// ---- Smaller broken promises.
 
 /// `min_samples(0)` turned the window's warm-up off, so it learned later than the default.
 #[test]

@@ -148,7 +148,7 @@ fn refreshing_window(clock: &LoomClock) -> Window<LoomClock, IntMapping, 2, 2> {
     Window::new(clock.clone(), mapping, 1.0, config).unwrap()
 }
 
-/// Issue 11, item 10: a published threshold is always a threshold of data the window
+/// A published threshold is always a threshold of data the window
 /// holds. A record of 1, a rotation that expires it (and records 3), and a refresh race;
 /// the threshold seen mid-way is `None` or the representative of a recorded value, and
 /// once all are done it is that of what the window holds (no stale or lost refresh).

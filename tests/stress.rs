@@ -169,7 +169,7 @@ fn window_conserves_every_record(rotate_on_record: bool) {
     assert_eq!(window.count() + u64::from(window.expired()), total);
 }
 
-/// Issue 11, item 10: recorders, rotations (every 1 ms, and jumps over the window) and
+/// Recorders, rotations (every 1 ms, and jumps over the window) and
 /// readers race; every value is 5 ms, so every threshold ever published is `None` or
 /// within the sketch's accuracy of 5 ms (never 0, never a value of some other mixture);
 /// once all stop, one more record and maintenance leave the threshold that a fresh

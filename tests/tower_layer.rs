@@ -352,7 +352,7 @@ async fn each_target_learns_its_own_delay() {
     );
 }
 
-/// Issue 12: an integer-mapped hedger works behind the layer, alone or as a `dyn`.
+/// An integer-mapped hedger works behind the layer, alone or as a `dyn`.
 #[tokio::test(start_paused = true)]
 async fn an_integer_mapped_hedger_hedges_behind_the_layer() {
     let int: IntHedger<TokioClock> = Hedger::with_layout(
@@ -379,7 +379,7 @@ async fn an_integer_mapped_hedger_hedges_behind_the_layer() {
     assert_eq!(int.stats().hedge_wins, 1);
 }
 
-/// Issue 12: latency per route, one budget per host: integer-mapped hedgers in
+/// Latency per route, one budget per host: integer-mapped hedgers in
 /// `PerTarget`, all drawing on one shared budget.
 #[tokio::test(start_paused = true)]
 async fn routes_learn_apart_and_share_one_budget() {

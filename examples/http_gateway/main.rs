@@ -321,7 +321,7 @@ fn main() -> ExitCode {
         let (off, tg) = (&rows[0], &rows[3]);
         let p50_change = (tg.percentiles_ms[0] / off.percentiles_ms[0] - 1.0) * 100.0;
         let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
-        println!("\nTargets (issue 7, tailguard default):");
+        println!("\nTargets (tailguard default):");
         println!(
             "- p99 {:.1} ms <= 18 ms: {}",
             tg.percentiles_ms[3],

@@ -1,5 +1,5 @@
 //! The benches' latency data sets: two shapes, so that no speed figure depends on one
-//! distribution (issue 14). Each is drawn once, from a fixed seed, before anything is
+//! distribution. Each is drawn once, from a fixed seed, before anything is
 //! timed; `benches/tailguard.rs` (criterion) and `benches/ratios.rs` (the targets table)
 //! time the same values.
 

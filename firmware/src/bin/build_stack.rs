@@ -1,5 +1,5 @@
 //! The stack it takes to build each tailguard primitive into static storage, measured by
-//! stack painting on the target (issue 13).
+//! stack painting on the target.
 //!
 //! Every primitive here is a `static` initialised by a `const fn`: the compiler builds it,
 //! the reset handler copies it into RAM with the rest of `.data`, and no code builds it on

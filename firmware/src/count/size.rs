@@ -1,4 +1,4 @@
-//! The size images (issue 13, items 3 and 6): each builds one primitive into a static and
+//! The size images: each builds one primitive into a static and
 //! uses it (record and query, or what the primitive does), measuring the peak stack of each
 //! call by stack painting, and prints `size_of <bytes>` and `stack <call> <bytes>` lines
 //! over semihosting. The operation's name, `size-<primitive>`: `none` (this harness alone:

@@ -1,5 +1,5 @@
 //! The window's record and maintenance costs, for `Window::record_u64`'s worst case per
-//! call (issue 13, item 2). The operation's name, `window-<bins>-<rotation>-<situation>`:
+//! call. The operation's name, `window-<bins>-<rotation>-<situation>`:
 //!
 //! * `<bins>`: `849` (`IntLatencyCoarse`, 1 µs .. 100 s) or `300` ([`super::mcu_sketch`]);
 //! * `<rotation>`: `rot` (the default, records rotate) or `norot`
