@@ -786,45 +786,59 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // `count` is the sum of the bins and the zero bin, so no bin exceeds it: if the two
         // counts sum to at most `u32::MAX`, no bin can saturate and plain addition (which
         // vectorises) gives what `add_counts` would, about 10x faster.
-        let dropped = if self.count.saturating_add(other.count) <= u64::from(u32::MAX) {
-            // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
-            let (a_chunks, a_rest) = self.bins.as_chunks_mut::<MERGE_CHUNK>();
-            let (b_chunks, b_rest) = other.bins.as_chunks::<MERGE_CHUNK>();
-            for (a, b) in a_chunks.iter_mut().zip(b_chunks) {
-                if b.iter().fold(0, |x, &y| x | y) != 0 {
-                    for (a, &b) in a.iter_mut().zip(b) {
-                        *a = a.wrapping_add(b);
-                    }
+        if self.count.saturating_add(other.count) > u64::from(u32::MAX) {
+            self.merge_saturating(other);
+            return Ok(());
+        }
+        // Most bins of a latency sketch are empty: skip `other`'s empty chunks.
+        let (a_chunks, a_rest) = self.bins.as_chunks_mut::<MERGE_CHUNK>();
+        let (b_chunks, b_rest) = other.bins.as_chunks::<MERGE_CHUNK>();
+        for (a, b) in a_chunks.iter_mut().zip(b_chunks) {
+            if b.iter().fold(0, |x, &y| x | y) != 0 {
+                for (a, &b) in a.iter_mut().zip(b) {
+                    *a = a.wrapping_add(b);
                 }
             }
-            for (a, &b) in a_rest.iter_mut().zip(b_rest) {
-                *a = a.wrapping_add(b);
-            }
-            self.zero_count = self.zero_count.wrapping_add(other.zero_count);
-            self.count = self.count.saturating_add(other.count);
-            self.saturated = self.saturated.saturating_add(other.saturated);
-            self.clamped = self.clamped.saturating_add(other.clamped);
-            Dropped::NONE
-        } else {
-            // Only integers: their extremes as integers, so that the estimate is too.
-            let (f, i) = (&other.float_stats, &other.int_stats);
-            let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
-            self.add_counts(
-                other.zero_count,
-                other.bins.iter().copied(),
-                other.clamped,
-                other.saturated,
-                Extremes::of(other.min().zip(other.max()), integers),
-            )
-        };
+        }
+        for (a, &b) in a_rest.iter_mut().zip(b_rest) {
+            *a = a.wrapping_add(b);
+        }
+        self.zero_count = self.zero_count.wrapping_add(other.zero_count);
+        self.count = self.count.saturating_add(other.count);
+        self.saturated = self.saturated.saturating_add(other.saturated);
+        self.clamped = self.clamped.saturating_add(other.clamped);
+        self.merge_stats(other);
+        Ok(())
+    }
+
+    /// [`merge`](Self::merge) where bins may saturate: what does not fit is dropped, and
+    /// leaves the sum.
+    #[cold]
+    #[inline(never)]
+    fn merge_saturating<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
+        // Only integers: their extremes as integers, so that the estimate is too.
+        let (f, i) = (&other.float_stats, &other.int_stats);
+        let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
+        let dropped = self.add_counts(
+            other.zero_count,
+            other.bins.iter().copied(),
+            other.clamped,
+            other.saturated,
+            Extremes::of(other.min().zip(other.max()), integers),
+        );
+        self.merge_stats(other);
+        self.forget_dropped(dropped);
+    }
+
+    /// Folds `other`'s min, max and sums into this sketch's, after its counts.
+    #[inline(always)]
+    fn merge_stats<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
         let f = other.float_stats;
         self.add_float_stats(f.min, f.max, f.sum);
         let (i, oi) = (&mut self.int_stats, &other.int_stats);
         i.min = i.min.min(oi.min);
         i.max = i.max.max(oi.max);
         i.merge_sum(oi.sum(), self.count);
-        self.forget_dropped(dropped);
-        Ok(())
     }
 
     /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
