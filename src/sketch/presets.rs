@@ -19,7 +19,7 @@
 //!
 //! [`McuLatency`] is sized for device-side latencies (a sensor read, a flash write, a
 //! radio round trip: 100 µs to 10 s) on a small part: its atomic form
-//! ([`AtomicSketch`](super::AtomicSketch)) takes 2,180 bytes on x86-64 (4 per bin plus
+//! ([`AtomicSketch`]) takes 2,180 bytes on x86-64 (4 per bin plus
 //! the zero bin, counters and layout), a [`Window`](crate::window::Window) of three of
 //! them 6,752, and [`McuHedger`](crate::hedge::McuHedger) (that window, a ratio budget
 //! and the policy's state) 7,088 on x86-64 and 7,000 on a Cortex-M4F (as printed by
