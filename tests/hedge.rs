@@ -424,6 +424,190 @@ fn race_sends_every_hedge_the_configuration_allows() {
     );
 }
 
+/// A hedger that has learned 80 latencies of 10 ms and 20 of 100 ms (p50 10 ms, p90
+/// 100 ms), its cached percentiles refreshed after the last.
+fn bimodal(clock: &ManualClock, config: HedgeConfig) -> Hedger<&ManualClock> {
+    let hedger = Hedger::new(clock, config).unwrap();
+    for i in 0..100 {
+        let t = hedger.start();
+        clock.advance(if i < 80 { 10 * MS } else { 100 * MS });
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    hedger.window().refresh();
+    hedger
+}
+
+/// With a percentile per hedge, hedge `k` goes out when the request has run for the
+/// `k`-th percentile (cached, in the same refresh), not `k` delays after the start.
+#[test]
+fn each_hedge_waits_for_its_own_percentile() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_budget_ratio(1.0)
+        .with_percentiles(&[0.5, 0.9]);
+    assert_eq!(
+        (config.percentiles(), config.max_hedges()),
+        (&[0.5, 0.9][..], 2)
+    );
+    let hedger = bimodal(&clock, config);
+    let window = hedger.window();
+    let (p50, p90) = (
+        window.cached_upper_bound_of(0).unwrap(),
+        window.cached_upper_bound_of(1).unwrap(),
+    );
+    assert!(near(Duration::from_nanos(p50), 10 * MS), "{p50}");
+    assert!(near(Duration::from_nanos(p90), 100 * MS), "{p90}");
+    // `delay` is the first hedge's.
+    assert_eq!(hedger.delay(), Ok(Duration::from_nanos(p50)));
+    let mut t = hedger.start();
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Wait(Duration::from_nanos(p50))
+    );
+    clock.advance(Duration::from_nanos(p50));
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    // The second waits until the p90 after the start: the rest of it.
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Wait(Duration::from_nanos(p90 - p50))
+    );
+    clock.advance(Duration::from_nanos(p90 - p50 - 1));
+    assert!(matches!(hedger.should_hedge(&mut t), Decision::Wait(_)));
+    clock.advance(Duration::from_nanos(1));
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::MaxHedges)
+    );
+
+    // One percentile and two hedges: the second one delay after the first, as before.
+    let spaced = bimodal(
+        &clock,
+        HedgeConfig::new()
+            .with_min_samples(10)
+            .with_budget_ratio(1.0)
+            .with_percentile(0.5)
+            .with_max_hedges(2),
+    );
+    let mut t = spaced.start();
+    clock.advance(Duration::from_nanos(p50));
+    assert_eq!(spaced.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(
+        spaced.should_hedge(&mut t),
+        Decision::Wait(Duration::from_nanos(p50))
+    );
+}
+
+/// The per-hedge delays keep the configured bounds and the back-off, and the cold-start
+/// delay spaces the hedges until the percentiles are learned.
+#[test]
+fn per_hedge_delays_are_clamped_raised_and_spaced_when_cold() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_budget_ratio(1.0)
+        .with_budget_cap(1000)
+        .with_percentiles(&[0.5, 0.9])
+        .with_max_delay(50 * MS)
+        .with_cold_start(ColdStart::Delay(7 * MS));
+    // Cold: 7 ms, then 7 ms more.
+    let cold = Hedger::new(&clock, config).unwrap();
+    let mut t = cold.start();
+    assert_eq!(cold.should_hedge(&mut t), Decision::Wait(7 * MS));
+    clock.advance(7 * MS);
+    assert_eq!(cold.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(cold.should_hedge(&mut t), Decision::Wait(7 * MS));
+
+    // Learned: the p90 (100 ms) is clamped to the 50 ms maximum.
+    let hedger = bimodal(&clock, config);
+    let p50 = hedger.window().cached_upper_bound_of(0).unwrap();
+    let mut t = hedger.start();
+    clock.advance(Duration::from_nanos(p50));
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Wait(50 * MS - Duration::from_nanos(p50))
+    );
+    // Backing off doubles both, each clamped: the first is ~20 ms, the second 50 ms.
+    hedger.on_rate_limited();
+    for _ in 0..20 {
+        hedger.start(); // refill the drained budget
+    }
+    let mut t = hedger.start();
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Wait(Duration::from_nanos(2 * p50))
+    );
+    clock.advance(Duration::from_nanos(2 * p50));
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Wait(50 * MS - Duration::from_nanos(2 * p50))
+    );
+}
+
+#[test]
+fn per_hedge_percentiles_are_checked() {
+    let clock = ManualClock::new();
+    let build = |percentiles: &[f64]| {
+        Hedger::new(&clock, HedgeConfig::new().with_percentiles(percentiles)).err()
+    };
+    assert_eq!(build(&[0.9]), None);
+    assert_eq!(build(&[0.95, 0.99]), None);
+    for refused in [
+        &[][..],
+        &[0.99, 0.95],
+        &[0.9, 0.9],
+        &[0.9, f64::NAN],
+        &[0.9, 1.0],
+        &[0.0, 0.5],
+    ] {
+        assert_eq!(
+            build(refused),
+            Some(HedgeError::InvalidPercentile),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(build(&[0.5, 0.9, 0.99]), Some(HedgeError::TooManyHedges));
+}
+
+/// `race` and `race_until` send the second backup at the second percentile.
+#[test]
+fn race_sends_each_hedge_at_its_percentile() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_budget_ratio(1.0)
+        .with_percentiles(&[0.5, 0.9]);
+    let hedger = bimodal(&clock, config);
+    let race_once = |deadline: Option<Deadline>| {
+        let (primary, _) = after(&clock, 500 * MS, Ok::<_, ()>("primary"));
+        let made = Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            // The first backup is stuck too; the second answers in 5 ms.
+            let took = if made.get() == 1 { 500 * MS } else { 5 * MS };
+            after(&clock, took, Ok("backup")).0
+        };
+        let won = match deadline {
+            None => run(&clock, race(&hedger, primary, make, sleeper(&clock))),
+            Some(d) => run(
+                &clock,
+                race_until(&hedger, d, primary, make, sleeper(&clock)),
+            ),
+        }
+        .unwrap();
+        assert_eq!((won.attempt, made.get()), (Attempt::Hedge(2), 2));
+        won.latency
+    };
+    // Sent at the p90 (100 ms), answered 5 ms later.
+    let took = race_once(None);
+    assert!(near(took, 105 * MS), "{took:?}");
+    let took = race_once(Some(Deadline::after(clock.now(), 300 * MS)));
+    assert!(near(took, 105 * MS), "{took:?}");
+}
+
 /// Any hedger, whatever its mapping, drives `race` (here through `dyn`).
 #[test]
 fn an_integer_mapped_hedger_races_through_the_common_handle() {

@@ -656,6 +656,34 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
     assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
 }
 
+/// With a percentile per hedge, the layer sends the second backup when the request has run
+/// for the second percentile (here the p90, 100 ms), not one delay after the first.
+#[tokio::test(start_paused = true)]
+async fn a_second_backup_goes_out_at_its_own_percentile() {
+    let config = HedgeConfig::new()
+        .with_budget_ratio(1.0)
+        .with_percentiles(&[0.5, 0.9]);
+    let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
+    for i in 0..100 {
+        hedger.record(if i < 80 { 10 * MS } else { 100 * MS });
+    }
+    hedger.window().refresh();
+    let p90 = Duration::from_nanos(hedger.window().cached_upper_bound_of(1).unwrap());
+    let backend = Backend::default();
+    let mut service =
+        HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend.clone());
+    backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(15 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::OK);
+    // Sent at the p90 (to tokio's millisecond timer), answered 15 ms later.
+    assert!(
+        took >= p90 + 15 * MS && took <= p90 + 17 * MS,
+        "{took:?} {p90:?}"
+    );
+    assert_eq!((backend.calls(), backend.cancelled()), (3, 2));
+    assert_eq!(hedger.stats().hedges, 2);
+}
+
 /// The hedge timer is registered with the runtime only for a request still running after
 /// its first poll: one answered at once (a cache, a local service) makes no timer at all.
 #[tokio::test(start_paused = true)]

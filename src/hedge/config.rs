@@ -35,7 +35,11 @@ pub enum ColdStart {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HedgeConfig {
-    pub(crate) percentile: f64,
+    /// The hedge percentiles: the first `percentile_count` are configured.
+    pub(crate) percentiles: [f64; MAX_HEDGES as usize],
+    /// How many [`with_percentiles`](Self::with_percentiles) was given (refused above
+    /// [`MAX_HEDGES`]); 1 spaces the hedges by the first percentile's delay.
+    pub(crate) percentile_count: usize,
     pub(crate) interval: Duration,
     pub(crate) min_delay: Duration,
     pub(crate) max_delay: Duration,
@@ -58,7 +62,8 @@ impl HedgeConfig {
     /// `examples/simulate/` measures these against a sweep of static delays.
     pub const fn new() -> Self {
         HedgeConfig {
-            percentile: 0.9,
+            percentiles: [0.9; MAX_HEDGES as usize],
+            percentile_count: 1,
             interval: Duration::from_secs(30),
             min_delay: Duration::from_millis(1),
             max_delay: Duration::from_secs(30),
@@ -73,9 +78,66 @@ impl HedgeConfig {
         }
     }
 
-    /// The latency percentile after which a backup is sent, in (0, 1).
+    /// The latency percentile after which a backup is sent, in (0, 1). With more than one
+    /// hedge ([`with_max_hedges`](Self::with_max_hedges)), hedge `k` goes out `k` of its
+    /// delays after the start; [`with_percentiles`](Self::with_percentiles) gives each
+    /// hedge a percentile of its own instead.
     pub const fn with_percentile(mut self, q: f64) -> Self {
-        self.percentile = q;
+        self.percentiles = [q; MAX_HEDGES as usize];
+        self.percentile_count = 1;
+        self
+    }
+
+    /// A percentile per hedge, rising, each in (0, 1): hedge `k` goes out when the
+    /// request has run for the `k`-th percentile of the learned latency (the first
+    /// backup at the p95 and the second at the p99, say), so a later backup is kept for
+    /// the requests that are still slower. Sets [`with_max_hedges`](Self::with_max_hedges)
+    /// to their number, from 1 to [`MAX_HEDGES`] (more is refused when the hedger is
+    /// built: [`HedgeError::TooManyHedges`]; none, or percentiles that do not rise:
+    /// [`HedgeError::InvalidPercentile`]). The window caches every percentile at each
+    /// refresh, so a decision still reads one cached word, with integer operations only.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_percentiles(&[0.5, 0.99]).with_min_samples(10);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// for ms in 1..=100 {
+    ///     let ticket = hedger.start();
+    ///     clock.advance(Duration::from_millis(ms));
+    ///     hedger.on_success(&ticket, Attempt::Primary);
+    /// }
+    /// let mut ticket = hedger.start();
+    /// let Decision::Wait(first) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// // About the p50 (as of the window's last refresh, a few latencies ago).
+    /// assert!(first >= Duration::from_millis(45) && first <= Duration::from_millis(51));
+    /// clock.advance(first);
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// let Decision::Wait(second) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// clock.advance(second);
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// // The second backup about the p99 after the start.
+    /// let elapsed = hedger.now().as_nanos() - ticket.start().as_nanos();
+    /// assert!(elapsed >= 94_000_000 && elapsed <= 101_000_000);
+    /// ```
+    pub const fn with_percentiles(mut self, percentiles: &[f64]) -> Self {
+        // A pattern per length (a `const fn` has no iterators): one entry is repeated, as
+        // `with_percentile` stores it, and entries past `MAX_HEDGES` are refused later.
+        if let [first, ref rest @ ..] = *percentiles {
+            self.percentiles = match *rest {
+                [] => [first; MAX_HEDGES as usize],
+                [second, ..] => [first, second],
+            };
+        }
+        self.percentile_count = percentiles.len();
+        self.max_hedges = if percentiles.len() < u8::MAX as usize {
+            percentiles.len() as u8
+        } else {
+            u8::MAX
+        };
         self
     }
 
@@ -173,9 +235,25 @@ impl HedgeConfig {
         self
     }
 
-    /// The hedge percentile.
+    /// The (first) hedge percentile.
     pub const fn percentile(&self) -> f64 {
-        self.percentile
+        self.percentiles[0]
+    }
+
+    /// The hedge percentiles: one, or one per hedge
+    /// ([`with_percentiles`](Self::with_percentiles)).
+    pub const fn percentiles(&self) -> &[f64] {
+        let count = if self.percentile_count < MAX_HEDGES as usize {
+            self.percentile_count
+        } else {
+            MAX_HEDGES as usize
+        };
+        self.percentiles.split_at(count).0
+    }
+
+    /// Whether each hedge has a percentile of its own.
+    pub(crate) const fn per_hedge_percentiles(&self) -> bool {
+        self.percentile_count > 1
     }
 
     /// The window interval.
@@ -235,7 +313,18 @@ impl HedgeConfig {
     }
 
     pub(crate) const fn validate(&self) -> Result<(), HedgeError> {
-        if !(self.percentile > 0.0 && self.percentile < 1.0) {
+        if self.percentile_count > MAX_HEDGES as usize {
+            return Err(HedgeError::TooManyHedges);
+        }
+        const fn valid(q: f64) -> bool {
+            q > 0.0 && q < 1.0
+        }
+        let percentiles_valid = match *self.percentiles() {
+            [q] => valid(q),
+            [first, second] => valid(first) && valid(second) && second > first,
+            _ => false, // none
+        };
+        if !percentiles_valid {
             return Err(HedgeError::InvalidPercentile);
         }
         // `Duration`'s `>` is a trait method, not `const`: compare the nanoseconds.
@@ -263,7 +352,8 @@ impl Default for HedgeConfig {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum HedgeError {
-    /// The percentile is not in (0, 1).
+    /// A percentile is not in (0, 1), or the percentiles per hedge do not rise (or there
+    /// are none).
     InvalidPercentile,
     /// `min_delay` is above `max_delay`.
     InvalidDelayBounds,
@@ -280,7 +370,9 @@ pub enum HedgeError {
 impl fmt::Display for HedgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HedgeError::InvalidPercentile => f.write_str("hedge percentile must be in (0, 1)"),
+            HedgeError::InvalidPercentile => {
+                f.write_str("hedge percentiles must be in (0, 1), one or more, rising")
+            }
             HedgeError::InvalidDelayBounds => f.write_str("min_delay must not exceed max_delay"),
             HedgeError::InvalidLimit => {
                 f.write_str("max_hedges and backoff_factor must be at least 1")

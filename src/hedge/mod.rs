@@ -33,7 +33,9 @@
 //! data, and scans the window's occupied bins when records asked for a refresh of the
 //! cached percentile, so the recording path in `on_success` never scans); `should_hedge` is a few
 //! atomic loads (the window's threshold, the upper edge of the cached percentile's bin as a
-//! whole number of nanoseconds, which is `None` below `min_samples`, and the cooldown stamp)
+//! whole number of nanoseconds, which is `None` below `min_samples`, the next hedge's own
+//! threshold with [a percentile per hedge](HedgeConfig::with_percentiles), and the
+//! cooldown stamp)
 //! plus one compare-and-swap when it hedges, all in integers. No bin is scanned per request.
 //! With an integer mapping ([`IntHedger`], [`McuHedger`]) all of it, refreshes included,
 //! links no soft-float helper and no division on a Cortex-M (see
@@ -63,7 +65,10 @@ use crate::sketch::presets::{
 };
 use crate::sketch::{BinLayout, CubicMapping, IndexMapping, IntMapping, LogMapping};
 use crate::sync::const_unless_loom;
-use crate::window::{Parts as WindowParts, Window, WindowConfig};
+use crate::window::{Parts as WindowParts, Window, WindowConfig, MAX_CACHED_QUANTILES};
+
+// A percentile per hedge is cached by the window.
+const _: () = assert!(MAX_HEDGES as usize <= MAX_CACHED_QUANTILES);
 
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
 pub use policy::HedgePolicy;
@@ -118,7 +123,7 @@ impl Parts {
         };
         let window_config = defaults
             .with_interval(config.interval)
-            .with_quantile(config.percentile)
+            .with_quantiles(config.percentiles())
             // No cached percentile below `min_samples`: the cold-start test is its one
             // atomic load. The warm-up refreshes on every record at least as long as the
             // window's default does, so a small `min_samples` never learns later.
@@ -273,6 +278,10 @@ struct Delays {
     base: u64,
     /// `base`, raised during a back-off (and clamped again).
     delay: u64,
+    /// How long after the start the next hedge is due.
+    due_after: u64,
+    /// The longest wait before it: one delay (the next hedge's own, or the spacing).
+    longest_wait: u64,
     backing_off: bool,
 }
 
@@ -529,36 +538,65 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
         self.window.maintain_at(now);
-        self.delays(now).map(|d| Duration::from_nanos(d.delay))
+        self.delays(now, 0).map(|d| Duration::from_nanos(d.delay))
     }
 
-    /// The delays at `now`: the base one learned from the window (or the cold-start
-    /// delay), clamped, and the one raised during a back-off.
+    /// The delays at `now` of a request that has sent `hedges` hedges: the base one
+    /// learned from the window (or the cold-start delay), clamped, the one raised during a
+    /// back-off, and when the next hedge is due.
     #[inline]
-    fn delays(&self, now: Instant) -> Result<Delays, SkipReason> {
+    fn delays(&self, now: Instant, hedges: u8) -> Result<Delays, SkipReason> {
         // `None` until the window holds `min_samples` latencies. The upper edge of the
         // percentile's bin, in nanoseconds, computed when the window refreshed: the delay
         // then never sits below the true percentile, so a point mass there (a cache, a
         // timeout cap) is not hedged for nothing. One load and integer operations: with
         // an integer mapping the whole decision is free of floats and 64-bit divisions.
-        let learned = match self.window.cached_upper_bound() {
-            Some(ns) => ns,
-            None => self.cold_start_ns.ok_or(SkipReason::ColdStart)?,
+        let learned = self.window.cached_upper_bound();
+        let Some(base) = learned.or(self.cold_start_ns) else {
+            return Err(SkipReason::ColdStart);
         };
-        // min <= max (validated): max-then-min is a clamp that cannot panic.
-        let base = learned.max(self.min_delay_ns).min(self.max_delay_ns);
+        let base = self.clamp(base);
         let backing_off = self.backing_off(now);
-        let delay = if backing_off {
-            base.saturating_mul(u64::from(self.config.backoff_factor))
-                .min(self.max_delay_ns)
-        } else {
-            base
+        let delay = self.raise(base, backing_off);
+        // Hedge k goes out k delays after the start, or at its own percentile (learned
+        // in the same refresh; before it is learned, spaced as with one percentile).
+        let own = match learned {
+            Some(_) if hedges > 0 && self.config.per_hedge_percentiles() => self
+                .window
+                .cached_upper_bound_of(usize::from(hedges))
+                .map(|ns| self.raise(self.clamp(ns), backing_off)),
+            _ => None,
+        };
+        let (due_after, longest_wait) = match own {
+            Some(own) => (own, own),
+            None => (delay.saturating_mul(u64::from(hedges) + 1), delay),
         };
         Ok(Delays {
             base,
             delay,
+            due_after,
+            longest_wait,
             backing_off,
         })
+    }
+
+    /// `ns` within the configured delay bounds.
+    #[inline]
+    fn clamp(&self, ns: u64) -> u64 {
+        // min <= max (validated): max-then-min is a clamp that cannot panic.
+        ns.max(self.min_delay_ns).min(self.max_delay_ns)
+    }
+
+    /// A clamped delay, raised during a back-off (and clamped again).
+    #[inline]
+    fn raise(&self, delay: u64, backing_off: bool) -> u64 {
+        if backing_off {
+            delay
+                .saturating_mul(u64::from(self.config.backoff_factor))
+                .min(self.max_delay_ns)
+        } else {
+            delay
+        }
     }
 
     /// Whether a rate-limit signal came less than `cooldown` ago. A signal stamped ahead
@@ -600,18 +638,16 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         }
         let Delays {
             base,
-            delay,
+            due_after,
+            longest_wait,
             backing_off,
-        } = match self.delays(now) {
+            ..
+        } = match self.delays(now, ticket.hedges) {
             Ok(d) => d,
             Err(reason) => return Decision::Skip(reason),
         };
         let now_ns = now.as_nanos();
-        // Hedge k goes out k delays after the start.
-        let due = ticket
-            .start
-            .as_nanos()
-            .saturating_add(delay.saturating_mul(u64::from(ticket.hedges) + 1));
+        let due = ticket.start.as_nanos().saturating_add(due_after);
         // A backup sent at `due` needs about the learned percentile to answer.
         if due.max(now_ns).saturating_add(base) > ticket.deadline.as_nanos() {
             return Decision::Skip(SkipReason::Deadline);
@@ -619,7 +655,9 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a
             // caller sleep past `max_delay`.
-            return Decision::Wait(nanos_to_duration(due.wrapping_sub(now_ns).min(delay)));
+            return Decision::Wait(nanos_to_duration(
+                due.wrapping_sub(now_ns).min(longest_wait),
+            ));
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {

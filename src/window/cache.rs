@@ -15,7 +15,7 @@ use crate::sketch::rank::{rank_bin, Occupied, Quantile, RankBin};
 use crate::sketch::IndexMapping;
 use crate::sync::Ordering;
 
-use super::Window;
+use super::{Window, MAX_CACHED_QUANTILES};
 
 // The cached word `cached_bin` holds a published value below 2^31, or one of these markers
 // (top bit set).
@@ -244,35 +244,33 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Scans and publishes the cached quantile, again if a rotation overlapped the scan or
+    /// Scans and publishes the cached quantiles, again if a rotation overlapped the scan or
     /// came before the publication.
     fn publish_fresh_quantile(&self, now: Instant) -> Published {
         for _ in 0..SCAN_ATTEMPTS {
-            let (seen, bin, count) = match self.consistent_scan(self.quantile) {
+            let (seen, bins, count) = match self.consistent_refresh_scan() {
                 Ok(scan) => scan,
                 Err(Spoiled::RotationUnderWay) => return Published::RotationUnderWay,
                 Err(Spoiled::RotationDuringScan) => continue,
             };
+            let trusted = count >= u64::from(self.config.min_count.max(1));
             // Integer operations only with an integer mapping (the bound is its exact
             // edge): a refresh links no soft-float helper on a core without an FPU.
-            let bin_word = match bin {
-                Some(bin) if count >= u64::from(self.config.min_count.max(1)) => match bin {
-                    RankBin::Zero => {
-                        self.cached_bound.store(0, Ordering::Relaxed);
-                        ZERO_BIN
-                    }
-                    RankBin::At(pos) => {
-                        let bound = self.slot(0).layout().upper_bound_at(pos);
-                        self.cached_bound
-                            .store(encode_bound(bound), Ordering::Relaxed);
-                        pos as u32 // pos < N < 2^31 - 1
-                    }
-                },
+            for (bin, bound) in bins.iter().zip(&self.cached_bounds) {
+                let edge = match bin {
+                    Some(RankBin::At(pos)) if trusted => self.slot(0).layout().upper_bound_at(*pos),
+                    _ => 0,
+                };
+                bound.store(encode_bound(edge), Ordering::Relaxed);
+            }
+            let bin_word = match bins[0] {
+                Some(RankBin::Zero) if trusted => ZERO_BIN,
+                Some(RankBin::At(pos)) if trusted => pos as u32, // pos < N < 2^31 - 1
                 _ => NO_QUANTILE,
             };
             // Only refreshers (one at a time) and rotations write the word, and a rotation
             // always changes it: the swap fails exactly when one came since the scan began.
-            // (The release orders the bound stored above before it.)
+            // (The release orders the bounds stored above before it.)
             if self
                 .cached_bin
                 .compare_exchange(seen, bin_word, Ordering::Release, Ordering::Relaxed)
@@ -285,6 +283,33 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             }
         }
         Published::GaveUp
+    }
+
+    /// The bins of the configured quantiles (`None` past `quantile_count`) and the count,
+    /// from one scan of the slots that no rotation overlapped, with the cached word as it
+    /// was when the scan began.
+    #[allow(clippy::type_complexity)]
+    fn consistent_refresh_scan(
+        &self,
+    ) -> Result<(u32, [Option<RankBin>; MAX_CACHED_QUANTILES], u64), Spoiled> {
+        let Some(before) = self.generation.optimistic_read() else {
+            return Err(Spoiled::RotationUnderWay);
+        };
+        let seen = self.cached_bin.load(Ordering::Acquire);
+        let occupied = Occupied::new(self.slots.as_slice());
+        let mut bins = [None; MAX_CACHED_QUANTILES];
+        let mut count = 0;
+        let configured = usize::from(self.quantile_count);
+        for (i, (bin, q)) in bins.iter_mut().zip(self.quantiles).enumerate() {
+            if i < configured {
+                (*bin, count) = rank_bin(&occupied, q);
+            }
+        }
+        if self.generation.validate_read(before) {
+            Ok((seen, bins, count))
+        } else {
+            Err(Spoiled::RotationDuringScan)
+        }
     }
 
     /// The bin of quantile `q` and the count of one scan of the slots that no rotation
@@ -349,9 +374,42 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// ```
     #[inline]
     pub fn cached_upper_bound(&self) -> Option<u64> {
-        // Acquire: the bound stored before this word was published is visible.
+        self.cached_upper_bound_of(0)
+    }
+
+    /// [`cached_upper_bound`](Self::cached_upper_bound) of the `i`-th configured quantile
+    /// ([`WindowConfig::with_quantiles`](super::WindowConfig::with_quantiles); 0 is the
+    /// first), from the same refresh; `None` when `cached_upper_bound` is, or when fewer
+    /// than `i + 1` quantiles are configured. The bounds of one refresh rise with their
+    /// quantiles. Two atomic loads and a shift, integer operations only: a
+    /// [`Hedger`](crate::hedge::Hedger) with a percentile per hedge waits this long before
+    /// hedge `i + 1`.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_quantiles(&[0.5, 0.99]);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// window.maintain();
+    /// assert_eq!(window.cached_upper_bound_of(0), window.cached_upper_bound());
+    /// assert!(window.cached_upper_bound_of(1).unwrap() >= 99_000_000);
+    /// assert_eq!(window.cached_upper_bound_of(2), None);
+    /// ```
+    #[inline]
+    pub fn cached_upper_bound_of(&self, i: usize) -> Option<u64> {
+        if i >= usize::from(self.quantile_count) {
+            return None;
+        }
+        let bound = self.cached_bounds.get(i)?;
+        // Acquire: the bounds stored before this word was published are visible.
         let bin = self.cached_bin.load(Ordering::Acquire);
-        is_published(bin).then(|| decode_bound(self.cached_bound.load(Ordering::Relaxed)))
+        is_published(bin).then(|| decode_bound(bound.load(Ordering::Relaxed)))
     }
 
     /// How many values the window held at the last refresh of the cached quantile

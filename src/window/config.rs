@@ -12,6 +12,10 @@ use crate::sketch::ConfigError;
 /// The refresh clock's tick: 2^20 ns (about 1 ms).
 const REFRESH_UNIT_NS: u64 = 1 << 20;
 
+/// The most quantiles a window caches ([`WindowConfig::with_quantiles`]): one per hedge a
+/// [`Hedger`](crate::hedge::Hedger) may send.
+pub const MAX_CACHED_QUANTILES: usize = 2;
+
 /// How a [`Window`](super::Window) rotates and refreshes its cached quantile.
 ///
 /// Built with `with_<field>(value)` setters (`const`, so a configuration can be a
@@ -31,7 +35,11 @@ const REFRESH_UNIT_NS: u64 = 1 << 20;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct WindowConfig {
     pub(super) interval: Duration,
-    pub(super) quantile: f64,
+    /// The cached quantiles: the first `quantile_count` are configured.
+    pub(super) quantiles: [f64; MAX_CACHED_QUANTILES],
+    /// How many quantiles [`with_quantiles`](Self::with_quantiles) was given (refused
+    /// above [`MAX_CACHED_QUANTILES`]).
+    pub(super) quantile_count: usize,
     pub(super) refresh_records: u32,
     pub(super) refresh_interval: Duration,
     pub(super) warmup_records: u32,
@@ -46,7 +54,8 @@ impl WindowConfig {
     pub const fn new() -> Self {
         WindowConfig {
             interval: Duration::from_secs(30),
-            quantile: 0.9,
+            quantiles: [0.9; MAX_CACHED_QUANTILES],
+            quantile_count: 1,
             refresh_records: 1024,
             refresh_interval: Duration::from_secs(1),
             warmup_records: 32,
@@ -64,7 +73,46 @@ impl WindowConfig {
     /// The quantile [`Window::cached_quantile`](super::Window::cached_quantile) caches, in
     /// (0, 1).
     pub const fn with_quantile(mut self, q: f64) -> Self {
-        self.quantile = q;
+        self.quantiles = [q; MAX_CACHED_QUANTILES];
+        self.quantile_count = 1;
+        self
+    }
+
+    /// Several quantiles to cache, each in (0, 1), from one to [`MAX_CACHED_QUANTILES`]
+    /// (more, or none, is refused when the window is built); the first is
+    /// [`with_quantile`](Self::with_quantile)'s. Every refresh computes them all from one
+    /// scan, and [`Window::cached_upper_bound_of`](super::Window::cached_upper_bound_of)
+    /// reads each with integer operations only: a
+    /// [`Hedger`](crate::hedge::Hedger) with a percentile per hedge caches them so.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// const CONFIG: WindowConfig = WindowConfig::new().with_quantiles(&[0.95, 0.99]);
+    /// assert_eq!(CONFIG.quantiles(), &[0.95, 0.99]);
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, CONFIG).unwrap();
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// window.maintain();
+    /// let p95 = window.cached_upper_bound_of(0).unwrap();
+    /// let p99 = window.cached_upper_bound_of(1).unwrap();
+    /// assert!(p95 >= 95_000_000 && p99 >= 99_000_000 && p99 <= 100_000_000);
+    /// ```
+    pub const fn with_quantiles(mut self, quantiles: &[f64]) -> Self {
+        // A pattern per length (a `const fn` has no iterators): entries past the first
+        // that are not configured repeat it, and more than `MAX_CACHED_QUANTILES` are
+        // refused when the window is built.
+        if let [first, ref rest @ ..] = *quantiles {
+            self.quantiles = match *rest {
+                [] => [first; MAX_CACHED_QUANTILES],
+                [second, ..] => [first, second],
+            };
+        }
+        self.quantile_count = quantiles.len();
         self
     }
 
@@ -120,9 +168,20 @@ impl WindowConfig {
         self.interval
     }
 
-    /// The cached quantile (0.9 is p90).
+    /// The (first) cached quantile (0.9 is p90).
     pub const fn quantile(&self) -> f64 {
-        self.quantile
+        self.quantiles[0]
+    }
+
+    /// The cached quantiles ([`with_quantiles`](Self::with_quantiles)), at most
+    /// [`MAX_CACHED_QUANTILES`] of them.
+    pub const fn quantiles(&self) -> &[f64] {
+        let count = if self.quantile_count < MAX_CACHED_QUANTILES {
+            self.quantile_count
+        } else {
+            MAX_CACHED_QUANTILES
+        };
+        self.quantiles.split_at(count).0
     }
 
     /// The bin count multiple that triggers a refresh (0: none by count).
@@ -159,8 +218,10 @@ impl Default for WindowConfig {
 pub enum WindowError {
     /// The interval is shorter than 8 ns.
     InvalidInterval,
-    /// The quantile to cache is not in (0, 1).
+    /// A quantile to cache is not in (0, 1).
     InvalidQuantile,
+    /// No quantile, or more than [`MAX_CACHED_QUANTILES`], to cache.
+    QuantileCount,
     /// The sketch configuration was refused.
     Sketch(ConfigError),
 }
@@ -170,6 +231,9 @@ impl fmt::Display for WindowError {
         match self {
             WindowError::InvalidInterval => f.write_str("window interval must be at least 8 ns"),
             WindowError::InvalidQuantile => f.write_str("cached quantile must be in (0, 1)"),
+            WindowError::QuantileCount => {
+                write!(f, "a window caches 1 to {MAX_CACHED_QUANTILES} quantiles")
+            }
             WindowError::Sketch(e) => write!(f, "sketch configuration: {e}"),
         }
     }
@@ -188,7 +252,8 @@ impl From<ConfigError> for WindowError {
 pub(crate) struct Parts {
     pub(super) intervals: CoarseClock,
     pub(super) refresh_clock: CoarseClock,
-    pub(super) quantile: Quantile,
+    pub(super) quantiles: [Quantile; MAX_CACHED_QUANTILES],
+    pub(super) quantile_count: u8,
     pub(super) refresh_mask: u32,
     pub(super) refresh_ticks: u64,
 }
@@ -202,9 +267,15 @@ impl Parts {
         else {
             return Err(WindowError::InvalidInterval);
         };
-        // Not 0 or 1: the cached value is a bin's representative, never the exact extreme.
-        let quantile = match Quantile::new(config.quantile) {
-            Ok(q) if !q.is_min() && !q.is_max() => q,
+        if config.quantile_count == 0 || config.quantile_count > MAX_CACHED_QUANTILES {
+            return Err(WindowError::QuantileCount);
+        }
+        // Not 0 or 1: a cached value is a bin's representative, never the exact extreme.
+        // Unconfigured entries repeat the first (`with_quantiles`): a refresh scans only
+        // the configured ones, and their readers get `None` (`cached_upper_bound_of`).
+        let [first, second] = config.quantiles;
+        let quantiles = match (Quantile::new(first), Quantile::new(second)) {
+            (Ok(a), Ok(b)) if !a.is_min() && !a.is_max() && !b.is_min() && !b.is_max() => [a, b],
             _ => return Err(WindowError::InvalidQuantile),
         };
         let refresh_mask = match config.refresh_records {
@@ -226,7 +297,8 @@ impl Parts {
         Ok(Parts {
             intervals,
             refresh_clock,
-            quantile,
+            quantiles,
+            quantile_count: config.quantile_count as u8, // at most MAX_CACHED_QUANTILES
             refresh_mask,
             refresh_ticks,
         })

@@ -14,7 +14,7 @@ mod presets;
 mod seqlock;
 
 pub(crate) use config::Parts;
-pub use config::{WindowConfig, WindowError};
+pub use config::{WindowConfig, WindowError, MAX_CACHED_QUANTILES};
 pub use presets::{
     CubicLatencyWindow, IntLatencyCoarseWindow, IntLatencyWindow, LogLatencyWindow,
     McuLatencyWindow, OtelLatencyWindow,
@@ -93,20 +93,22 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     refresh_state: AtomicU32,
     /// When the last quantile was published, in refresh ticks.
     refreshed_at: AtomicCoarseInstant,
-    /// The configured quantile, checked.
-    quantile: Quantile,
+    /// The configured quantiles, checked (entries past `quantile_count` repeat the first).
+    quantiles: [Quantile; MAX_CACHED_QUANTILES],
+    quantile_count: u8,
     /// The position of the cached quantile's bin (or `cache`'s `ZERO_BIN`), or
     /// [`NO_QUANTILE`] (or a cleared marker): [`cached_quantile`](Self::cached_quantile) is
     /// its value.
     cached_bin: AtomicU32,
-    /// That bin's upper edge as a whole number, encoded by `cache`'s `encode_bound`: what a
-    /// hedger compares with, with integer operations only. Meaningful while `cached_bin`
-    /// holds a published bin: a refresher stores it, from its consistent scan, before it
-    /// publishes `cached_bin` (release), and readers load it after `cached_bin` (acquire),
-    /// so a reader gets the bound of the bin it read or of a later consistent scan.
-    /// Rotations leave it alone: withdrawing `cached_bin` withdraws it. (One word with no
-    /// protocol of its own keeps the loom models of the refresh as small as they were.)
-    cached_bound: AtomicU32,
+    /// The upper edges of the cached quantiles' bins (the first is `cached_bin`'s) as whole
+    /// numbers, encoded by `cache`'s `encode_bound`: what a hedger compares with, with
+    /// integer operations only. Meaningful while `cached_bin` holds a published bin: a
+    /// refresher stores them, from its consistent scan, before it publishes `cached_bin`
+    /// (release), and readers load them after `cached_bin` (acquire), so a reader gets the
+    /// bounds of the scan it read or of a later consistent one. Rotations leave them
+    /// alone: withdrawing `cached_bin` withdraws them. (Words with no protocol of their
+    /// own keep the loom models of the refresh as small as they were.)
+    cached_bounds: [AtomicU32; MAX_CACHED_QUANTILES],
     /// Values counted by the scan of the last published quantile (saturating).
     cached_count: AtomicU32,
     expired: AtomicU32,
@@ -302,9 +304,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 rotating: AtomicBool::new(false),
                 refresh_state: AtomicU32::new(0),
                 refreshed_at: AtomicCoarseInstant::never(),
-                quantile: parts.quantile,
+                quantiles: parts.quantiles,
+                quantile_count: parts.quantile_count,
                 cached_bin: AtomicU32::new(NO_QUANTILE),
-                cached_bound: AtomicU32::new(0),
+                cached_bounds: [AtomicU32::new(0), AtomicU32::new(0)],
                 cached_count: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
                 rotations: AtomicU32::new(0),
@@ -600,7 +603,7 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
             .field("cached_bin", &self.cached_bin.load(Ordering::Relaxed))
             .field(
                 "cached_bound",
-                &decode_bound(self.cached_bound.load(Ordering::Relaxed)),
+                &decode_bound(self.cached_bounds[0].load(Ordering::Relaxed)),
             )
             .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
             .field("expired", &self.expired.load(Ordering::Relaxed))
@@ -837,6 +840,46 @@ mod tests {
         );
     }
 
+    /// Every configured quantile is cached from the same scan: each bound is its
+    /// quantile's bin edge, they rise with the quantiles, a rotation withdraws them all,
+    /// and unconfigured ones are `None`.
+    #[test]
+    fn several_quantiles_are_cached_together() {
+        let clock = ManualClock::new();
+        let config = WindowConfig::new().with_quantiles(&[0.5, 0.99]);
+        let w = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+        assert_eq!(w.config().quantiles(), &[0.5, 0.99]);
+        for ms in 1..=100 {
+            w.record_duration(Duration::from_millis(ms));
+        }
+        w.maintain();
+        let m = IntMapping::K6;
+        for (i, q) in [(0, 50e6), (1, 99e6)] {
+            let edge = m.upper_bound_u64(m.index(q));
+            assert_eq!(w.cached_upper_bound_of(i), Some(edge), "{i}");
+            assert_eq!(
+                w.quantile(q / 100e6).unwrap().map(|v| m.index(v)),
+                Some(m.index(q))
+            );
+        }
+        assert_eq!(w.cached_upper_bound_of(0), w.cached_upper_bound());
+        assert_eq!(w.cached_upper_bound_of(2), None);
+        clock.advance(Duration::from_secs(30));
+        w.record_duration(Duration::from_millis(7));
+        assert_eq!(
+            (w.cached_upper_bound_of(0), w.cached_upper_bound_of(1)),
+            (None, None)
+        );
+        w.maintain();
+        assert!(w.cached_upper_bound_of(0) < w.cached_upper_bound_of(1));
+        // One quantile configured: only the first is read.
+        let one = window(&clock, WindowConfig::new());
+        one.record_u64(5_000_000);
+        one.maintain();
+        assert!(one.cached_upper_bound_of(0).is_some());
+        assert_eq!(one.cached_upper_bound_of(1), None);
+    }
+
     #[test]
     fn bad_configurations_are_errors() {
         let clock = ManualClock::new();
@@ -852,6 +895,18 @@ mod tests {
         assert_eq!(
             bad(WindowConfig::new().with_interval(Duration::ZERO)),
             Some(WindowError::InvalidInterval)
+        );
+        assert_eq!(
+            bad(WindowConfig::new().with_quantiles(&[])),
+            Some(WindowError::QuantileCount)
+        );
+        assert_eq!(
+            bad(WindowConfig::new().with_quantiles(&[0.5, 0.9, 0.99])),
+            Some(WindowError::QuantileCount)
+        );
+        assert_eq!(
+            bad(WindowConfig::new().with_quantiles(&[0.5, 1.0])),
+            Some(WindowError::InvalidQuantile)
         );
         for q in [0.0, 1.0, f64::NAN, -1.0] {
             assert_eq!(
