@@ -36,6 +36,7 @@ fn fixed_delay(d: Duration, budget: Option<f64>) -> HedgeConfig {
 /// One row of a table: a named policy's run.
 pub struct Row {
     pub name: String,
+    pub policy: Policy,
     pub run: Run,
     /// Part of the static sweep (the frontier's points).
     pub sweep: bool,
@@ -78,6 +79,7 @@ pub fn run_policy_refreshing(
 fn row(workload: Workload, name: &str, policy: Policy, stop: Stop, sweep: bool) -> Row {
     Row {
         name: name.to_string(),
+        policy,
         run: run_policy(workload, policy, stop, 0),
         sweep,
     }

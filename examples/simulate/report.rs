@@ -21,6 +21,8 @@ pub struct Report {
     pub csv: String,
     /// (met, what) for every target.
     pub checks: Vec<(bool, String)>,
+    /// Printed after the targets: why a target is what it is.
+    pub notes: Vec<String>,
     /// `--explore`: add the diagnosis tables.
     pub explore: bool,
 }

@@ -2,9 +2,12 @@
 //! checks and the targets; and `--explore`, other tailguard settings on the same draws.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
-use tailguard::hedge::HedgeConfig;
+use tailguard::hedge::{ColdStart, HedgeConfig};
+use tailguard_support::workload::c;
 
+use crate::c_targets;
 use crate::policy::{find, rows_with_sweep, run_policy_refreshing, Policy, Row};
 use crate::report::{fmt_ms, frontier_checks, sweep_points, table, Report};
 use crate::sim::Stop;
@@ -15,6 +18,25 @@ use crate::workload::Workload;
 const A_REQUESTS: u64 = 50_000;
 /// Dialogs of workload C.
 const C_DIALOGS: u64 = 2_000;
+/// C's published configuration: a static delay with a 6 % budget.
+const C_PUBLISHED: &str = "static 950 6%";
+/// C's tailguard row ([`c_adaptive`]).
+const C_ADAPTIVE: &str = "tailguard p93 10% cold 1.6s";
+/// The dialog SLA's share per step (8 s / 5): what a caller who knows the SLA but not yet
+/// the latencies would wait before hedging a step.
+const C_COLD_START: Duration = Duration::from_nanos((c::SLA_NS / c::STEPS as f64) as u64);
+/// C's tailguard configuration. 4.5 % of the primary's calls stall, and a window of 30-60 s
+/// (1,000-2,000 calls) sees that share only to within a point or so, so a p95 would fall
+/// now among the normal calls, now among the stalls (their hedges late); the share above
+/// the p93 (7 %) stays above the stall share of every window, and the learned delay among
+/// the normal calls (the closing note prints the figures). The budget is the default 10 %,
+/// above those 7 %, so that it does not refuse a stall's hedge.
+fn c_adaptive() -> HedgeConfig {
+    HedgeConfig::new()
+        .with_percentile(0.93)
+        .with_cold_start(ColdStart::Delay(C_COLD_START))
+}
+
 /// Calls of workload D.
 const D_REQUESTS: u64 = 50_000;
 
@@ -153,20 +175,13 @@ pub fn workload_c(report: &mut Report) {
             ("no hedging", Policy::None),
             ("blind race", Policy::Blind),
             (
-                "static 950 6%",
+                C_PUBLISHED,
                 Policy::Static {
                     ms: 950,
                     budget: Some(0.06),
                 },
             ),
-            (
-                "tailguard p95 6%",
-                Policy::Adaptive(
-                    HedgeConfig::new()
-                        .with_percentile(0.95)
-                        .with_budget_ratio(0.06),
-                ),
-            ),
+            (C_ADAPTIVE, Policy::Adaptive(c_adaptive())),
         ],
         &[
             500, 600, 700, 800, 850, 900, 950, 1000, 1100, 1250, 1500, 2000, 2500, 3000, 4000,
@@ -185,56 +200,44 @@ pub fn workload_c(report: &mut Report) {
          of its completion (also in the blind race).\n"
     );
     frontier_checks(report, Workload::C, &rows);
+    c_targets::checks(report, &rows);
+    let p95 = c_adaptive().with_percentile(0.95).with_budget_ratio(0.06);
+    c_targets::note(report, &rows, C_ADAPTIVE, C_PUBLISHED, p95, stop);
     if report.explore {
-        let d = HedgeConfig::new()
-            .with_percentile(0.95)
-            .with_budget_ratio(0.06);
+        let d = c_adaptive();
         explore(
             report,
             Workload::C,
             &rows,
             &[
-                ("p95 6% (the row)", d, 0),
-                ("p95 6% cap 50", d.with_budget_cap(50), 0),
-                ("p95 6% min_samples 10", d.with_min_samples(10), 0),
+                ("p93 10% cold 1.6s (the row)", d, 0),
                 (
-                    "p95 6% min_samples 10 cap 50",
-                    d.with_min_samples(10).with_budget_cap(50),
+                    "p93 10%, no hedging when cold",
+                    d.with_cold_start(ColdStart::NoHedge),
                     0,
                 ),
-                ("p95 10%", d.with_budget_ratio(0.1), 0),
-                ("p94 6%", d.with_percentile(0.94), 0),
-                ("p95 6%, refresh every 64", d, 64),
+                ("p93 6% cold 1.6s", d.with_budget_ratio(0.06), 0),
+                ("p93 10% cold 1.6s cap 10", d.with_budget_cap(10), 0),
+                (
+                    "p93 10% cold 1.6s, 120 s interval",
+                    d.with_interval(Duration::from_secs(120)),
+                    0,
+                ),
+                ("p93 10% cold 1.6s, refresh every 64", d, 64),
+                (
+                    "p94 8% cold 1.6s",
+                    d.with_percentile(0.94).with_budget_ratio(0.08),
+                    0,
+                ),
+                ("p95 6% cold 1.6s", p95, 0),
+                (
+                    "p95 6%, no hedging when cold",
+                    p95.with_cold_start(ColdStart::NoHedge),
+                    0,
+                ),
             ],
         );
     }
-    let st = find(&rows, "static 950 6%");
-    let tg = find(&rows, "tailguard p95 6%");
-    let (ps, pt) = (percentiles(&st.jobs), percentiles(&tg.jobs));
-    report.check(
-        pt[3] <= ps[3],
-        format!(
-            "C: tailguard p99 {} ms vs static 950 6% {} ms (target: no higher)",
-            fmt_ms(pt[3]),
-            fmt_ms(ps[3])
-        ),
-    );
-    report.check(
-        tg.overhead_pct() <= st.overhead_pct() + 0.5,
-        format!(
-            "C: duplicated calls {:.2} % vs {:.2} % (target: at most +0.5 points)",
-            tg.overhead_pct(),
-            st.overhead_pct()
-        ),
-    );
-    report.check(
-        sla_breach_pct(tg) <= sla_breach_pct(st),
-        format!(
-            "C: SLA breaches {:.2} % vs {:.2} % (target: no higher)",
-            sla_breach_pct(tg),
-            sla_breach_pct(st)
-        ),
-    );
 }
 
 pub fn workload_d(report: &mut Report) {

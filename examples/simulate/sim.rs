@@ -34,15 +34,23 @@ struct Client {
     generation: u64,
     attempts: u8,
     ticket: Option<Ticket>,
+    /// The hedger's delay when the call started (ns), if it had one.
+    start_delay: Option<u64>,
 }
 
-/// One completed call: when it started, its latency and how many extra attempts it sent.
+/// One completed call: when it started, its latency, how many extra attempts it sent and
+/// the hedge delay it started with.
 pub struct CallRecord {
     /// ns.
     pub start: u64,
     /// ns.
     pub latency: u64,
     pub extra: u8,
+    /// The hedger's delay at the call's start (ns): the first `Wait`, or 0 when it hedged
+    /// at once; `None` without one (no hedging, or a cold start without a delay). Read
+    /// from the decision rather than `Hedger::delay`, which maintains the window and so
+    /// would change the run it observes.
+    pub delay: Option<u64>,
 }
 
 /// What one run of a workload under a policy produced.
@@ -139,6 +147,7 @@ impl<'a> Sim<'a> {
         c.call_start = t;
         c.attempts = 1;
         c.ticket = ticket;
+        c.start_delay = None;
         let latency = self.workload.latency(self.call_id(client), 0, t);
         self.push(t + latency, client, Kind::Done(0));
         self.ask(client, t);
@@ -148,10 +157,21 @@ impl<'a> Sim<'a> {
     fn ask(&mut self, client: usize, t: u64) {
         let Some(hedger) = self.hedger else { return };
         loop {
+            let c = &self.clients[client];
+            let at_start = t == c.call_start && c.attempts == 1;
             let Some(ticket) = self.clients[client].ticket.as_mut() else {
                 return;
             };
-            match hedger.should_hedge(ticket) {
+            let decision = hedger.should_hedge(ticket);
+            if at_start {
+                // At the start a `Wait` is the whole delay.
+                self.clients[client].start_delay = match decision {
+                    Decision::Wait(d) => Some(u64::try_from(d.as_nanos()).unwrap()),
+                    Decision::Hedge => Some(0),
+                    Decision::Skip(_) => None,
+                };
+            }
+            match decision {
                 Decision::Wait(d) => {
                     let wait = u64::try_from(d.as_nanos()).unwrap().max(1);
                     self.push(t + wait, client, Kind::Check);
@@ -195,6 +215,7 @@ impl<'a> Sim<'a> {
             start: c.call_start,
             latency: t - c.call_start,
             extra: c.attempts - 1,
+            delay: c.start_delay,
         });
         let c = &mut self.clients[client];
         c.generation += 1; // the losers are cancelled: their events are stale
@@ -234,6 +255,7 @@ pub fn simulate(
                 generation: 0,
                 attempts: 0,
                 ticket: None,
+                start_delay: None,
             })
             .collect(),
         next_job: 0,
