@@ -2,9 +2,11 @@
 
 use core::time::Duration;
 
+use super::cdf::{fraction, Cut, Ends};
 use super::ddsketch::DDSketch;
 use super::error::{
-    check_slice, ConfigError, InvalidQuantile, MergeError, RecordError, RecordSliceError,
+    check_slice, ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError,
+    RecordSliceError,
 };
 use super::layout::{position, BinLayout, Slot};
 use super::mapping::IndexMapping;
@@ -567,6 +569,131 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 q,
             )
         })
+    }
+
+    /// The number of values at or below `v`: [`DDSketch::rank`]'s rule and guarantee, from
+    /// one pass over the zero bin and the occupied bins. NaN is an error; a value below
+    /// zero ranks 0, `+inf` the count.
+    ///
+    /// The min and max are kept to a part per million (rounded down), and the ends are
+    /// exact up to that: `v` ranks 0 below the minimum so rounded, and the count above the
+    /// maximum so rounded up (at the next part per million); in between the bins answer,
+    /// within the bound. Records racing the query may or may not be counted.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+    /// for ns in [2e6, 4e6, 8e6, 16e6] {
+    ///     shared.record(ns).unwrap();
+    /// }
+    /// assert_eq!(shared.rank(10e6), Ok(3));
+    /// assert_eq!(shared.rank(20e6), Ok(4));
+    /// assert_eq!(shared.rank(1e6), Ok(0));
+    /// ```
+    pub fn rank(&self, v: f64) -> Result<u64, InvalidValue> {
+        let cut = Cut::of_f64(&self.layout(), v)?;
+        Ok(self.rank_and_count(cut.within(self.ends_f64(v))).0)
+    }
+
+    /// [`rank`](Self::rank) of an integer value (nanoseconds, say), which never fails.
+    /// With [`IntMapping`](super::IntMapping) it uses integer operations only, as
+    /// [`record_u64`](Self::record_u64). The same answer as `rank(v as f64)` below 2^53.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// static LATENCIES: presets::AtomicMcuLatency =
+    ///     AtomicSketch::with_layout(presets::MCU_LATENCY_LAYOUT);
+    /// LATENCIES.record_u64_slice(&[150_000, 900_000, 2_500_000]);
+    /// assert_eq!(LATENCIES.rank_u64(1_000_000), 2); // integer operations only
+    /// ```
+    pub fn rank_u64(&self, v: u64) -> u64 {
+        let cut = Cut::of_u64(&self.layout(), v);
+        self.rank_and_count(cut.within(self.ends_u64(v))).0
+    }
+
+    /// [`rank_u64`](Self::rank_u64) of a duration as whole nanoseconds (saturating at
+    /// `u64::MAX`), as [`record_duration`](Self::record_duration) records it.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+    /// for ms in [30, 70, 120] {
+    ///     shared.record_duration(Duration::from_millis(ms));
+    /// }
+    /// assert_eq!(shared.rank_duration(Duration::from_millis(100)), 2);
+    /// ```
+    pub fn rank_duration(&self, d: Duration) -> u64 {
+        self.rank_u64(crate::clock::duration_to_nanos(d))
+    }
+
+    /// The share of the values at or below `v`: [`rank`](Self::rank) over the count, both
+    /// from the same pass; `None` if the sketch is empty. NaN is an error.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
+    /// assert_eq!(shared.fraction_at_or_below(100e6), Ok(None));
+    /// for ms in [20, 35, 40, 60, 80, 90, 95, 120, 150, 250] {
+    ///     shared.record(ms as f64 * 1e6).unwrap();
+    /// }
+    /// // A latency-band SLO, "90 % of requests within 100 ms": here 70 %.
+    /// assert_eq!(shared.fraction_at_or_below(100e6), Ok(Some(0.7)));
+    /// ```
+    pub fn fraction_at_or_below(&self, v: f64) -> Result<Option<f64>, InvalidValue> {
+        let cut = Cut::of_f64(&self.layout(), v)?;
+        let (rank, count) = self.rank_and_count(cut.within(self.ends_f64(v)));
+        Ok(fraction(rank, count))
+    }
+
+    /// [`fraction_at_or_below`](Self::fraction_at_or_below) of a duration, through
+    /// [`rank_duration`](Self::rank_duration); `None` if the sketch is empty.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    /// let shared = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+    /// for ms in [20, 35, 40, 60, 80, 90, 95, 120, 150, 250] {
+    ///     shared.record_duration(Duration::from_millis(ms));
+    /// }
+    /// // The share of requests answered within 100 ms.
+    /// let within = shared.fraction_at_or_below_duration(Duration::from_millis(100));
+    /// assert_eq!(within, Some(0.7));
+    /// ```
+    pub fn fraction_at_or_below_duration(&self, d: Duration) -> Option<f64> {
+        let v = crate::clock::duration_to_nanos(d);
+        let cut = Cut::of_u64(&self.layout(), v);
+        let (rank, count) = self.rank_and_count(cut.within(self.ends_u64(v)));
+        fraction(rank, count)
+    }
+
+    /// The values `cut` counts and all the values, from one pass.
+    fn rank_and_count(&self, cut: Cut) -> (u64, u64) {
+        Occupied::new(core::slice::from_ref(self)).rank_and_count(cut)
+    }
+
+    /// Where `v` (not negative) lies against the min and max, as far as their keys tell.
+    #[inline]
+    pub(crate) fn ends_f64(&self, v: f64) -> Ends {
+        // -0.0 is a zero (its sign bit would make the largest key).
+        self.ends_of_key(key_of_f64(v.abs()))
+    }
+
+    /// [`ends_f64`](Self::ends_f64) of an integer, with integer operations only.
+    #[inline]
+    pub(crate) fn ends_u64(&self, v: u64) -> Ends {
+        self.ends_of_key(key_of_u64(v))
+    }
+
+    /// Where a value of key `key` lies against the min and max. The keys are monotone in
+    /// the value: a key below the min's is a value below the min, one above the max's a
+    /// value above the max (an empty sketch's `NO_MIN` is above every key).
+    #[inline]
+    fn ends_of_key(&self, key: u32) -> Ends {
+        Ends {
+            below_every: key < self.min_key.load(Relaxed),
+            at_or_above_every: key > self.max_key.load(Relaxed),
+        }
     }
 
     /// The smallest value recorded (to one part per million, rounded down), or `None`.

@@ -1,4 +1,5 @@
-//! The sketches' errors: a refused configuration, value, slice, quantile or merge.
+//! The sketches' errors: a refused configuration, value, slice, quantile, rank query or
+//! merge.
 
 use core::fmt;
 
@@ -141,6 +142,27 @@ impl fmt::Display for InvalidQuantile {
 }
 
 impl core::error::Error for InvalidQuantile {}
+
+/// The value a rank query asked about ([`DDSketch::rank`](super::DDSketch::rank) and the
+/// like) is NaN: no recorded value is at or below it, nor above it.
+///
+/// ```
+/// use tailguard::sketch::{presets, InvalidValue};
+/// let s = presets::cubic_latency();
+/// assert_eq!(s.rank(f64::NAN), Err(InvalidValue));
+/// assert_eq!(InvalidValue.to_string(), "value is NaN");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct InvalidValue;
+
+impl fmt::Display for InvalidValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("value is NaN")
+    }
+}
+
+impl core::error::Error for InvalidValue {}
 
 /// Why two sketches could not be merged. The target was left unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

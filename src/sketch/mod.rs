@@ -32,7 +32,8 @@
 //! refresh of its cached quantile, the hedge threshold
 //! ([`Window::cached_upper_bound`](crate::window::Window::cached_upper_bound)), the hedger's
 //! decisions and both budgets link no soft-float helper and no division on a Cortex-M
-//! (`.ci/check-int-path.sh` checks the Cortex-M0 and Cortex-M4F images). Queries that
+//! (`.ci/check-int-path.sh` checks the Cortex-M0 and Cortex-M4F images), and so do the
+//! integer rank queries ([`rank_u64`](DDSketch::rank_u64) and the window's). Queries that
 //! return an `f64` ([`quantile`](DDSketch::quantile), `cached_quantile`) and encoding
 //! still compute in `f64`: call them off the hot path.
 //!
@@ -57,6 +58,14 @@
 //! dropped from the bins and counted by [`saturated`](DDSketch::saturated) instead.
 //! [`count`](DDSketch::count) is a `u64`.
 //!
+//! # Rank queries
+//!
+//! [`rank`](DDSketch::rank) counts the values at or below a value and
+//! [`fraction_at_or_below`](DDSketch::fraction_at_or_below) gives their share ("what share
+//! answered within 100 ms", for a latency-band SLO), on [`DDSketch`], [`AtomicSketch`] and
+//! the [`Window`](crate::window::Window): within the bins' relative error in value, with
+//! the ends exact. The guarantee is stated on [`DDSketch::rank`].
+//!
 //! # Presets
 //!
 //! [`presets`] names ready-made configurations for latencies in nanoseconds from 1 µs to
@@ -64,6 +73,7 @@
 //! latencies (100 µs to 10 s) on a small microcontroller.
 
 mod atomic;
+pub(crate) mod cdf;
 mod ddsketch;
 mod error;
 mod layout;
@@ -75,6 +85,8 @@ mod stats;
 
 pub use atomic::AtomicSketch;
 pub use ddsketch::{Bin, DDSketch};
-pub use error::{ConfigError, InvalidQuantile, MergeError, RecordError, RecordSliceError};
+pub use error::{
+    ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError, RecordSliceError,
+};
 pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping};

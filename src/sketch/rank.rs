@@ -8,6 +8,7 @@
 //! the first bin whose cumulative count, the zero bin first, exceeds that rank (0 for the
 //! zero bin). That is within `alpha` of the exact sample quantile `sorted[rank]`.
 
+use super::cdf::Cut;
 use super::error::InvalidQuantile;
 use super::layout::BinLayout;
 use super::mapping::IndexMapping;
@@ -244,6 +245,38 @@ impl<'a, S: AtomicBins> Occupied<'a, S> {
     fn positions(&self) -> core::ops::RangeInclusive<usize> {
         // An empty range when nothing was filled (`low = usize::MAX`).
         self.low..=self.high
+    }
+
+    /// The values counted by `cut` (see [`cdf`](super::cdf)) and all the values, from one
+    /// pass over the zero bins and the occupied positions: each counter is read once, so
+    /// racing records cannot make the rank exceed the count.
+    pub(crate) fn rank_and_count(&self, cut: Cut) -> (u64, u64) {
+        let (mut rank, mut count) = (0u64, 0u64);
+        for s in self.sketches {
+            let zero = u64::from(s.zero_bin().load(Relaxed));
+            let bins = s.bin_counters();
+            let sum = |range: core::ops::RangeInclusive<usize>| {
+                bins.get(range)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|b| u64::from(b.load(Relaxed)))
+                    .fold(0, u64::saturating_add)
+            };
+            let (below, above) = match cut {
+                Cut::Nothing => (0, zero.saturating_add(sum(self.positions()))),
+                Cut::Zero => (zero, sum(self.positions())),
+                Cut::Through(pos) => (
+                    // The occupied positions up to `pos`, and those above it (empty ranges
+                    // when `pos` is outside them, or nothing was filled).
+                    zero.saturating_add(sum(self.low..=pos.min(self.high))),
+                    sum(self.low.max(pos.wrapping_add(1))..=self.high), // pos < N
+                ),
+                Cut::Everything => (zero.saturating_add(sum(self.positions())), 0),
+            };
+            rank = rank.saturating_add(below);
+            count = count.saturating_add(below).saturating_add(above);
+        }
+        (rank, count)
     }
 }
 

@@ -6,11 +6,13 @@
 // The window itself, its records and its rotation are here; `config` holds the
 // configuration and its checks, `cache` the cached quantile (the records' requests, the
 // maintenance's scan and publication, the words readers load), `seqlock` the generation
-// counter a rotation writes and a refresh validates its scan against, and `presets` the
+// counter a rotation writes and a refresh validates its scan against, `rank` the rank
+// queries (values at or below a value, from one such validated scan), and `presets` the
 // names of the presets' windows. The long explanation is docs/window.md, included above.
 mod cache;
 mod config;
 mod presets;
+mod rank;
 mod seqlock;
 
 pub(crate) use config::Parts;

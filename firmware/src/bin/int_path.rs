@@ -1,10 +1,11 @@
 //! The integer hedge path on a microcontroller: a [`McuHedger`] (the microcontroller
 //! preset, `IntMapping`) with a ratio budget, and a token bucket, drive simulated requests
-//! through `start`, `should_hedge`, `on_success`, window records and threshold reads, all
-//! from one function, [`int_hot_path`]. `.ci/check-int-path.sh` disassembles this image
-//! and fails if anything that function can reach is a soft-float helper, a 64-bit division
-//! or a float instruction: with link-time optimisation only reachable code is linked, and
-//! the construction (which validates its `f64` configuration) lives outside that function.
+//! through `start`, `should_hedge`, `on_success`, window records, threshold reads and a
+//! rank query, all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
+//! disassembles this image and fails if anything that function can reach is a soft-float
+//! helper, a 64-bit division or a float instruction: with link-time optimisation only
+//! reachable code is linked, and the construction (which validates its `f64`
+//! configuration) lives outside that function.
 //!
 //! Under QEMU it also checks, cheaply, that the path works: stalled reads are rescued by
 //! hedges after warm-up, the hedges stay within the budget's bound, and the threshold sits
@@ -80,6 +81,8 @@ struct Tally {
     bucket_grants: u32,
     /// The threshold read after the request (0 while cold).
     bound_ns: u64,
+    /// The window's values at or below the stall, read after the request (a rank query).
+    within_stall: u64,
 }
 
 /// A sensor read of about 1 ms (1.0 to 1.26 ms), one in [`STALL_EVERY`] stalled.
@@ -144,7 +147,7 @@ fn int_hot_path(
         }
     }
     // A record from outside the ticket lifecycle (an interrupt handler's, say), a token
-    // bucket's grant and a threshold read: the rest of the integer path.
+    // bucket's grant, a threshold read and a rank query: the rest of the integer path.
     if request.is_multiple_of(64) {
         hedger.window().record_u64(end.wrapping_sub(start));
     }
@@ -153,6 +156,7 @@ fn int_hot_path(
         tally.bucket_grants += 1;
     }
     tally.bound_ns = hedger.window().cached_upper_bound().unwrap_or(0);
+    tally.within_stall = hedger.window().rank_u64(STALL_NS);
 }
 
 #[entry]
@@ -216,7 +220,8 @@ fn main() -> ! {
         && tally.hedges == granted
         && tally.bucket_grants > 0
         && tally.bucket_grants < REQUESTS
-        && (1_200_000..1_400_000).contains(&tally.bound_ns);
+        && (1_200_000..1_400_000).contains(&tally.bound_ns)
+        && tally.within_stall > 0;
     hprintln!("{}", if ok { "ok   int_path" } else { "FAIL int_path" });
     exit::exit(u32::from(!ok))
 }
