@@ -7,9 +7,11 @@
 //! the deadline passes, the step's calls are cancelled and the dialog stops instead of
 //! paying for calls that can no longer help.
 //!
-//! Three ways to run the same 2,000 dialogs from 20 clients in a closed loop (the same
+//! Several ways to run the same 2,000 dialogs from 20 clients in a closed loop (the same
 //! draws for every attempt, whatever the policy): one endpoint and no hedging, hedging with
-//! `race` (no deadline), and hedging with `race_until` (the deadline). Time is virtual: a
+//! `race` (no deadline), hedging with `race_until` (the deadline), and `race_until` with
+//! deadline-aware hedging (`HedgeConfig::with_on_time_chance`), each step aimed at its
+//! share of the time left (`Deadline::for_step`). Time is virtual: a
 //! `ManualClock` that a small executor moves to the next timer, so the run takes a few
 //! seconds and is deterministic.
 //!
@@ -160,6 +162,10 @@ enum Policy {
     Race,
     /// `race_until`: the same, within the dialog's deadline.
     RaceUntil,
+    /// `race_until` with deadline-aware hedging: each step aims at its share of the time
+    /// left, and its hedge goes no later than when the primary's chance of answering by
+    /// then falls below this level.
+    OnTime(f64),
 }
 
 /// The dialogs' outcomes under `policy`.
@@ -179,6 +185,10 @@ fn run(policy: Policy) -> Run {
     let config = HedgeConfig::new()
         .with_percentile(0.95)
         .with_budget_ratio(0.06);
+    let config = match policy {
+        Policy::OnTime(chance) => config.with_on_time_chance(chance),
+        _ => config,
+    };
     let hedger = Hedger::new(&sim.clock, config).expect("a valid configuration");
     let sleep = |d: Duration| sim.at(sim.clock.now().saturating_add(d));
     let sla = Duration::from_nanos(c::SLA_NS as u64);
@@ -202,6 +212,13 @@ fn run(policy: Policy) -> Run {
                     Policy::RaceUntil => race_until(hedger, deadline, primary, backup, sleep)
                         .await
                         .map(drop),
+                    // Each step aims at its share of the time left.
+                    Policy::OnTime(_) => {
+                        let aimed = deadline.for_step(sim.clock.now(), (c::STEPS - step) as u32);
+                        race_until(hedger, aimed, primary, backup, sleep)
+                            .await
+                            .map(drop)
+                    }
                 };
                 match answered {
                     Ok(()) => {}
@@ -286,6 +303,14 @@ fn main() {
         ("single endpoint", Policy::NoHedging),
         ("race (no deadline)", Policy::Race),
         ("race_until (one deadline per dialog)", Policy::RaceUntil),
+        (
+            "race_until, on-time 80 % (steps aimed at their share)",
+            Policy::OnTime(0.8),
+        ),
+        (
+            "race_until, on-time 90 % (steps aimed at their share)",
+            Policy::OnTime(0.9),
+        ),
     ] {
         let r = run(policy);
         let breaches = 100.0 * r.breaches as f64 / DIALOGS as f64;

@@ -38,23 +38,68 @@ use crate::clock::Instant;
 /// // Three steps left: two seconds each.
 /// assert_eq!(deadline.step_budget(now, 3), Duration::from_secs(2));
 /// ```
+///
+/// A deadline also has a *target*: when the attempts of the current step should answer for
+/// the steps after it to fit ([`for_step`](Self::for_step)); the deadline itself unless set.
+/// [Deadline-aware hedging](crate::hedge::HedgeConfig::with_on_time_chance) aims at it,
+/// while [`race_until`](crate::hedge::race_until) still gives up only at the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Deadline {
     end: Instant,
+    /// At or before `end`.
+    target: Instant,
 }
 
 impl Deadline {
     /// The deadline `budget` after `start`.
     pub const fn after(start: Instant, budget: Duration) -> Self {
-        Deadline {
-            end: start.saturating_add(budget),
-        }
+        Deadline::at(start.saturating_add(budget))
     }
 
     /// The deadline at `end`.
     pub const fn at(end: Instant) -> Self {
-        Deadline { end }
+        Deadline { end, target: end }
+    }
+
+    /// The same deadline, with `target` as the time the current step aims to answer by
+    /// (kept at or before the end).
+    pub const fn with_target(self, target: Instant) -> Self {
+        let target = if target.as_nanos() < self.end.as_nanos() {
+            target
+        } else {
+            self.end
+        };
+        Deadline {
+            end: self.end,
+            target,
+        }
+    }
+
+    /// The same deadline, aiming the next of `steps_left` steps at its even share of the
+    /// time left ([`step_budget`](Self::step_budget)): a step that takes longer leaves the
+    /// later ones less than theirs, though the workflow may still make its deadline.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let start = Instant::from_nanos(0);
+    /// let deadline = Deadline::after(start, Duration::from_secs(8));
+    /// // The first of five steps aims at 1.6 s; the deadline is still 8 s.
+    /// let step = deadline.for_step(start, 5);
+    /// assert_eq!(step.target(), start.saturating_add(Duration::from_millis(1600)));
+    /// assert_eq!(step.end(), deadline.end());
+    /// ```
+    pub fn for_step(&self, now: Instant, steps_left: u32) -> Self {
+        self.with_target(now.saturating_add(self.step_budget(now, steps_left)))
+    }
+
+    /// When the current step aims to answer: the end unless
+    /// [`with_target`](Self::with_target) or [`for_step`](Self::for_step) set it.
+    pub const fn target(&self) -> Instant {
+        self.target
     }
 
     /// When it ends.

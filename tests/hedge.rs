@@ -608,6 +608,109 @@ fn race_sends_each_hedge_at_its_percentile() {
     assert!(near(took, 105 * MS), "{took:?}");
 }
 
+/// A hedger with `config` that has learned latencies of 1, 2, ..., 100 ms, refreshed.
+fn uniform(clock: &ManualClock, config: HedgeConfig) -> Hedger<&ManualClock> {
+    let hedger = Hedger::new(clock, config.with_min_samples(10)).unwrap();
+    for ms in 1..=100 {
+        let t = hedger.start();
+        clock.advance(ms * MS);
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    hedger.window().refresh();
+    hedger
+}
+
+/// The on-time rule hedges when the primary's chance of making the target falls below the
+/// level, never later than the percentile would, and not when no backup could make it.
+#[test]
+fn the_on_time_rule_hedges_earlier_when_time_is_short() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new().with_budget_ratio(1.0);
+    let plain = uniform(&clock, config);
+    let on_time = uniform(&clock, config.with_on_time_chance(0.9));
+    let wait = |hedger: &Hedger<&ManualClock>, deadline: Option<Deadline>| {
+        let mut t = match deadline {
+            Some(d) => hedger.start_with_deadline(d),
+            None => hedger.start(),
+        };
+        match hedger.should_hedge(&mut t) {
+            Decision::Wait(w) => w,
+            other => panic!("{other:?}"),
+        }
+    };
+    let p90 = wait(&plain, None);
+    // No deadline, or a loose one: the percentile.
+    assert_eq!(wait(&on_time, None), p90);
+    assert_eq!(
+        wait(&on_time, Some(Deadline::after(clock.now(), 1000 * MS))),
+        p90
+    );
+    // 95 ms: 95 of the 100 latencies fit, and the chance falls below 90 % once more than
+    // (95 - 90) / 0.1 = 50 of them are behind: at the upper edge of 51 ms's bin.
+    let tight = wait(&on_time, Some(Deadline::after(clock.now(), 95 * MS)));
+    assert!(tight >= 51 * MS && tight <= 52 * MS, "{tight:?}");
+    // A target sets the horizon; the deadline stays where it was.
+    let aimed =
+        Deadline::after(clock.now(), 1000 * MS).with_target(clock.now().saturating_add(95 * MS));
+    assert_eq!(wait(&on_time, Some(aimed)), tight);
+    // 40 ms: 40 % fit, below 90 % from the start: the shortest delay.
+    let short = wait(&on_time, Some(Deadline::after(clock.now(), 40 * MS)));
+    assert!(short <= 2 * MS, "{short:?}");
+    // Shorter than any latency: no backup could make it.
+    let mut t = on_time.start_with_deadline(Deadline::after(clock.now(), MS / 2));
+    clock.advance(2 * MS);
+    assert_eq!(
+        on_time.should_hedge(&mut t),
+        Decision::Skip(SkipReason::Deadline)
+    );
+    assert_eq!(on_time.stats().skipped_deadline, 1);
+    for refused in [0.0, 1.0, f64::NAN, -0.5] {
+        assert_eq!(
+            Hedger::new(&clock, HedgeConfig::new().with_on_time_chance(refused)).err(),
+            Some(HedgeError::InvalidChance),
+            "{refused}"
+        );
+    }
+}
+
+/// `race_until` with a step aimed at its share hedges by the target and gives up only at the
+/// deadline.
+#[test]
+fn race_until_hedges_by_the_target_and_cancels_at_the_deadline() {
+    let clock = ManualClock::new();
+    let hedger = uniform(
+        &clock,
+        HedgeConfig::new()
+            .with_budget_ratio(1.0)
+            .with_on_time_chance(0.9),
+    );
+    let aimed =
+        || Deadline::after(clock.now(), 1000 * MS).with_target(clock.now().saturating_add(95 * MS));
+    // The primary is stuck: the backup goes at ~51 ms and answers 5 ms later.
+    let (primary, _) = after(&clock, 500 * MS, Ok::<_, ()>("primary"));
+    let make = || after(&clock, 5 * MS, Ok("backup")).0;
+    let won = run(
+        &clock,
+        race_until(&hedger, aimed(), primary, make, sleeper(&clock)),
+    )
+    .unwrap();
+    assert_eq!(won.attempt, Attempt::Hedge(1));
+    assert!(
+        won.latency >= 56 * MS && won.latency <= 57 * MS,
+        "{:?}",
+        won.latency
+    );
+    // Both slow, past the target but within the deadline: the answer, not a give-up.
+    let (primary, _) = after(&clock, 300 * MS, Ok::<_, ()>("primary"));
+    let make = || after(&clock, 400 * MS, Ok("backup")).0;
+    let won = run(
+        &clock,
+        race_until(&hedger, aimed(), primary, make, sleeper(&clock)),
+    )
+    .unwrap();
+    assert_eq!((won.attempt, won.latency), (Attempt::Primary, 300 * MS));
+}
+
 /// Any hedger, whatever its mapping, drives `race` (here through `dyn`).
 #[test]
 fn an_integer_mapped_hedger_races_through_the_common_handle() {

@@ -51,6 +51,7 @@ pub struct HedgeConfig {
     pub(crate) cooldown: Duration,
     pub(crate) backoff_factor: u32,
     pub(crate) rotate_on_record: bool,
+    pub(crate) on_time_chance: Option<f64>,
 }
 
 impl HedgeConfig {
@@ -75,6 +76,7 @@ impl HedgeConfig {
             cooldown: Duration::from_secs(10),
             backoff_factor: 2,
             rotate_on_record: true,
+            on_time_chance: None,
         }
     }
 
@@ -235,6 +237,81 @@ impl HedgeConfig {
         self
     }
 
+    /// Deadline-aware hedging: for a request with a deadline
+    /// ([`Hedger::start_with_deadline`](crate::hedge::Hedger::start_with_deadline),
+    /// [`race_until`](crate::hedge::race_until), the tower layer's [`Deadline`]
+    /// extension), the first backup goes no later than when the primary's chance of
+    /// answering by the deadline's [target](Deadline::target), given how long it has run,
+    /// falls below `chance` (in (0, 1)), by the window's distribution `F`:
+    /// `(F(D) - F(e)) / (1 - F(e))` with `D` the time from the start to the target and
+    /// `e` the time it has run. It can only bring a backup forward: a request whose
+    /// target is far off is hedged at the percentile, one with little time left earlier,
+    /// as soon as its start if the primary is unlikely to make it at all. In a workflow,
+    /// aim each step at its share of the time left ([`Deadline::for_step`]), so that a
+    /// step is hedged by what the steps after it need, not by the whole deadline.
+    ///
+    /// No backup goes that could not answer by the deadline: none of the window's
+    /// latencies fits in the time left ([`SkipReason::Deadline`](crate::hedge::SkipReason::Deadline)
+    /// then; neither attempt can be expected to make it, and the primary is left to
+    /// answer or to run into the deadline, where [`race_until`](crate::hedge::race_until)
+    /// cancels it). Later backups, requests without a deadline, and every request before
+    /// the window holds `min_samples` latencies follow the percentile; the delay bounds,
+    /// the back-off and the budget apply throughout. A decision of a request with a
+    /// deadline reads the window's distribution (three scans of its occupied bins, rather
+    /// than the percentile's one cached word), with integer operations only (`chance` is
+    /// kept in 1/65,536ths).
+    ///
+    /// [`Deadline`]: crate::deadline::Deadline
+    /// [`Deadline::for_step`]: crate::deadline::Deadline::for_step
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::deadline::Deadline;
+    /// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger, SkipReason};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_min_samples(10).with_on_time_chance(0.9);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// for ms in 1..=100 {
+    ///     let ticket = hedger.start();
+    ///     clock.advance(Duration::from_millis(ms));
+    ///     hedger.on_success(&ticket, Attempt::Primary);
+    /// }
+    /// // A loose deadline: the percentile's delay (the p90, about 90 ms).
+    /// let loose = Deadline::after(hedger.now(), Duration::from_secs(1));
+    /// let mut ticket = hedger.start_with_deadline(loose);
+    /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// assert!(wait >= Duration::from_millis(85) && wait <= Duration::from_millis(92));
+    ///
+    /// // 95 ms to the deadline: 95 % of latencies fit. The primary's chance falls below
+    /// // 90 % once it has run for about half of them: (0.95 - F(e)) / (1 - F(e)) < 0.9.
+    /// let tight = Deadline::after(hedger.now(), Duration::from_millis(95));
+    /// let mut ticket = hedger.start_with_deadline(tight);
+    /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// assert!(wait >= Duration::from_millis(45) && wait <= Duration::from_millis(56));
+    /// clock.advance(wait);
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    ///
+    /// // A deadline closer than any latency seen: hedged at once in principle, but no
+    /// // backup could make it either.
+    /// let hopeless = Deadline::after(hedger.now(), Duration::from_micros(500));
+    /// let mut ticket = hedger.start_with_deadline(hopeless);
+    /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// clock.advance(wait); // the shortest delay
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::Deadline));
+    /// ```
+    pub const fn with_on_time_chance(mut self, chance: f64) -> Self {
+        self.on_time_chance = Some(chance);
+        self
+    }
+
+    /// The on-time level of deadline-aware hedging, if set
+    /// ([`with_on_time_chance`](Self::with_on_time_chance)).
+    pub const fn on_time_chance(&self) -> Option<f64> {
+        self.on_time_chance
+    }
+
     /// The (first) hedge percentile.
     pub const fn percentile(&self) -> f64 {
         self.percentiles[0]
@@ -327,6 +404,11 @@ impl HedgeConfig {
         if !percentiles_valid {
             return Err(HedgeError::InvalidPercentile);
         }
+        if let Some(chance) = self.on_time_chance {
+            if !valid(chance) {
+                return Err(HedgeError::InvalidChance);
+            }
+        }
         // `Duration`'s `>` is a trait method, not `const`: compare the nanoseconds.
         if self.min_delay.as_nanos() > self.max_delay.as_nanos() {
             return Err(HedgeError::InvalidDelayBounds);
@@ -357,6 +439,8 @@ pub enum HedgeError {
     InvalidPercentile,
     /// `min_delay` is above `max_delay`.
     InvalidDelayBounds,
+    /// The on-time chance is not in (0, 1).
+    InvalidChance,
     /// `max_hedges` or `backoff_factor` is zero.
     InvalidLimit,
     /// `max_hedges` is above [`MAX_HEDGES`], the most backups the drivers hold.
@@ -374,6 +458,7 @@ impl fmt::Display for HedgeError {
                 f.write_str("hedge percentiles must be in (0, 1), one or more, rising")
             }
             HedgeError::InvalidDelayBounds => f.write_str("min_delay must not exceed max_delay"),
+            HedgeError::InvalidChance => f.write_str("the on-time chance must be in (0, 1)"),
             HedgeError::InvalidLimit => {
                 f.write_str("max_hedges and backoff_factor must be at least 1")
             }

@@ -50,6 +50,7 @@
 //! cooldown away, either way; the window forgets or restarts as its own docs say.
 
 mod config;
+mod on_time;
 mod policy;
 mod race;
 mod stats;
@@ -71,6 +72,7 @@ use crate::window::{Parts as WindowParts, Window, WindowConfig, MAX_CACHED_QUANT
 const _: () = assert!(MAX_HEDGES as usize <= MAX_CACHED_QUANTILES);
 
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
+use on_time::OnTime;
 pub use policy::HedgePolicy;
 pub use race::{race, race_until, Outcome, RaceError, Sleep, Winner};
 #[cfg(feature = "embassy-time")]
@@ -179,7 +181,7 @@ pub enum Decision {
     Skip(SkipReason),
 }
 
-/// One request's hedging state: `Copy`, 32 bytes, no reference to the hedger.
+/// One request's hedging state: `Copy`, 40 bytes, no reference to the hedger.
 ///
 /// Made by [`Hedger::start`] or [`Hedger::start_with_deadline`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +190,8 @@ pub struct Ticket {
     start: Instant,
     /// `Instant::from_nanos(u64::MAX)` when there is none.
     deadline: Instant,
+    /// The deadline's [target](Deadline::target), at or before it.
+    target: Instant,
     /// When the last hedge was sent (meaningless while `hedges == 0`).
     hedged_at: Instant,
     hedges: u8,
@@ -204,7 +208,8 @@ impl Ticket {
 
     /// The request's deadline, if it has one.
     pub fn deadline(&self) -> Option<Deadline> {
-        (self.deadline != NO_DEADLINE).then_some(Deadline::at(self.deadline))
+        (self.deadline != NO_DEADLINE)
+            .then_some(Deadline::at(self.deadline).with_target(self.target))
     }
 
     /// Hedges sent so far.
@@ -270,6 +275,8 @@ pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_L
     min_delay_ns: u64,
     max_delay_ns: u64,
     cold_start_ns: Option<u64>,
+    /// The on-time rule, if configured.
+    on_time: Option<OnTime>,
 }
 
 /// The delays of a decision, in nanoseconds.
@@ -282,6 +289,8 @@ struct Delays {
     due_after: u64,
     /// The longest wait before it: one delay (the next hedge's own, or the spacing).
     longest_wait: u64,
+    /// Whether the delays were learned (not the cold-start delay).
+    learned: bool,
     backing_off: bool,
 }
 
@@ -483,6 +492,10 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
                     ColdStart::Delay(d) => Some(duration_to_nanos(d)),
                     ColdStart::NoHedge => None,
                 },
+                on_time: match config.on_time_chance {
+                    Some(chance) => Some(OnTime::new(chance)),
+                    None => None,
+                },
             }
         }
     }
@@ -494,7 +507,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
 
     /// Starts a request: deposits into the budget and returns its ticket.
     pub fn start(&self) -> Ticket {
-        self.start_at(self.now(), NO_DEADLINE)
+        self.start_at(self.now(), Deadline::at(NO_DEADLINE))
     }
 
     /// Starts a request that must finish by `deadline` (on this hedger's clock): no hedge
@@ -515,10 +528,10 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     pub fn start_with_deadline(&self, deadline: Deadline) -> Ticket {
         // `NO_DEADLINE` is the end of time: a deadline there is one we cannot miss.
         let end = deadline.end().min(Instant::from_nanos(u64::MAX - 1));
-        self.start_at(self.now(), end)
+        self.start_at(self.now(), Deadline::at(end).with_target(deadline.target()))
     }
 
-    fn start_at(&self, now: Instant, deadline: Instant) -> Ticket {
+    fn start_at(&self, now: Instant, deadline: Deadline) -> Ticket {
         // After an idle gap, expire what the window no longer holds before this request's
         // decisions read its cached threshold.
         self.window.maintain_at(now);
@@ -526,7 +539,8 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         self.budget.on_request();
         Ticket {
             start: now,
-            deadline,
+            deadline: deadline.end(),
+            target: deadline.target(),
             hedged_at: now,
             hedges: 0,
             primary_failed: false,
@@ -576,6 +590,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             delay,
             due_after,
             longest_wait,
+            learned: learned.is_some(),
             backing_off,
         })
     }
@@ -640,6 +655,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             base,
             due_after,
             longest_wait,
+            learned,
             backing_off,
             ..
         } = match self.delays(now, ticket.hedges) {
@@ -647,9 +663,28 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             Err(reason) => return Decision::Skip(reason),
         };
         let now_ns = now.as_nanos();
-        let due = ticket.start.as_nanos().saturating_add(due_after);
-        // A backup sent at `due` needs about the learned percentile to answer.
-        if due.max(now_ns).saturating_add(base) > ticket.deadline.as_nanos() {
+        let (start, deadline) = (ticket.start.as_nanos(), ticket.deadline.as_nanos());
+        let on_time = match self.on_time {
+            Some(rule) if learned && ticket.deadline != NO_DEADLINE => Some(rule),
+            _ => None,
+        };
+        let mut due = start.saturating_add(due_after);
+        if let (Some(rule), 0) = (on_time, ticket.hedges) {
+            // The first backup no later than when the primary's chance of answering by the
+            // target falls below the level (see `on_time`).
+            let horizon = ticket.target.as_nanos().saturating_sub(start);
+            if let Some(lapse) = self.on_time_lapse(&rule, horizon) {
+                due = due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)));
+            }
+        }
+        let too_late = match on_time {
+            // No latency the window holds would fit: neither attempt can be expected to
+            // make it.
+            Some(_) => now_ns >= due && self.backup_too_late(deadline.saturating_sub(now_ns)),
+            // A backup sent at `due` needs about the learned percentile to answer.
+            None => due.max(now_ns).saturating_add(base) > deadline,
+        };
+        if too_late {
             return Decision::Skip(SkipReason::Deadline);
         }
         if now_ns < due {

@@ -278,6 +278,23 @@ impl<'a, S: AtomicBins> Occupied<'a, S> {
         }
         (rank, count)
     }
+
+    /// The first bin, the zero bin first, whose cumulative count (its values and all below)
+    /// makes `holds` true, scanning the occupied positions upward: for a rule that is
+    /// monotone in the cumulative count, the lowest bin past which it holds. `None` if it
+    /// never does.
+    pub(crate) fn first_where(&self, mut holds: impl FnMut(u64) -> bool) -> Option<RankBin> {
+        let mut cumulative = self.zero_count();
+        if holds(cumulative) {
+            return Some(RankBin::Zero);
+        }
+        self.positions()
+            .find(|&pos| {
+                cumulative = cumulative.saturating_add(self.at(pos));
+                holds(cumulative)
+            })
+            .map(RankBin::At)
+    }
 }
 
 impl<S: AtomicBins> RankedBins for Occupied<'_, S> {

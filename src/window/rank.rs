@@ -7,7 +7,7 @@ use core::time::Duration;
 
 use crate::clock::{duration_to_nanos, Clock};
 use crate::sketch::cdf::{fraction, Cut, Ends};
-use crate::sketch::rank::Occupied;
+use crate::sketch::rank::{Occupied, RankBin, RankedBins};
 use crate::sketch::{AtomicSketch, IndexMapping, InvalidValue};
 
 use super::cache::SCAN_ATTEMPTS;
@@ -153,6 +153,34 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         let scan = || {
             let ends = self.slots.iter().map(&ends).fold(Ends::EMPTY, Ends::and);
             Occupied::new(self.slots.as_slice()).rank_and_count(cut.within(ends))
+        };
+        (0..SCAN_ATTEMPTS)
+            .find_map(|_| {
+                let before = self.generation.optimistic_read()?;
+                let scanned = scan();
+                self.generation.validate_read(before).then_some(scanned)
+            })
+            .unwrap_or_else(scan)
+    }
+
+    /// The upper edge (a whole number; 0 for the zero bin) of the first bin, the zero bin
+    /// first, whose cumulative count makes `holds(cumulative, count)` true, from one scan
+    /// that no rotation overlapped; `None` if the window is empty or it never holds.
+    /// Integer operations only with [`IntMapping`](crate::sketch::IntMapping). Does not
+    /// maintain the window: its caller has just done so.
+    pub(crate) fn first_upper_bound_where(&self, holds: impl Fn(u64, u64) -> bool) -> Option<u64> {
+        let scan = || {
+            let bins = Occupied::new(self.slots.as_slice());
+            let count = bins.count();
+            if count == 0 {
+                return None;
+            }
+            Some(
+                match bins.first_where(|cumulative| holds(cumulative, count))? {
+                    RankBin::Zero => 0,
+                    RankBin::At(pos) => self.slot(0).layout().upper_bound_at(pos),
+                },
+            )
         };
         (0..SCAN_ATTEMPTS)
             .find_map(|_| {

@@ -1,0 +1,110 @@
+//! The on-time rule ([`HedgeConfig::with_on_time_chance`]): for a request with a deadline,
+//! the first backup goes no later than when the primary's chance of answering by the
+//! deadline's target, given how long it has run, falls below a level; none goes that could
+//! not answer by the deadline.
+//!
+//! With `F` the window's distribution, `D` the time from the start to the target and `e`
+//! the time the primary has run, its chance is `(F(D) - F(e)) / (1 - F(e))`. That falls
+//! below `L` once `F(e) > (F(D) - L) / (1 - L)`: in counts, once more than
+//! `t = (r - L n) / (1 - L)` of the window's `n` latencies are at or below `e`, `r` of them
+//! being at or below `D`. So the backup is due at the upper edge of the first bin whose
+//! cumulative count exceeds `floor(t)`: one rank query and one walk up the bins, integers
+//! only (the level is kept in 1/65,536ths and `1 - L` as a reciprocal fixed when the
+//! hedger is built, so no division is made).
+//!
+//! [`HedgeConfig::with_on_time_chance`]: super::HedgeConfig::with_on_time_chance
+
+use crate::budget::Budget;
+use crate::clock::divisor::Divisor;
+use crate::clock::Clock;
+use crate::sketch::IndexMapping;
+
+use super::Hedger;
+
+/// The level's unit: a chance is kept in 1/65,536ths.
+const ONE: u64 = 1 << 16;
+
+/// A checked on-time level, ready for integer decisions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OnTime {
+    /// The level in 1/65,536ths, in 1..=65,535.
+    level: u64,
+    /// `ONE - level`, to divide by.
+    complement: Divisor,
+}
+
+impl OnTime {
+    /// The rule for `chance` (validated in (0, 1)), rounded to 1/65,536 and kept inside.
+    pub(super) const fn new(chance: f64) -> Self {
+        let scaled = (chance * ONE as f64 + 0.5) as u64; // the cast saturates
+        let level = if scaled < 1 {
+            1
+        } else if scaled > ONE - 1 {
+            ONE - 1
+        } else {
+            scaled
+        };
+        OnTime {
+            level,
+            complement: Divisor::new(ONE.wrapping_sub(level)), // level < ONE
+        }
+    }
+
+    /// The count past which the primary's chance is below the level, when `in_time` of
+    /// `count` latencies fit before the target: `floor((r - L n) / (1 - L))`, 0 when the
+    /// chance is below the level from the start.
+    #[inline]
+    fn turning_rank(&self, in_time: u64, count: u64) -> u64 {
+        let excess = in_time
+            .saturating_mul(ONE)
+            .saturating_sub(self.level.saturating_mul(count));
+        self.complement.quotient(excess)
+    }
+}
+
+impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
+    /// How long after the start the primary's chance of answering within `horizon` (the
+    /// time from the start to the target) falls below the level: the upper edge of the
+    /// first bin past which it is. `None` if the window is empty, or if it stays above
+    /// (every latency the window holds fits in the horizon).
+    pub(super) fn on_time_lapse(&self, rule: &OnTime, horizon: u64) -> Option<u64> {
+        let (in_time, count) = self.window.rank_and_count_u64(horizon);
+        let turning = rule.turning_rank(in_time, count);
+        self.window
+            .first_upper_bound_where(|below, _| below > turning)
+    }
+
+    /// Whether a backup sent now, with `remaining` left to the deadline, could not answer
+    /// in time: no latency the window holds fits (its bins count none at or below
+    /// `remaining`).
+    pub(super) fn backup_too_late(&self, remaining: u64) -> bool {
+        let (in_time, count) = self.window.rank_and_count_u64(remaining);
+        count > 0 && in_time == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The turning rank is `floor((r - L n) / (1 - L))` exactly, 0 when `r < L n`.
+    #[test]
+    fn the_turning_rank_is_exact() {
+        let rule = OnTime::new(0.5); // 32,768 / 65,536
+                                     // r = 99 of n = 100: (99 - 50) / 0.5 = 98.
+        assert_eq!(rule.turning_rank(99, 100), 98);
+        assert_eq!(rule.turning_rank(50, 100), 0);
+        assert_eq!(rule.turning_rank(10, 100), 0);
+        let rule = OnTime::new(0.9);
+        for n in [1u64, 7, 100, 12_345, 1 << 40] {
+            for r in [0, n / 3, n / 2, n - n / 10, n] {
+                let (r128, n128, l128) = (u128::from(r), u128::from(n), u128::from(rule.level));
+                let want = (r128 * 65536).saturating_sub(l128 * n128) / (65536 - l128);
+                assert_eq!(u128::from(rule.turning_rank(r, n)), want, "{r}/{n}");
+            }
+        }
+        // Levels are kept inside (0, 1).
+        assert_eq!(OnTime::new(1e-9).level, 1);
+        assert_eq!(OnTime::new(1.0 - 1e-9).level, ONE - 1);
+    }
+}
