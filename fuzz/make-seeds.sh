@@ -178,4 +178,17 @@ for i in range(4):
     with open("corpus/otlp_decode/seed-generated-%d" % i, "wb") as f:
         f.write(bytes([0x80 + i]) + bytes(r.randrange(256) for _ in range(1200)))
 PYEOF
+# retry_after: a wall-clock reading (8 bytes, little-endian), then a `Retry-After` value:
+# the RFC's examples in each form, delay-seconds, and garbage.
+mkdir -p corpus/retry_after
+python3 - <<'PYEOF'
+import struct
+now = 784111777 - 3600  # an hour before the RFC's example date
+seeds = [b"120", b"0", b" 18446744073709551616 ", b"Fri, 31 Dec 1999 23:59:59 GMT",
+         b"Sun, 06 Nov 1994 08:49:37 GMT", b"Sunday, 06-Nov-94 08:49:37 GMT",
+         b"Sun Nov  6 08:49:37 1994", b"Tue, 29 Feb 2000 00:00:00 GMT", b"soon"]
+for i, value in enumerate(seeds):
+    with open("corpus/retry_after/seed-%d" % i, "wb") as f:
+        f.write(struct.pack("<Q", now) + value)
+PYEOF
 ls corpus/*/ | head -40

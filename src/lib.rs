@@ -48,7 +48,7 @@
 //! | `embassy-time` | `clock::EmbassyClock`, embassy-time's global clock, and `hedge::race_embassy`, [`race`](hedge::race) with embassy's `Timer` as the sleep. | `embassy-time` |
 //! | `defmt` | `defmt::Format` on the public types, for logging them on a microcontroller. | `defmt` |
 //! | `arbitrary` (implies `std`) | the `fuzzing` module: `arbitrary::Arbitrary` for sketches, their layouts and mappings (valid by construction), and a generator of DDSketch messages as DataDog's Go, Java and Python libraries write them, for fuzzing merge pipelines. The `arbitrary` crate is not `no_std`, so neither is this feature. | `arbitrary` |
-//! | `tower` (implies `std`) | the `tower` module: `HedgeLayer`, hedging any tower `Service` whose requests can be cloned, with HTTP helpers (a policy that hedges only idempotent methods and backs off on 429 and 503, per-target hedgers, and `FirstByteLayer` to measure latency at the first body byte). | `tower-service`, `tower-layer`, `http`, `http-body`, `bytes`, `pin-project-lite` |
+//! | `tower` (implies `std`) | the `tower` module: `HedgeLayer`, hedging any tower `Service` whose requests can be cloned, with HTTP helpers (a policy that hedges only idempotent methods and backs off on 429 and 503, for as long as their `Retry-After` asks, per-target hedgers, and `FirstByteLayer` to measure latency at the first body byte). | `tower-service`, `tower-layer`, `http`, `http-body`, `bytes`, `pin-project-lite` |
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
 //! or a tick rate: those are the final binary's choices (for embassy-time, a driver and a

@@ -1,6 +1,7 @@
 //! The tower layer against a scripted mock backend, in tokio's paused time: the hedge fires
 //! after the learned delay, the loser is dropped, non-idempotent requests are never
-//! hedged, deadlines are respected, 429s back off, failures are not latency, targets are tracked apart, and
+//! hedged, deadlines are respected, 429s back off (no backup for as long as their
+//! `Retry-After` asks), failures are not latency, targets are tracked apart, and
 //! streaming responses are measured at the first body byte.
 
 use std::collections::VecDeque;
@@ -19,7 +20,9 @@ use http_body_util::BodyExt;
 use tailguard::budget::{Budget, RatioBudget};
 use tailguard::clock::{Clock, Instant};
 use tailguard::deadline::Deadline;
-use tailguard::hedge::{HedgeConfig, HedgeError, HedgePolicy, Hedger, IntHedger, MAX_HEDGES};
+use tailguard::hedge::{
+    HedgeConfig, HedgeError, HedgePolicy, Hedger, IntHedger, SkipReason, MAX_HEDGES,
+};
 use tailguard::sketch::presets;
 use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched};
 use tailguard_support::loopback::OneChunkBody;
@@ -50,6 +53,8 @@ struct Reply {
     status: StatusCode,
     /// Time from the headers to the first body byte.
     first_byte_after: Duration,
+    /// Response headers (a 429's `Retry-After`, say).
+    headers: &'static [(&'static str, &'static str)],
 }
 
 fn ok_after(headers_after: Duration) -> Reply {
@@ -57,6 +62,7 @@ fn ok_after(headers_after: Duration) -> Reply {
         headers_after,
         status: StatusCode::OK,
         first_byte_after: Duration::ZERO,
+        headers: &[],
     }
 }
 
@@ -129,7 +135,11 @@ impl Service<Request<()>> for Backend {
             tokio::time::sleep(reply.headers_after).await;
             guard.1 = true;
             let body = SlowBody::new(Some(tokio::time::sleep(reply.first_byte_after)), b"token");
-            Ok(Response::builder().status(reply.status).body(body).unwrap())
+            let mut response = Response::builder().status(reply.status);
+            for (name, value) in reply.headers {
+                response = response.header(*name, *value);
+            }
+            Ok(response.body(body).unwrap())
         })
     }
 }
@@ -292,6 +302,88 @@ async fn a_429_backs_off_and_is_not_latency() {
     assert_eq!(took, 500 * MS);
     assert_eq!(backend.calls(), 42);
     assert_eq!(hedger.stats().skipped_backpressure, 1);
+}
+
+/// A `status` after 2 ms with `headers` (the server's pushback).
+fn pushback(status: u16, headers: &'static [(&'static str, &'static str)]) -> Reply {
+    Reply {
+        headers,
+        ..status_after(2 * MS, status)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_holds_every_backup_back_for_its_seconds() {
+    let (backend, hedger, mut service) = warmed().await;
+    backend.script([pushback(429, &[("retry-after", "3")])]);
+    let (status, _) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "returned as it is");
+    let stats = hedger.stats();
+    assert_eq!((stats.rate_limited, stats.errors), (1, 1));
+    assert_eq!((stats.pushbacks, stats.pushbacks_clamped), (1, 0));
+
+    // 40 answers refill the budget (4 tokens) within the 3 s, and a straggler then still
+    // gets no backup: every request of the span skips as back-pressure.
+    warm(&mut service).await;
+    backend.script([ok_after(500 * MS)]);
+    let (_, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(took, 500 * MS);
+    let stats = hedger.stats();
+    assert_eq!((stats.hedges, stats.skipped_backpressure), (0, 41));
+
+    // Past the 3 s the backup goes out again (after the cooldown's doubled delay).
+    tokio::time::sleep(3 * 1_000 * MS).await;
+    backend.script([ok_after(500 * MS), ok_after(10 * MS)]);
+    let (_, took) = send(&mut service, get("http://a.example/")).await;
+    assert!(took < 50 * MS, "{took:?}");
+    assert_eq!(hedger.stats().hedge_wins, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_dates_and_grpc_pushback_are_honoured_within_the_maximum() {
+    let (backend, hedger, mut service) = warmed().await;
+    let pushed_back = || hedger.delay() == Err(SkipReason::BackPressure);
+    // A date in the past: a pushback of nothing.
+    backend.script([pushback(
+        503,
+        &[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")],
+    )]);
+    let (status, _) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(!pushed_back());
+    // A date in 9999: the maximum (a minute), counted as clamped.
+    backend.script([pushback(
+        503,
+        &[("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT")],
+    )]);
+    send(&mut service, get("http://a.example/")).await;
+    let stats = hedger.stats();
+    assert_eq!((stats.pushbacks, stats.pushbacks_clamped), (2, 1));
+    tokio::time::sleep(59 * 1_000 * MS).await;
+    assert!(pushed_back());
+    tokio::time::sleep(2 * 1_000 * MS).await;
+    assert!(!pushed_back());
+
+    // gRPC's milliseconds, before a `Retry-After` (the window, idle for a minute, learns
+    // again first).
+    warm(&mut service).await;
+    assert!(hedger.delay().is_ok());
+    backend.script([pushback(
+        429,
+        &[("retry-after", "30"), ("grpc-retry-pushback-ms", "1500")],
+    )]);
+    send(&mut service, get("http://a.example/")).await;
+    tokio::time::sleep(1_400 * MS).await;
+    assert!(pushed_back());
+    tokio::time::sleep(200 * MS).await;
+    assert!(!pushed_back());
+
+    // A `Retry-After` that is neither form: back-pressure without a duration.
+    backend.script([pushback(429, &[("retry-after", "soon")])]);
+    send(&mut service, get("http://a.example/")).await;
+    let stats = hedger.stats();
+    assert_eq!((stats.rate_limited, stats.pushbacks), (4, 3));
+    assert!(!pushed_back());
 }
 
 #[tokio::test(start_paused = true)]

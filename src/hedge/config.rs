@@ -52,13 +52,15 @@ pub struct HedgeConfig {
     pub(crate) backoff_factor: u32,
     pub(crate) rotate_on_record: bool,
     pub(crate) on_time_chance: Option<f64>,
+    pub(crate) max_pushback: Duration,
 }
 
 impl HedgeConfig {
     /// The defaults: hedge at the p90 of the last 30-60 s, between 1 ms and 30 s, after 20
     /// samples (no hedging before), at most one hedge per request, within a budget of 10 %
     /// of requests (50 tokens saved up at most, so bursts of slow requests are covered);
-    /// a rate-limit signal empties the budget and doubles the delay for 10 s.
+    /// a rate-limit signal empties the budget and doubles the delay for 10 s, and a
+    /// server's pushback stops hedging for as long as it asks, up to a minute.
     ///
     /// `examples/simulate/` measures these against a sweep of static delays.
     pub const fn new() -> Self {
@@ -77,6 +79,7 @@ impl HedgeConfig {
             backoff_factor: 2,
             rotate_on_record: true,
             on_time_chance: None,
+            max_pushback: Duration::from_secs(60),
         }
     }
 
@@ -312,6 +315,25 @@ impl HedgeConfig {
         self.on_time_chance
     }
 
+    /// The longest a server's pushback may stop hedging
+    /// ([`Hedger::on_rate_limited_for`](crate::hedge::Hedger::on_rate_limited_for)):
+    /// longer ones are shortened to it and counted in
+    /// [`Stats::pushbacks_clamped`](crate::hedge::Stats::pushbacks_clamped). Whatever it
+    /// says, no pushback lasts more than about six days (2^29 ticks of the cooldown's
+    /// coarse clock), so `Duration::MAX` honours every server up to that.
+    /// `Duration::ZERO` ignores the servers' durations: a pushback is then a plain
+    /// rate-limit signal (the budget drained, the cooldown's back-off), and every nonzero
+    /// one counts as clamped.
+    ///
+    /// The default, 60 s, honours the usual throttling windows (a per-second or per-minute
+    /// quota asks for at most a minute) while a server that asks for hours, by mistake,
+    /// for maintenance or on purpose, costs at most a minute of tail protection per
+    /// signal. Only backups are held back: requests themselves are never delayed.
+    pub const fn with_max_pushback(mut self, d: Duration) -> Self {
+        self.max_pushback = d;
+        self
+    }
+
     /// The (first) hedge percentile.
     pub const fn percentile(&self) -> f64 {
         self.percentiles[0]
@@ -387,6 +409,12 @@ impl HedgeConfig {
     /// [`with_rotate_on_record`](Self::with_rotate_on_record)).
     pub const fn rotate_on_record(&self) -> bool {
         self.rotate_on_record
+    }
+
+    /// The longest a server's pushback may stop hedging (see
+    /// [`with_max_pushback`](Self::with_max_pushback)).
+    pub const fn max_pushback(&self) -> Duration {
+        self.max_pushback
     }
 
     pub(crate) const fn validate(&self) -> Result<(), HedgeError> {

@@ -14,7 +14,8 @@
 //! 3. Report the outcome: [`on_success`](Hedger::on_success) with the attempt that won,
 //!    [`on_error`](Hedger::on_error) for a failed attempt, and
 //!    [`on_rate_limited`](Hedger::on_rate_limited) for an HTTP 429 or gRPC
-//!    RESOURCE_EXHAUSTED.
+//!    RESOURCE_EXHAUSTED ([`on_rate_limited_for`](Hedger::on_rate_limited_for) when the
+//!    server said how long to wait: `Retry-After`, `grpc-retry-pushback-ms`).
 //!
 //! # What is recorded
 //!
@@ -47,7 +48,9 @@
 //! cooldown, so a back-off starts only with a rate-limit signal and lasts its cooldown for
 //! any clock reading, any gap and any cooldown up to `Duration::MAX` (which backs off for
 //! good). A clock that goes back makes a signal count for as long as it is less than a
-//! cooldown away, either way; the window forgets or restarts as its own docs say.
+//! cooldown away, either way; a server's pushback then holds hedging off for at most
+//! [`max_pushback`](HedgeConfig::max_pushback) more; the window forgets or restarts as its
+//! own docs say.
 
 mod config;
 mod on_time;
@@ -58,7 +61,7 @@ mod stats;
 use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{duration_to_nanos, nanos_to_duration, Clock, Instant};
 use crate::deadline::Deadline;
 use crate::sketch::presets::{
@@ -84,6 +87,12 @@ pub use stats::Stats;
 
 /// The finest cooldown tick: 2^20 ns (about 1 ms).
 const COOLDOWN_MIN_UNIT_NS: u64 = 1 << 20;
+
+/// The longest pushback, in ticks of the cooldown clock: a pushback's end is stamped ahead
+/// of its writer's reading, and a coarse stamp must stay within 2^29 ticks of it (the
+/// [rule for writers](crate::clock::coarse#the-rule-for-writers)). About six days with
+/// the finest tick, more with cooldowns beyond 13 days.
+const PUSHBACK_TICKS_LIMIT: u32 = (1 << 29) - 1;
 
 /// The coarse clock of a cooldown: ticks of about 1 ms, or coarser for cooldowns so long
 /// that the clock's horizon must grow to hold them (the horizon is about `unit * 2^30`;
@@ -271,6 +280,10 @@ pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_L
     cooldown_ticks: u64,
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,
+    /// When the last server's pushback ends (written only before `rate_limited_at`, so
+    /// read only once that is set), and the longest one in the cooldown clock's ticks.
+    pushback_until: AtomicCoarseInstant,
+    max_pushback_ticks: u32,
     /// The configuration's delays in nanoseconds: decisions add and compare integers.
     min_delay_ns: u64,
     max_delay_ns: u64,
@@ -306,7 +319,7 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// `on_request`) uses integer operations only, refreshes of the window's threshold
 /// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
 /// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
-/// 7 KB with a [`RatioBudget`] (7,000 bytes on a Cortex-M4F).
+/// 7 KB with a [`RatioBudget`] (7,040 bytes on a Cortex-M4F).
 ///
 /// ```
 /// use core::time::Duration;
@@ -478,6 +491,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             parts: Parts,
         ) -> Self {
             let cooldown_clock = cooldown_clock(config.cooldown);
+            let max_pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
             Hedger {
                 window: Window::from_parts(clock, layout, parts.window_config, parts.window),
                 budget,
@@ -486,6 +500,12 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
                 cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
                 cooldown_clock,
                 rate_limited_at: AtomicCoarseInstant::never(),
+                pushback_until: AtomicCoarseInstant::never(),
+                max_pushback_ticks: if max_pushback_ticks < PUSHBACK_TICKS_LIMIT as u64 {
+                    max_pushback_ticks as u32
+                } else {
+                    PUSHBACK_TICKS_LIMIT
+                },
                 min_delay_ns: duration_to_nanos(config.min_delay),
                 max_delay_ns: duration_to_nanos(config.max_delay),
                 cold_start_ns: match config.cold_start {
@@ -548,7 +568,8 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     }
 
     /// The hedge delay now (clamped to the configured bounds and raised during a
-    /// back-off), or why there is none (cold start).
+    /// back-off), or why there is none: a cold start, or a server's pushback
+    /// ([`SkipReason::BackPressure`], see [`on_rate_limited_for`](Self::on_rate_limited_for)).
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
         self.window.maintain_at(now);
@@ -570,7 +591,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             return Err(SkipReason::ColdStart);
         };
         let base = self.clamp(base);
-        let backing_off = self.backing_off(now);
+        let backing_off = self.backing_off(now)?;
         let delay = self.raise(base, backing_off);
         // Hedge k goes out k delays after the start, or at its own percentile (learned
         // in the same refresh; before it is learned, spaced as with one percentile).
@@ -614,19 +635,37 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         }
     }
 
-    /// Whether a rate-limit signal came less than `cooldown` ago. A signal stamped ahead
-    /// of `now` (a clock that went back) counts for as long as it is less than `cooldown`
-    /// ahead, so a back-off never outlasts the cooldown by more than the clock's step.
+    /// Whether a rate-limit signal came less than `cooldown` ago, or
+    /// `Err(BackPressure)` while a server's pushback lasts. A signal stamped ahead of `now`
+    /// (a clock that went back) counts for as long as it is less than `cooldown` ahead,
+    /// so a back-off never outlasts the cooldown by more than the clock's step.
     #[inline]
-    fn backing_off(&self, now: Instant) -> bool {
+    fn backing_off(&self, now: Instant) -> Result<bool, SkipReason> {
         let raw = self.rate_limited_at.load_raw();
         if raw.is_never() {
-            return false; // the common case: no clock reading needed
+            return Ok(false); // the common case: no clock reading needed
         }
         let reading = self.cooldown_clock.at(now);
-        match AtomicCoarseInstant::age_of(raw, &self.cooldown_clock, reading) {
+        if self.pushed_back(reading) {
+            return Err(SkipReason::BackPressure);
+        }
+        let backing_off = match AtomicCoarseInstant::age_of(raw, &self.cooldown_clock, reading) {
             Age::Ticks(d) => d.unsigned_abs() < self.cooldown_ticks,
             // The cooldown clock's horizon is beyond the cooldown (see `cooldown_clock`).
+            Age::Never | Age::LongAgo | Age::FarAhead => false,
+        };
+        Ok(backing_off)
+    }
+
+    /// Whether a server's pushback still holds hedging off at `reading`. Its end is at
+    /// most `max_pushback` ahead of the reading it was written with, so one further ahead
+    /// (a clock that went back) has ended: a pushback never lasts `max_pushback` past any
+    /// reading.
+    #[inline]
+    fn pushed_back(&self, reading: CoarseInstant) -> bool {
+        match self.pushback_until.age(&self.cooldown_clock, reading) {
+            // The age is negative before the end.
+            Age::Ticks(d) => d < 0 && d.unsigned_abs() <= u64::from(self.max_pushback_ticks),
             Age::Never | Age::LongAgo | Age::FarAhead => false,
         }
     }
@@ -750,10 +789,70 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// cooldown (to about 1 ms, or `cooldown / 2^30` for cooldowns beyond 13 days);
     /// `Duration::MAX` backs off for good.
     pub fn on_rate_limited(&self) {
-        let now = self.now();
+        self.rate_limited_at_reading(self.cooldown_clock.at(self.now()));
+    }
+
+    /// [`on_rate_limited`](Self::on_rate_limited) at `reading` of the cooldown clock.
+    fn rate_limited_at_reading(&self, reading: CoarseInstant) {
         self.budget.drain();
-        self.rate_limited_at.store_now(self.cooldown_clock.at(now));
+        self.rate_limited_at.store_now(reading);
         Counters::bump(&self.counters.rate_limited);
+    }
+
+    /// Reports back-pressure with the server's delay (HTTP `Retry-After`, gRPC
+    /// `grpc-retry-pushback-ms`): what [`on_rate_limited`](Self::on_rate_limited) does,
+    /// and no hedge at all for `pushback` from now: decisions until then skip with
+    /// [`SkipReason::BackPressure`] (a cold start without a fixed delay still says
+    /// `ColdStart`), and so does [`delay`](Self::delay). Requests themselves are not held
+    /// back; only their backups are.
+    ///
+    /// A pushback longer than [`HedgeConfig::max_pushback`] is shortened to it (counted in
+    /// [`Stats::pushbacks_clamped`]), so no server can stop hedging for longer than that
+    /// per signal (nor, whatever `max_pushback` says, for more than 2^29 ticks of the
+    /// cooldown's clock: about six days); with a `max_pushback` of zero the duration is
+    /// ignored. The latest
+    /// pushback wins, shorter or longer (a server that says "retry now" ends it);
+    /// [`on_rate_limited`](Self::on_rate_limited) leaves it as it is. A pushback ends to
+    /// within the cooldown clock's tick (about 1 ms), never later, and a clock that goes
+    /// back never makes it last longer than `max_pushback` from any reading.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new()
+    ///     .with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// hedger.on_rate_limited_for(Duration::from_secs(2)); // "Retry-After: 2"
+    /// let mut ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(50));
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::BackPressure));
+    /// assert_eq!(hedger.stats().pushbacks, 1);
+    /// clock.advance(Duration::from_secs(2)); // over: the cooldown's longer delay is left
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(20)));
+    /// ```
+    pub fn on_rate_limited_for(&self, pushback: Duration) {
+        let now = self.now();
+        let reading = self.cooldown_clock.at(now);
+        let max = self.config.max_pushback;
+        // The ticks to the one the pushback ends in (shifts, no division).
+        let end = self
+            .cooldown_clock
+            .at(now.saturating_add(pushback.min(max)));
+        let ahead = end.ticks().saturating_sub(reading.ticks());
+        let limit = u64::from(self.max_pushback_ticks);
+        if pushback > max || ahead > limit {
+            Counters::bump(&self.counters.pushbacks_clamped);
+        }
+        if limit > 0 {
+            // Before the signal's stamp: a reader that sees the signal sees its end.
+            let end = reading.ticks().saturating_add(ahead.min(limit));
+            self.pushback_until.store(end, reading);
+        }
+        Counters::bump(&self.counters.pushbacks);
+        self.rate_limited_at_reading(reading);
     }
 
     /// The counters and the current delay.

@@ -50,6 +50,8 @@ pub trait HedgePolicy {
     fn on_deadline_exceeded(&self, ticket: &Ticket);
     /// See [`Hedger::on_rate_limited`].
     fn on_rate_limited(&self);
+    /// See [`Hedger::on_rate_limited_for`].
+    fn on_rate_limited_for(&self, pushback: Duration);
     /// See [`Hedger::delay`].
     fn delay(&self) -> Result<Duration, SkipReason>;
     /// See [`Hedger::stats`].
@@ -91,6 +93,9 @@ where
     fn on_rate_limited(&self) {
         Hedger::on_rate_limited(self)
     }
+    fn on_rate_limited_for(&self, pushback: Duration) {
+        Hedger::on_rate_limited_for(self, pushback)
+    }
     fn delay(&self) -> Result<Duration, SkipReason> {
         Hedger::delay(self)
     }
@@ -129,6 +134,9 @@ macro_rules! forward_hedge_policy {
             }
             fn on_rate_limited(&self) {
                 (**self).on_rate_limited()
+            }
+            fn on_rate_limited_for(&self, pushback: Duration) {
+                (**self).on_rate_limited_for(pushback)
             }
             fn delay(&self) -> Result<Duration, SkipReason> {
                 (**self).delay()

@@ -277,6 +277,10 @@ pub enum Outcome {
     /// as [`Outcome::Failure`], and the hedger backs off (see
     /// [`Hedger::on_rate_limited`](super::Hedger::on_rate_limited)).
     RateLimited,
+    /// Back-pressure with the server's delay (`Retry-After`, `grpc-retry-pushback-ms`): as
+    /// [`Outcome::RateLimited`], and no hedge for that long (see
+    /// [`Hedger::on_rate_limited_for`](super::Hedger::on_rate_limited_for)).
+    RateLimitedFor(Duration),
 }
 
 /// How a race ended.
@@ -488,8 +492,10 @@ impl<O> RaceCore<O> {
                 })
             }
             outcome => {
-                if outcome == Outcome::RateLimited {
-                    hedger.on_rate_limited();
+                match outcome {
+                    Outcome::RateLimited => hedger.on_rate_limited(),
+                    Outcome::RateLimitedFor(pushback) => hedger.on_rate_limited_for(pushback),
+                    Outcome::Success | Outcome::Failure => {}
                 }
                 hedger.on_error(&mut self.ticket, attempt);
                 self.failure = Some((output, attempt));

@@ -18,6 +18,8 @@ pub(crate) struct Counters {
     pub(crate) skipped_backpressure: AtomicU32,
     pub(crate) errors: AtomicU32,
     pub(crate) rate_limited: AtomicU32,
+    pub(crate) pushbacks: AtomicU32,
+    pub(crate) pushbacks_clamped: AtomicU32,
     pub(crate) deadline_exceeded: AtomicU32,
 }
 
@@ -36,6 +38,8 @@ impl Counters {
                 skipped_backpressure: AtomicU32::new(0),
                 errors: AtomicU32::new(0),
                 rate_limited: AtomicU32::new(0),
+                pushbacks: AtomicU32::new(0),
+                pushbacks_clamped: AtomicU32::new(0),
                 deadline_exceeded: AtomicU32::new(0),
             }
         }
@@ -57,6 +61,8 @@ impl Counters {
             skipped_backpressure: self.skipped_backpressure.load(Relaxed),
             errors: self.errors.load(Relaxed),
             rate_limited: self.rate_limited.load(Relaxed),
+            pushbacks: self.pushbacks.load(Relaxed),
+            pushbacks_clamped: self.pushbacks_clamped.load(Relaxed),
             deadline_exceeded: self.deadline_exceeded.load(Relaxed),
             delay,
         }
@@ -98,11 +104,19 @@ pub struct Stats {
     pub skipped_backpressure: u32,
     /// Attempts that failed.
     pub errors: u32,
-    /// Rate-limit signals received.
+    /// Rate-limit signals received (with a server's pushback or without).
     pub rate_limited: u32,
+    /// Rate-limit signals that carried the server's delay (`Retry-After`,
+    /// `grpc-retry-pushback-ms`): see
+    /// [`Hedger::on_rate_limited_for`](super::Hedger::on_rate_limited_for).
+    pub pushbacks: u32,
+    /// Pushbacks longer than
+    /// [`HedgeConfig::max_pushback`](super::HedgeConfig::max_pushback), shortened to it.
+    pub pushbacks_clamped: u32,
     /// Requests a driver gave up at their deadline, no attempt having answered.
     pub deadline_exceeded: u32,
-    /// The hedge delay now, or `None` during a cold start without a fixed delay.
+    /// The hedge delay now, or `None` during a cold start without a fixed delay and while
+    /// a server's pushback holds hedging off.
     pub delay: Option<Duration>,
 }
 
@@ -122,7 +136,8 @@ impl fmt::Display for Stats {
         write!(
             f,
             "requests {} hedges {} ({:.1} %) hedge-wins {} primary-wins {} denied {} \
-             cold {} deadline {} backpressure {} errors {} rate-limited {} timed-out {} delay ",
+             cold {} deadline {} backpressure {} errors {} rate-limited {} pushbacks {} \
+             (clamped {}) timed-out {} delay ",
             self.requests,
             self.hedges,
             100.0 * self.hedge_rate(),
@@ -134,6 +149,8 @@ impl fmt::Display for Stats {
             self.skipped_backpressure,
             self.errors,
             self.rate_limited,
+            self.pushbacks,
+            self.pushbacks_clamped,
             self.deadline_exceeded,
         )?;
         match self.delay {

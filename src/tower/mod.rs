@@ -7,7 +7,8 @@
 //!   with the same race as [`race`](crate::hedge::race).
 //! * [`RequestPolicy`]: which requests are safe to send twice and how results count.
 //!   [`HttpPolicy`], the default, hedges GET, HEAD and OPTIONS, backs off on 429 and
-//!   503, and sends no backup that could not beat a request's
+//!   503 (and sends no backup for as long as their `Retry-After` asks:
+//!   [`parse_retry_after`]), and sends no backup that could not beat a request's
 //!   [`Deadline`](crate::deadline::Deadline) extension.
 //! * [`Targets`]: one hedger for everything (an `Arc` of it), or one per target
 //!   ([`PerTarget`], over the crate's [`Registry`](crate::registry::Registry)).
@@ -48,6 +49,7 @@
 
 mod first_byte;
 mod policy;
+mod retry_after;
 mod targets;
 
 use core::future::Future;
@@ -66,6 +68,7 @@ use crate::hedge::{HedgePolicy, RaceCore, RaceEnd, Sleep, Slots};
 pub use crate::hedge::Outcome;
 pub use first_byte::{FirstByte, FirstByteError, FirstByteFuture, FirstByteLayer, Prefetched};
 pub use policy::{HttpPolicy, RequestPolicy};
+pub use retry_after::parse_retry_after;
 pub use targets::{PerTarget, Targets};
 
 /// A tower [`Layer`] that wraps services in [`Hedge`].

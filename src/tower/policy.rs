@@ -1,7 +1,12 @@
 //! [`RequestPolicy`]: which requests may be hedged and how a result counts.
 
-use http::{Method, Request, Response, StatusCode};
+use core::time::Duration;
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use http::header::RETRY_AFTER;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+
+use super::retry_after::{grpc_retry_pushback, parse_retry_after};
 use crate::deadline::Deadline;
 use crate::hedge::Outcome;
 
@@ -65,6 +70,14 @@ pub trait RequestPolicy<Req, Res, E> {
 /// request's extensions (propagated from an upstream deadline, say; on the hedger's
 /// clock) is its deadline.
 ///
+/// A 429 or 503 that says how long to wait is [`Outcome::RateLimitedFor`] that long: its
+/// `grpc-retry-pushback-ms` header (milliseconds; a negative or unparseable one asks, as
+/// gRFC A6 reads it, for no retry at all: the longest pushback the hedger takes), or else
+/// its `Retry-After` (seconds, or an HTTP-date against the wall clock:
+/// [`parse_retry_after`](super::parse_retry_after)). Without either, or with a
+/// `Retry-After` that is neither form, it is [`Outcome::RateLimited`]. The hedger bounds
+/// the delay by its [`max_pushback`](crate::hedge::HedgeConfig::max_pushback).
+///
 /// PUT and DELETE are idempotent but not safe: two copies in flight race each other on
 /// the server. Hedge them with a policy of your own if your server makes that harmless.
 ///
@@ -83,6 +96,15 @@ pub trait RequestPolicy<Req, Res, E> {
 ///
 /// let busy = Ok(Response::builder().status(StatusCode::TOO_MANY_REQUESTS).body(()).unwrap());
 /// assert_eq!(policy.classify(&busy), Outcome::RateLimited);
+/// let later = Response::builder()
+///     .status(StatusCode::SERVICE_UNAVAILABLE)
+///     .header("retry-after", "120")
+///     .body(())
+///     .unwrap();
+/// assert_eq!(
+///     policy.classify(&Ok(later)),
+///     Outcome::RateLimitedFor(Duration::from_secs(120))
+/// );
 ///
 /// let clock = StdClock::new(); // the hedger's clock
 /// let deadline = Deadline::after(clock.now(), Duration::from_millis(150));
@@ -103,7 +125,10 @@ impl<B: Clone, ResBody, E> RequestPolicy<Request<B>, Response<ResBody>, E> for H
         match result {
             Ok(response) => match response.status() {
                 StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
-                    Outcome::RateLimited
+                    match pushback(response.headers()) {
+                        Some(pushback) => Outcome::RateLimitedFor(pushback),
+                        None => Outcome::RateLimited,
+                    }
                 }
                 status if status.is_server_error() => Outcome::Failure,
                 _ => Outcome::Success,
@@ -115,4 +140,18 @@ impl<B: Clone, ResBody, E> RequestPolicy<Request<B>, Response<ResBody>, E> for H
     fn deadline(&self, request: &Request<B>) -> Option<Deadline> {
         request.extensions().get::<Deadline>().copied()
     }
+}
+
+/// The delay a back-pressure response's headers ask for: `grpc-retry-pushback-ms` first
+/// (the more precise, and gRPC's own), then `Retry-After`.
+fn pushback(headers: &HeaderMap) -> Option<Duration> {
+    if let Some(ms) = headers.get("grpc-retry-pushback-ms") {
+        return Some(grpc_retry_pushback(ms.as_bytes()));
+    }
+    let retry_after = headers.get(RETRY_AFTER)?;
+    // The wall clock, read only for a header that may be a date; before 1970, the epoch.
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    parse_retry_after(retry_after.as_bytes(), now)
 }
