@@ -22,6 +22,9 @@ const C_DIALOGS: u64 = 2_000;
 const C_PUBLISHED: &str = "static 950 6%";
 /// C's tailguard row ([`c_adaptive`]).
 const C_ADAPTIVE: &str = "tailguard p93 10% cold 1.6s";
+/// The same with deadline-aware hedging: each step aimed at its share of the dialog's SLA,
+/// hedged no later than when the primary's chance of making it falls below 80 %.
+const C_ON_TIME: &str = "tailguard p93 10% cold 1.6s on-time 80%";
 /// The dialog SLA's share per step (8 s / 5): what a caller who knows the SLA but not yet
 /// the latencies would wait before hedging a step.
 const C_COLD_START: Duration = Duration::from_nanos((c::SLA_NS / c::STEPS as f64) as u64);
@@ -182,6 +185,10 @@ pub fn workload_c(report: &mut Report) {
                 },
             ),
             (C_ADAPTIVE, Policy::Adaptive(c_adaptive())),
+            (
+                C_ON_TIME,
+                Policy::Adaptive(c_adaptive().with_on_time_chance(0.8)),
+            ),
         ],
         &[
             500, 600, 700, 800, 850, 900, 950, 1000, 1100, 1250, 1500, 2000, 2500, 3000, 4000,

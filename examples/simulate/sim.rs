@@ -6,6 +6,7 @@ use std::collections::BinaryHeap;
 use std::time::Duration;
 
 use tailguard::clock::{Instant, ManualClock};
+use tailguard::deadline::Deadline;
 use tailguard::hedge::{Attempt, Decision, Hedger, Stats, Ticket};
 
 use crate::workload::Workload;
@@ -141,7 +142,7 @@ impl<'a> Sim<'a> {
 
     fn start_call(&mut self, client: usize, t: u64) {
         self.set_clock(t);
-        let ticket = self.hedger.map(|h| h.start());
+        let ticket = self.hedger.map(|h| self.start_ticket(h, client, t));
         let c = &mut self.clients[client];
         c.generation += 1;
         c.call_start = t;
@@ -151,6 +152,23 @@ impl<'a> Sim<'a> {
         let latency = self.workload.latency(self.call_id(client), 0, t);
         self.push(t + latency, client, Kind::Done(0));
         self.ask(client, t);
+    }
+
+    /// The ticket of `client`'s call starting at `t`. A hedger with deadline-aware hedging
+    /// gets C's dialog deadline (the SLA after the dialog's start), each step aimed at its
+    /// share of the time left; others start without one, as the published runs do.
+    fn start_ticket(&self, hedger: &Hedger<&ManualClock>, client: usize, t: u64) -> Ticket {
+        let c = &self.clients[client];
+        match (hedger.config().on_time_chance(), self.workload.sla_ns()) {
+            (Some(_), Some(sla)) => {
+                let dialog =
+                    Deadline::after(Instant::from_nanos(c.job_start), Duration::from_nanos(sla));
+                let steps_left = self.workload.steps().saturating_sub(c.step);
+                let step = dialog.for_step(Instant::from_nanos(t), steps_left as u32);
+                hedger.start_with_deadline(step)
+            }
+            _ => hedger.start(),
+        }
     }
 
     /// Asks the hedger about `client`'s call at `t` (the clock is already at `t`).

@@ -60,6 +60,14 @@ impl Workload {
         }
     }
 
+    /// The deadline of a job, from its start (ns): C's dialog SLA; none elsewhere.
+    pub fn sla_ns(self) -> Option<u64> {
+        match self {
+            Workload::C => Some(c::SLA_NS as u64),
+            _ => None,
+        }
+    }
+
     /// The latency in ns of attempt `attempt` of call `call`, sent at `sent` (ns).
     pub fn latency(self, call: u64, attempt: u64, sent: u64) -> u64 {
         let mut rng = Rng::keyed(SEED, [self.key(), call, attempt, 0]);

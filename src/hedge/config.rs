@@ -264,6 +264,13 @@ impl HedgeConfig {
     /// than the percentile's one cached word), with integer operations only (`chance` is
     /// kept in 1/65,536ths).
     ///
+    /// The window holds a primary cancelled by a winning backup at its elapsed time, a
+    /// lower bound ([what is recorded](crate::hedge#what-is-recorded)), so where backups
+    /// win, its tail is shorter than the primary's true one: the rule then sees more
+    /// chance than there is and brings backups forward less than it would with every
+    /// latency known. It matters most where the target is short against the latencies
+    /// the hedges cut.
+    ///
     /// [`Deadline`]: crate::deadline::Deadline
     /// [`Deadline::for_step`]: crate::deadline::Deadline::for_step
     ///
