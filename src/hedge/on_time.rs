@@ -67,6 +67,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// time from the start to the target) falls below the level: the upper edge of the
     /// first bin past which it is. `None` if the window is empty, or if it stays above
     /// (every latency the window holds fits in the horizon).
+    #[inline(never)] // off the percentile rule's path
     pub(super) fn on_time_lapse(&self, rule: &OnTime, horizon: u64) -> Option<u64> {
         let (in_time, count) = self.window.rank_and_count_u64(horizon);
         let turning = rule.turning_rank(in_time, count);
@@ -77,6 +78,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     /// Whether a backup sent now, with `remaining` left to the deadline, could not answer
     /// in time: no latency the window holds fits (its bins count none at or below
     /// `remaining`).
+    #[inline(never)]
     pub(super) fn backup_too_late(&self, remaining: u64) -> bool {
         let (in_time, count) = self.window.rank_and_count_u64(remaining);
         count > 0 && in_time == 0
