@@ -595,16 +595,20 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         let delay = self.raise(base, backing_off);
         // Hedge k goes out k delays after the start, or at its own percentile (learned
         // in the same refresh; before it is learned, spaced as with one percentile).
-        let own = match learned {
-            Some(_) if hedges > 0 && self.config.per_hedge_percentiles() => self
-                .window
-                .cached_upper_bound_of(usize::from(hedges))
-                .map(|ns| self.raise(self.clamp(ns), backing_off)),
-            _ => None,
-        };
-        let (due_after, longest_wait) = match own {
-            Some(own) => (own, own),
-            None => (delay.saturating_mul(u64::from(hedges) + 1), delay),
+        let (due_after, longest_wait) = if hedges == 0 {
+            (delay, delay) // the common case
+        } else {
+            let own = match learned {
+                Some(_) if self.config.per_hedge_percentiles() => self
+                    .window
+                    .cached_upper_bound_of(usize::from(hedges))
+                    .map(|ns| self.raise(self.clamp(ns), backing_off)),
+                _ => None,
+            };
+            match own {
+                Some(own) => (own, own),
+                None => (delay.saturating_mul(u64::from(hedges) + 1), delay),
+            }
         };
         Ok(Delays {
             base,
@@ -702,29 +706,24 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             Err(reason) => return Decision::Skip(reason),
         };
         let now_ns = now.as_nanos();
-        let (start, deadline) = (ticket.start.as_nanos(), ticket.deadline.as_nanos());
-        let on_time = match self.on_time {
-            Some(rule) if learned && ticket.deadline != NO_DEADLINE => Some(rule),
-            _ => None,
-        };
-        let mut due = start.saturating_add(due_after);
-        if let (Some(rule), 0) = (on_time, ticket.hedges) {
-            // The first backup no later than when the primary's chance of answering by the
-            // target falls below the level (see `on_time`).
-            let horizon = ticket.target.as_nanos().saturating_sub(start);
-            if let Some(lapse) = self.on_time_lapse(&rule, horizon) {
-                due = due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)));
+        let mut due = ticket.start.as_nanos().saturating_add(due_after);
+        // Without a deadline (the common case) nothing below can be too late.
+        if ticket.deadline != NO_DEADLINE {
+            let deadline = ticket.deadline.as_nanos();
+            let too_late = match &self.on_time {
+                // Deadline-aware hedging (see `on_time`), off the percentile rule's path.
+                Some(rule) if learned => {
+                    due = self.on_time_due(rule, ticket, due, backing_off);
+                    // No latency the window holds would fit: neither attempt can be
+                    // expected to make it.
+                    now_ns >= due && self.backup_too_late(deadline.saturating_sub(now_ns))
+                }
+                // A backup sent at `due` needs about the learned percentile to answer.
+                _ => due.max(now_ns).saturating_add(base) > deadline,
+            };
+            if too_late {
+                return Decision::Skip(SkipReason::Deadline);
             }
-        }
-        let too_late = match on_time {
-            // No latency the window holds would fit: neither attempt can be expected to
-            // make it.
-            Some(_) => now_ns >= due && self.backup_too_late(deadline.saturating_sub(now_ns)),
-            // A backup sent at `due` needs about the learned percentile to answer.
-            None => due.max(now_ns).saturating_add(base) > deadline,
-        };
-        if too_late {
-            return Decision::Skip(SkipReason::Deadline);
         }
         if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a

@@ -19,7 +19,7 @@ use crate::clock::divisor::Divisor;
 use crate::clock::Clock;
 use crate::sketch::IndexMapping;
 
-use super::Hedger;
+use super::{Hedger, Ticket};
 
 /// The level's unit: a chance is kept in 1/65,536ths.
 const ONE: u64 = 1 << 16;
@@ -63,16 +63,36 @@ impl OnTime {
 }
 
 impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
-    /// How long after the start the primary's chance of answering within `horizon` (the
-    /// time from the start to the target) falls below the level: the upper edge of the
-    /// first bin past which it is. `None` if the window is empty, or if it stays above
-    /// (every latency the window holds fits in the horizon).
+    /// When the next backup of `ticket` is due under the rule, `due` being when the
+    /// percentile rule sends it: for the first, the sooner of that and the time the
+    /// primary's chance of answering by the target falls below the level (the upper edge
+    /// of the first bin past which it is; raised during a back-off, as every delay); a
+    /// later one as the percentile rule says.
     #[inline(never)] // off the percentile rule's path
-    pub(super) fn on_time_lapse(&self, rule: &OnTime, horizon: u64) -> Option<u64> {
+    pub(super) fn on_time_due(
+        &self,
+        rule: &OnTime,
+        ticket: &Ticket,
+        due: u64,
+        backing_off: bool,
+    ) -> u64 {
+        if ticket.hedges > 0 {
+            return due;
+        }
+        let start = ticket.start.as_nanos();
+        let horizon = ticket.target.as_nanos().saturating_sub(start);
         let (in_time, count) = self.window.rank_and_count_u64(horizon);
         let turning = rule.turning_rank(in_time, count);
-        self.window
+        // `None`: an empty window, or every latency it holds fits in the horizon.
+        match self
+            .window
             .first_upper_bound_where(|below, _| below > turning)
+        {
+            Some(lapse) => {
+                due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)))
+            }
+            None => due,
+        }
     }
 
     /// Whether a backup sent now, with `remaining` left to the deadline, could not answer
