@@ -374,7 +374,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// ```
     #[inline]
     pub fn cached_upper_bound(&self) -> Option<u64> {
-        self.cached_upper_bound_of(0)
+        // The first quantile is always configured: no count to check (the hot path).
+        // Acquire: the bounds stored before this word was published are visible.
+        let bin = self.cached_bin.load(Ordering::Acquire);
+        is_published(bin).then(|| decode_bound(self.cached_bounds[0].load(Ordering::Relaxed)))
     }
 
     /// [`cached_upper_bound`](Self::cached_upper_bound) of the `i`-th configured quantile
