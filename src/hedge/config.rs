@@ -244,8 +244,8 @@ impl HedgeConfig {
     /// ([`Hedger::start_with_deadline`](crate::hedge::Hedger::start_with_deadline),
     /// [`race_until`](crate::hedge::race_until), the tower layer's [`Deadline`]
     /// extension), the first backup goes no later than when the primary's chance of
-    /// answering by the deadline's [target](Deadline::target), given how long it has run,
-    /// falls below `chance` (in (0, 1)), by the window's distribution `F`:
+    /// answering by the deadline's [target](crate::deadline::Deadline::target), given how
+    /// long it has run, falls below `chance` (in (0, 1)), by the window's distribution `F`:
     /// `(F(D) - F(e)) / (1 - F(e))` with `D` the time from the start to the target and
     /// `e` the time it has run. It can only bring a backup forward: a request whose
     /// target is far off is hedged at the percentile, one with little time left earlier,
