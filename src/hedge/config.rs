@@ -254,8 +254,9 @@ impl HedgeConfig {
     /// step is hedged by what the steps after it need, not by the whole deadline.
     ///
     /// No backup goes that could not answer by the deadline: none of the window's
-    /// latencies fits in the time left ([`SkipReason::Deadline`](crate::hedge::SkipReason::Deadline)
-    /// then; neither attempt can be expected to make it, and the primary is left to
+    /// latencies fits in the time left
+    /// ([`SkipReason::Deadline`](crate::hedge::SkipReason::Deadline) then; neither
+    /// attempt can be expected to make it, and the primary is left to
     /// answer or to run into the deadline, where [`race_until`](crate::hedge::race_until)
     /// cancels it). Later backups, requests without a deadline, and every request before
     /// the window holds `min_samples` latencies follow the percentile; the delay bounds,
