@@ -19,7 +19,7 @@ const DOUBLE_VALUE: u32 = 4;
 const BYTES_VALUE: u32 = 7;
 
 /// An attribute's value: the scalar kinds of OTLP's `AnyValue` (arrays and key-value
-/// lists are not supported), borrowed.
+/// lists are not supported yet, hence `non_exhaustive`), borrowed.
 ///
 /// ```
 /// use tailguard::otlp::Value;
@@ -29,6 +29,7 @@ const BYTES_VALUE: u32 = 7;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Value<'a> {
     /// `string_value`.
     Str(&'a str),
