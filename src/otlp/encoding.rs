@@ -115,7 +115,8 @@ pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Tim
 /// lowest non-empty one), its zero bin as the zero count with the zero threshold just
 /// below [`min_trackable`](DDSketch::min_trackable), the count, and the exact sum, min
 /// and max (absent when the sketch is empty), with `times`. No negative buckets, no
-/// attributes, flags or exemplars (OTLP carries the attributes on the metric). See the
+/// attributes, flags or exemplars (a [`DataPoint`](super::DataPoint) of an export request
+/// adds attributes). See the
 /// [module docs](crate::otlp#encoding) for values outside the sketch's range.
 ///
 /// A snapshot of an [`AtomicSketch`](crate::sketch::AtomicSketch) or a
