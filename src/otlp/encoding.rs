@@ -1,5 +1,5 @@
 //! Encoding a sketch as a data point: [`encode`] and [`encoded_len`], both from one
-//! [`Layout`].
+//! [`Layout`], and [`PointBody`], through which an export request writes its points.
 
 use super::message::{
     BUCKETS_COUNTS, BUCKETS_OFFSET, COUNT, MAX, MIN, POSITIVE, SCALE, START_TIME, SUM, TIME,
@@ -105,7 +105,7 @@ impl Layout {
 /// assert_eq!(encoded_len(&s, Timestamps::default()), 11 + 4 * 9 + 2 + 3 + 3);
 /// ```
 pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Timestamps) -> usize {
-    Layout::of(sketch, times).total_len()
+    sketch.body_len(times)
 }
 
 /// Writes `sketch` into `buf` as an OTLP `ExponentialHistogramDataPoint` (protobuf), and
@@ -115,7 +115,8 @@ pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Tim
 /// lowest non-empty one), its zero bin as the zero count with the zero threshold just
 /// below [`min_trackable`](DDSketch::min_trackable), the count, and the exact sum, min
 /// and max (absent when the sketch is empty), with `times`. No negative buckets, no
-/// attributes, flags or exemplars (OTLP carries the attributes on the metric). See the
+/// attributes, flags or exemplars (a [`DataPoint`](super::DataPoint) of an export request
+/// adds attributes). See the
 /// [module docs](crate::otlp#encoding) for values outside the sketch's range.
 ///
 /// A snapshot of an [`AtomicSketch`](crate::sketch::AtomicSketch) or a
@@ -146,7 +147,39 @@ pub fn encode<const N: usize>(
         return Err(EncodeError::BufferTooSmall { needed });
     }
     let mut w = Writer::new(buf);
-    // Fields in number order, as protobuf's own serializers write them.
+    write_fields(sketch, &layout, &mut w);
+    Ok(w.pos())
+}
+
+/// A data point's fields but its attributes, for any sketch size: what an export request
+/// ([`super::export`]) holds its points as, so that one request can mix sketches of
+/// several sizes.
+pub(super) trait PointBody {
+    /// The length of what [`write_body`](Self::write_body) writes.
+    fn body_len(&self, times: Timestamps) -> usize;
+    /// Writes the point's fields from `start_time_unix_nano` on (every field but the
+    /// attributes, field 1, which the caller writes first to keep field order).
+    fn write_body(&self, times: Timestamps, w: &mut Writer<'_>);
+}
+
+impl<const N: usize> PointBody for DDSketch<OtelMapping, N> {
+    fn body_len(&self, times: Timestamps) -> usize {
+        Layout::of(self, times).total_len()
+    }
+
+    fn write_body(&self, times: Timestamps, w: &mut Writer<'_>) {
+        write_fields(self, &Layout::of(self, times), w);
+    }
+}
+
+/// Every field of `layout` (all but the attributes), in number order, as protobuf's own
+/// serializers write them.
+fn write_fields<const N: usize>(
+    sketch: &DDSketch<OtelMapping, N>,
+    layout: &Layout,
+    w: &mut Writer<'_>,
+) {
+    let times = layout.times;
     if times.start_unix_nano != 0 {
         w.fixed64_field(START_TIME, times.start_unix_nano);
     }
@@ -182,7 +215,6 @@ pub fn encode<const N: usize>(
     if layout.zero_threshold != 0.0 {
         w.double_field(ZERO_THRESHOLD, layout.zero_threshold);
     }
-    Ok(w.pos())
 }
 
 #[cfg(test)]

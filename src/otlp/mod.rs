@@ -1,6 +1,8 @@
 //! OpenTelemetry exponential histograms: encode a sketch as an OTLP
-//! `ExponentialHistogramDataPoint` into a caller's buffer, and decode one into a sketch.
-//! No heap, no panics on any input.
+//! `ExponentialHistogramDataPoint` into a caller's buffer, and decode one into a sketch;
+//! wrap sketches into a whole OTLP/HTTP export body ([`ExportRequest`],
+//! [`encode_export_request`]) that a collector accepts as it is. No heap, no panics on
+//! any input.
 //!
 //! The sketch's mapping is [`OtelMapping`](crate::sketch::OtelMapping), whose bins *are*
 //! OpenTelemetry's buckets at its scale (base `2^(2^-scale)`, upper-inclusive), so
@@ -47,8 +49,17 @@
 //! [`encode`] writes the sketch's bins as the positive buckets (`offset` is the lowest
 //! non-empty bin's index, then one count per bin up to the highest non-empty one), the
 //! count, and the exact sum, min and max the sketch keeps. The data point is only the
-//! histogram: the metric around it (name, unit, temporality, attributes) is the caller's
-//! exporter's business, as are the times, which the caller passes ([`Timestamps`]).
+//! histogram; the times are the caller's, who passes them ([`Timestamps`]).
+//!
+//! # Exporting
+//!
+//! A collector (OTLP/HTTP `POST /v1/metrics`, or gRPC) takes an
+//! `ExportMetricsServiceRequest`: the resource, the instrumentation scope, and the metrics
+//! (name, unit, temporality) around the points. [`encode_export_request`] writes one from
+//! an [`ExportRequest`] of borrowed parts (attributes as [`KeyValue`]s, one [`Metric`] per
+//! name, one [`DataPoint`] per sketch, sketches of any size), so that a firmware without a
+//! protobuf library can send what it sketched. `tests/otlp_export.rs` checks the body
+//! against opentelemetry-proto's parser and the Python SDK's OTLP exporter.
 //!
 //! * **Zero bucket.** The sketch's zero bin holds zeros and every value below its range
 //!   ([`min_trackable`](crate::sketch::DDSketch::min_trackable)): it is written as
@@ -103,10 +114,13 @@
 //!   touched.
 
 // One concept per file: `message` (the data point, field by field, over the protobuf
-// primitives of `crate::wire`), `timestamps`, `encoding`, `decoding`, `error`.
+// primitives of `crate::wire`), `timestamps`, `encoding`, `decoding`, `error`, and for
+// the export body `attributes` and `export` (the messages around the points).
+mod attributes;
 mod decoding;
 mod encoding;
 mod error;
+mod export;
 pub(crate) mod message;
 #[cfg(test)]
 mod test_msg;
@@ -114,7 +128,11 @@ mod timestamps;
 
 /// Encoding fails only for a buffer too small: the same error as the DDSketch encoder's.
 pub use crate::proto::EncodeError;
+pub use attributes::{KeyValue, Value};
 pub use decoding::{decode_into, read_scale, Decoded};
 pub use encoding::{encode, encoded_len};
 pub use error::DecodeError;
+pub use export::{
+    encode_export_request, export_request_len, DataPoint, ExportRequest, Metric, Scope, Temporality,
+};
 pub use timestamps::Timestamps;
