@@ -33,6 +33,8 @@
 //! * [`proto`]: DataDog's DDSketch protobuf wire format, into and out of caller buffers.
 //! * [`otlp`]: OpenTelemetry exponential histograms (OTLP data points), into and out of
 //!   caller buffers, bucket for bucket what the OpenTelemetry SDK builds.
+//! * [`prometheus`]: Prometheus native histograms (protobuf exposition) and the text
+//!   format, into caller buffers.
 //! * `tower` (feature `tower`): a tower layer that hedges any service.
 //! * `fuzzing` (feature `arbitrary`): arbitrary sketches and DataDog's messages, for fuzz
 //!   targets of merge pipelines.
@@ -80,6 +82,7 @@ pub mod deadline;
 pub mod fuzzing;
 pub mod hedge;
 pub mod otlp;
+pub mod prometheus;
 pub mod proto;
 pub mod registry;
 pub mod sketch;

@@ -1,0 +1,143 @@
+//! Which exposition a scrape asked for: [`Format`], from its `Accept` header.
+
+use super::{encode_metric_family, encode_text, metric_family_len, text_len, EncodeError};
+use crate::sketch::{DDSketch, OtelMapping};
+
+/// The `Content-Type` of [`Format::Protobuf`].
+const PROTOBUF: &str =
+    "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
+/// The `Content-Type` of [`Format::Text`].
+const TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// The two expositions a scrape can get: the delimited protobuf Prometheus asks for
+/// first when it ingests native histograms, and the text format for every other scrape.
+///
+/// ```
+/// use tailguard::prometheus::Format;
+///
+/// // What Prometheus 2.42 with --enable-feature=native-histograms sends.
+/// let accept = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;\
+///               encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1";
+/// assert_eq!(Format::from_accept(accept), Format::Protobuf);
+/// assert_eq!(Format::from_accept("text/plain;version=0.0.4"), Format::Text);
+/// assert_eq!(Format::from_accept(""), Format::Text);
+/// assert!(Format::Protobuf.content_type().contains("encoding=delimited"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Format {
+    /// One length-delimited `io.prometheus.client.MetricFamily`
+    /// ([`encode_metric_family`]): native histograms.
+    Protobuf,
+    /// The text format, version 0.0.4 ([`encode_text`]): a classic histogram.
+    Text,
+}
+
+/// Whether a media range's parameters name the delimited `MetricFamily` and its weight
+/// is not 0.
+fn delimited_metric_family<'a>(params: impl Iterator<Item = &'a str>) -> bool {
+    let (mut proto, mut delimited, mut weighted) = (false, false, true);
+    for param in params {
+        let (key, value) = param.split_once('=').unwrap_or((param, ""));
+        let (key, value) = (key.trim(), value.trim().trim_matches('"'));
+        if key.eq_ignore_ascii_case("proto") {
+            proto = value == "io.prometheus.client.MetricFamily";
+        } else if key.eq_ignore_ascii_case("encoding") {
+            delimited = value == "delimited";
+        } else if key.eq_ignore_ascii_case("q") {
+            // "0", "0.0", "0.000": refused. Anything else is some weight above 0.
+            weighted = !value
+                .trim_start_matches('0')
+                .trim_start_matches('.')
+                .trim_start_matches('0')
+                .is_empty();
+        }
+    }
+    proto && delimited && weighted
+}
+
+impl Format {
+    /// [`Protobuf`](Format::Protobuf) if `accept` (an HTTP `Accept` header's value)
+    /// lists `application/vnd.google.protobuf` with `proto=io.prometheus.client.MetricFamily`
+    /// and `encoding=delimited` and a weight above 0, whatever the other ranges'
+    /// weights; otherwise [`Text`](Format::Text), which every scraper reads.
+    pub fn from_accept(accept: &str) -> Format {
+        let protobuf = accept.split(',').any(|range| {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim();
+            media.eq_ignore_ascii_case("application/vnd.google.protobuf")
+                && delimited_metric_family(parts)
+        });
+        if protobuf {
+            Format::Protobuf
+        } else {
+            Format::Text
+        }
+    }
+
+    /// The response's `Content-Type`.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Protobuf => PROTOBUF,
+            Format::Text => TEXT,
+        }
+    }
+
+    /// The length of what [`encode`](Self::encode) writes ([`metric_family_len`] or
+    /// [`text_len`]).
+    pub fn encoded_len<const N: usize>(
+        self,
+        name: &str,
+        help: &str,
+        sketch: &DDSketch<OtelMapping, N>,
+        labels: &[(&str, &str)],
+    ) -> Result<usize, EncodeError> {
+        match self {
+            Format::Protobuf => metric_family_len(name, help, sketch, labels),
+            Format::Text => text_len(name, help, sketch, labels),
+        }
+    }
+
+    /// Writes `sketch` in this format ([`encode_metric_family`] or [`encode_text`]).
+    pub fn encode<const N: usize>(
+        self,
+        name: &str,
+        help: &str,
+        sketch: &DDSketch<OtelMapping, N>,
+        labels: &[(&str, &str)],
+        buf: &mut [u8],
+    ) -> Result<usize, EncodeError> {
+        match self {
+            Format::Protobuf => encode_metric_family(name, help, sketch, labels, buf),
+            Format::Text => encode_text(name, help, sketch, labels, buf),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_headers() {
+        let p = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited";
+        assert_eq!(Format::from_accept(p), Format::Protobuf);
+        let spaced = "text/plain;q=0.5, Application/Vnd.Google.Protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; q=0.9";
+        assert_eq!(Format::from_accept(spaced), Format::Protobuf);
+        for text in [
+            "",
+            "*/*",
+            "text/plain; version=0.0.4",
+            "application/openmetrics-text; version=1.0.0",
+            // Not delimited, another message, or refused.
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text",
+            "application/vnd.google.protobuf;proto=other.Message;encoding=delimited",
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0",
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.000",
+        ] {
+            assert_eq!(Format::from_accept(text), Format::Text, "{text}");
+        }
+        let weighted = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.01";
+        assert_eq!(Format::from_accept(weighted), Format::Protobuf);
+    }
+}

@@ -1,0 +1,110 @@
+//! Prometheus native histograms: a sketch of OpenTelemetry buckets written as a
+//! Prometheus `MetricFamily` in the protobuf exposition format Prometheus scrapes native
+//! histograms in, or as a classic histogram in the text format, into a caller's buffer.
+//! No heap, no panics.
+//!
+//! ```
+//! use tailguard::prometheus::{encode_metric_family, Format};
+//! use tailguard::sketch::presets;
+//!
+//! let mut latency = presets::otel_latency(); // scale 5: schema 5, 1.08 %
+//! for ns in [4_000_000u64, 5_000_000, 48_000_000] {
+//!     latency.record_u64(ns);
+//! }
+//! // In a /metrics handler: the format the scrape's Accept header asks for.
+//! let format = Format::from_accept(
+//!     "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited",
+//! );
+//! let mut body = [0u8; 1024];
+//! let len = format
+//!     .encode("rpc_latency_ns", "RPC latency (ns)", &latency, &[("route", "/api")], &mut body)
+//!     .unwrap();
+//! assert_eq!(len, encode_metric_family("rpc_latency_ns", "RPC latency (ns)", &latency,
+//!     &[("route", "/api")], &mut [0u8; 1024]).unwrap());
+//! // Serve &body[..len] with `Content-Type: format.content_type()`.
+//! ```
+//!
+//! `examples/prometheus_gateway.rs` serves a hedger's window this way over hyper, and
+//! `.ci/prometheus.sh` has a real Prometheus (2.42, `--enable-feature=native-histograms`)
+//! scrape two of them and checks its PromQL answers against tailguard's merged sketch.
+//!
+//! # From bins to buckets
+//!
+//! Only sketches of [`OtelMapping`](crate::sketch::OtelMapping) are written, and that
+//! is checked by the types: the encoders take `DDSketch<OtelMapping, N>`, so a
+//! DataDog-mapped sketch (`LogMapping`, `CubicMapping`, `IntMapping`) does not compile.
+//! Its bins are not Prometheus's buckets; re-binning would spread a bin over two or
+//! more buckets, inventing where its values were. Record into an `OtelMapping` sketch
+//! ([`presets::otel_latency`](crate::sketch::presets::otel_latency)) instead.
+//!
+//! * **Schema.** Prometheus's schema is OpenTelemetry's scale, for scales `-4..=8`.
+//!   A finer sketch (scale `s` up to 20) is downscaled exactly to schema 8: bin `i` is in
+//!   the schema-8 bucket `i >> (s - 8)`, and the `2^(s - 8)` bins of a bucket add up. A
+//!   sketch coarser than `-4` is refused ([`EncodeError::ScaleTooCoarse`]): its buckets
+//!   straddle Prometheus's.
+//! * **Indices.** OpenTelemetry's bucket `i` is `(b^i, b^(i+1)]`, Prometheus's bucket
+//!   `i` is `(b^(i-1), b^i]`: the same bucket has the index one higher in Prometheus.
+//!   The encoders add the one (after downscaling).
+//! * **Spans and deltas.** The non-empty buckets, as spans (the first offset the first
+//!   index, each next one the count of empty buckets since the span before) and packed
+//!   `sint64` deltas (the first count, then each count minus the one before). A run of
+//!   one or two empty buckets stays inside a span as zero counts (a new span costs more
+//!   bytes), as client_golang writes them; three or more start a new span.
+//! * **Zero bucket.** The sketch's zero bin (zeros, and every value below
+//!   [`min_trackable`](crate::sketch::DDSketch::min_trackable)) is the zero count; the
+//!   threshold is the float just below `min_trackable`, always above 0 (Prometheus
+//!   stores an empty histogram whose threshold is 0 as a classic one). Values the sketch
+//!   clamped into its top bin are in the top bucket, as the sketch holds them.
+//! * **Count and sum** are the sketch's (the sum exact). No negative buckets: tailguard
+//!   records no negative values. Min and max have no field in Prometheus's histogram.
+//! * **Units** are the sketch's: a latency preset holds nanoseconds, so name the metric
+//!   `..._ns` or `..._nanoseconds`. Scaling to seconds would move every bucket edge
+//!   (`1e-9` is not a power of two) and so cannot be done bucket for bucket.
+//!
+//! # The message
+//!
+//! One length-delimited `MetricFamily` (prefixed by its varint length, the format
+//! `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+//! encoding=delimited`), with the field numbers of Prometheus's own
+//! `prompb/io/prometheus/client/metrics.proto` (proto2):
+//!
+//! ```text
+//! MetricFamily { string name = 1; string help = 2; MetricType type = 3 (HISTOGRAM = 4);
+//!     repeated Metric metric = 4; }
+//! Metric { repeated LabelPair label = 1; Histogram histogram = 7; }
+//! LabelPair { string name = 1; string value = 2; }
+//! Histogram { uint64 sample_count = 1; double sample_sum = 2; sint32 schema = 5;
+//!     double zero_threshold = 6; uint64 zero_count = 7;
+//!     repeated BucketSpan positive_span = 12; repeated sint64 positive_delta = 13 [packed]; }
+//! BucketSpan { sint32 offset = 1; uint32 length = 2; }
+//! ```
+//!
+//! Several sketches in one response: call [`encode_metric_family`] once per family and
+//! concatenate the results (the delimited format is a sequence of them). The metric
+//! name must be `[a-zA-Z_:][a-zA-Z0-9_:]*` and each label name `[a-zA-Z_][a-zA-Z0-9_]*`
+//! and not `le` ([`EncodeError::InvalidName`]); label values are any UTF-8.
+//!
+//! # HTTP
+//!
+//! [`Format::from_accept`] picks the exposition from a scrape's `Accept` header and
+//! [`Format::content_type`] names it; the handler itself is a few lines of the caller's
+//! HTTP server (`examples/prometheus_gateway.rs` has one for hyper). The library brings
+//! no HTTP dependency for it.
+
+// One concept per file: `message` (the field numbers), `buckets` (bins as Prometheus's
+// buckets: schema, downscaling, spans, deltas), `names`, `protobuf`, `text`, `format`,
+// `error`.
+mod buckets;
+mod error;
+mod format;
+mod message;
+mod names;
+mod protobuf;
+#[cfg(test)]
+mod test_decode;
+mod text;
+
+pub use error::EncodeError;
+pub use format::Format;
+pub use protobuf::{encode_metric_family, metric_family_len};
+pub use text::{encode_text, text_len};

@@ -1,0 +1,264 @@
+//! The text exposition (version 0.0.4), for a scrape that does not ask for protobuf:
+//! [`encode_text`] and [`text_len`], a classic histogram of the same buckets.
+
+use super::buckets::{zero_threshold, Buckets, Schema};
+use super::{names, EncodeError};
+use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
+use core::fmt::{self, Write};
+
+/// Text into a caller's buffer that never fails: past the end it writes nothing but
+/// counts on, so `pos` is the length the text needs either way.
+struct Text<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Write for Text<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for &b in s.as_bytes() {
+            if let Some(slot) = self.buf.get_mut(self.pos) {
+                *slot = b;
+            }
+            self.pos = self.pos.saturating_add(1);
+        }
+        Ok(())
+    }
+}
+
+impl Text<'_> {
+    fn float(&mut self, v: f64) -> fmt::Result {
+        if v == f64::INFINITY {
+            self.write_str("+Inf")
+        } else if v == f64::NEG_INFINITY {
+            self.write_str("-Inf")
+        } else if v.is_nan() {
+            self.write_str("NaN")
+        } else {
+            // Rust's shortest representation that reads back as the same float.
+            write!(self, "{v}")
+        }
+    }
+
+    /// `s` with `\` and newlines escaped, and `"` too inside a label value.
+    fn escaped(&mut self, s: &str, quote: bool) -> fmt::Result {
+        for c in s.chars() {
+            match c {
+                '\\' => self.write_str("\\\\")?,
+                '\n' => self.write_str("\\n")?,
+                '"' if quote => self.write_str("\\\"")?,
+                c => self.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `name{labels}` or, for a bucket, `name{labels,le="edge"}`.
+    fn series(
+        &mut self,
+        name: &str,
+        suffix: &str,
+        labels: &[(&str, &str)],
+        le: Option<f64>,
+    ) -> fmt::Result {
+        write!(self, "{name}{suffix}")?;
+        if labels.is_empty() && le.is_none() {
+            return self.write_char(' ');
+        }
+        self.write_char('{')?;
+        for (i, &(label, value)) in labels.iter().enumerate() {
+            if i > 0 {
+                self.write_char(',')?;
+            }
+            write!(self, "{label}=\"")?;
+            self.escaped(value, true)?;
+            self.write_char('"')?;
+        }
+        if let Some(le) = le {
+            if !labels.is_empty() {
+                self.write_char(',')?;
+            }
+            self.write_str("le=\"")?;
+            self.float(le)?;
+            self.write_char('"')?;
+        }
+        self.write_str("} ")
+    }
+
+    fn family<const N: usize>(
+        &mut self,
+        name: &str,
+        help: &str,
+        sketch: &DDSketch<OtelMapping, N>,
+        labels: &[(&str, &str)],
+        schema: Schema,
+    ) -> fmt::Result {
+        if !help.is_empty() {
+            write!(self, "# HELP {name} ")?;
+            self.escaped(help, false)?;
+            self.write_char('\n')?;
+        }
+        writeln!(self, "# TYPE {name} histogram")?;
+        let mut cumulative = u64::from(sketch.zero_count());
+        if cumulative > 0 {
+            self.series(name, "_bucket", labels, Some(zero_threshold(sketch)))?;
+            writeln!(self, "{cumulative}")?;
+        }
+        // Prometheus's bucket j is (b^(j-1), b^j]: its upper edge is OpenTelemetry's
+        // lower edge of bucket j at the schema.
+        // The schema is in -4..=8 (`Schema::of`): a valid scale.
+        let edges = OtelMapping::with_scale(schema.schema).unwrap_or(*sketch.mapping());
+        for (index, count) in Buckets::new(sketch.bins(), schema) {
+            cumulative = cumulative.saturating_add(count);
+            self.series(name, "_bucket", labels, Some(edges.lower_bound(index)))?;
+            writeln!(self, "{cumulative}")?;
+        }
+        self.series(name, "_bucket", labels, Some(f64::INFINITY))?;
+        writeln!(self, "{}", sketch.count())?;
+        self.series(name, "_sum", labels, None)?;
+        self.float(sketch.sum())?;
+        self.write_char('\n')?;
+        self.series(name, "_count", labels, None)?;
+        writeln!(self, "{}", sketch.count())
+    }
+}
+
+fn write<const N: usize>(
+    name: &str,
+    help: &str,
+    sketch: &DDSketch<OtelMapping, N>,
+    labels: &[(&str, &str)],
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    names::check(name, labels)?;
+    let schema = Schema::of(sketch.mapping())?;
+    let mut text = Text { buf, pos: 0 };
+    // `Text` never fails, and neither do the integer and float formatters.
+    let _ = text.family(name, help, sketch, labels, schema);
+    Ok(text.pos)
+}
+
+/// The length of what [`encode_text`] writes, or why it would fail (other than for the
+/// buffer).
+pub fn text_len<const N: usize>(
+    name: &str,
+    help: &str,
+    sketch: &DDSketch<OtelMapping, N>,
+    labels: &[(&str, &str)],
+) -> Result<usize, EncodeError> {
+    write(name, help, sketch, labels, &mut [])
+}
+
+/// Writes `sketch` into `buf` in Prometheus's text exposition format (version 0.0.4) as
+/// a classic histogram, and returns the number of bytes written ([`text_len`]). No heap.
+///
+/// The buckets are the native histogram's ([`encode_metric_family`](super::encode_metric_family)),
+/// cumulative, each `le` its upper edge: the zero bucket's (its threshold, when it holds
+/// values), each non-empty bucket's, and `+Inf`; then `_sum` and `_count`. Label values
+/// and the help text are escaped as the format says. This is what a scrape gets that
+/// does not ask for protobuf ([`Format`](super::Format)): a Prometheus without native
+/// histograms stores it as classic buckets, whose edges move as the sketch's bins fill.
+///
+/// ```
+/// use tailguard::prometheus::encode_text;
+/// use tailguard::sketch::{DDSketch, OtelMapping};
+///
+/// let mut s: DDSketch<OtelMapping, 64> =
+///     DDSketch::new(OtelMapping::with_scale(0).unwrap(), 1.0).unwrap(); // buckets (2^(j-1), 2^j]
+/// s.record(3.0).unwrap();
+/// s.record(4.0).unwrap();
+/// let mut buf = [0u8; 512];
+/// let len = encode_text("m", "", &s, &[("a", "x")], &mut buf).unwrap();
+/// assert_eq!(
+///     core::str::from_utf8(&buf[..len]).unwrap(),
+///     "# TYPE m histogram\n\
+///      m_bucket{a=\"x\",le=\"4\"} 2\n\
+///      m_bucket{a=\"x\",le=\"+Inf\"} 2\n\
+///      m_sum{a=\"x\"} 7\n\
+///      m_count{a=\"x\"} 2\n"
+/// );
+/// ```
+pub fn encode_text<const N: usize>(
+    name: &str,
+    help: &str,
+    sketch: &DDSketch<OtelMapping, N>,
+    labels: &[(&str, &str)],
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let needed = text_len(name, help, sketch, labels)?;
+    if buf.len() < needed {
+        return Err(EncodeError::BufferTooSmall { needed });
+    }
+    write(name, help, sketch, labels, buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec;
+
+    fn text<const N: usize>(
+        name: &str,
+        help: &str,
+        s: &DDSketch<OtelMapping, N>,
+        labels: &[(&str, &str)],
+    ) -> String {
+        let mut buf = vec![0u8; text_len(name, help, s, labels).unwrap()];
+        let len = encode_text(name, help, s, labels, &mut buf).unwrap();
+        assert_eq!(len, buf.len());
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn cumulative_buckets_zero_bucket_and_escapes() {
+        let mut s: DDSketch<OtelMapping, 64> =
+            DDSketch::new(OtelMapping::with_scale(-1).unwrap(), 1.0).unwrap(); // (4^(j-1), 4^j]
+        s.record(0.0).unwrap();
+        s.record(2.0).unwrap(); // (1, 4]: j = 1
+        s.record(4.0).unwrap();
+        s.record(60.0).unwrap(); // (16, 64]: j = 3
+        let t = text("m", "a\\b\nc", &s, &[("k", "q\"\\\n")]);
+        let zt = zero_threshold(&s);
+        let want = std::format!(
+            "# HELP m a\\\\b\\nc\n# TYPE m histogram\n\
+             m_bucket{{k=\"q\\\"\\\\\\n\",le=\"{zt}\"}} 1\n\
+             m_bucket{{k=\"q\\\"\\\\\\n\",le=\"4\"}} 3\n\
+             m_bucket{{k=\"q\\\"\\\\\\n\",le=\"64\"}} 4\n\
+             m_bucket{{k=\"q\\\"\\\\\\n\",le=\"+Inf\"}} 4\n\
+             m_sum{{k=\"q\\\"\\\\\\n\"}} 66\n\
+             m_count{{k=\"q\\\"\\\\\\n\"}} 4\n"
+        );
+        assert_eq!(t, want);
+    }
+
+    #[test]
+    fn no_labels_no_braces_and_downscaled_edges() {
+        let mut s: DDSketch<OtelMapping, 4096> =
+            DDSketch::new(OtelMapping::with_scale(10).unwrap(), 1.0).unwrap();
+        s.record(3.0).unwrap();
+        let t = text("m", "", &s, &[]);
+        // Schema 8: log2(3) * 256 = 405.75, so 3 is in Prometheus's bucket 406,
+        // (2^(405/256), 2^(406/256)].
+        let m8 = OtelMapping::with_scale(8).unwrap();
+        let edge = m8.lower_bound(406);
+        assert!(edge >= 3.0 && m8.lower_bound(405) < 3.0);
+        assert!(
+            t.contains(&std::format!("m_bucket{{le=\"{edge}\"}} 1\n")),
+            "{t}"
+        );
+        assert!(t.ends_with("m_sum 3\nm_count 1\n"), "{t}");
+    }
+
+    #[test]
+    fn every_short_buffer_is_refused() {
+        let mut s = crate::sketch::presets::otel_latency();
+        s.record_u64_n(5_000_000, 7);
+        s.record_u64(0);
+        let full = text("m", "h", &s, &[("i", "x")]);
+        for len in 0..full.len() {
+            let mut buf = vec![0u8; len];
+            let err = encode_text("m", "h", &s, &[("i", "x")], &mut buf);
+            assert_eq!(err, Err(EncodeError::BufferTooSmall { needed: full.len() }));
+        }
+    }
+}
