@@ -4,6 +4,7 @@ use core::fmt;
 use core::time::Duration;
 
 use crate::budget::BudgetError;
+use crate::sketch::rank::Quantile;
 use crate::window::WindowError;
 
 /// The most hedges a request may have ([`HedgeConfig::with_max_hedges`]): every driver
@@ -429,12 +430,14 @@ impl HedgeConfig {
         if self.percentile_count > MAX_HEDGES as usize {
             return Err(HedgeError::TooManyHedges);
         }
+        // On the bits: no soft-float comparison for a hedger built at run time.
         const fn valid(q: f64) -> bool {
-            q > 0.0 && q < 1.0
+            Quantile::inside(q).is_some()
         }
         let percentiles_valid = match *self.percentiles() {
             [q] => valid(q),
-            [first, second] => valid(first) && valid(second) && second > first,
+            // Positive: their bits order as their values do.
+            [first, second] => valid(first) && valid(second) && second.to_bits() > first.to_bits(),
             _ => false, // none
         };
         if !percentiles_valid {

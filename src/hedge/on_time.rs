@@ -36,7 +36,7 @@ pub(super) struct OnTime {
 impl OnTime {
     /// The rule for `chance` (validated in (0, 1)), rounded to 1/65,536 and kept inside.
     pub(super) const fn new(chance: f64) -> Self {
-        let scaled = (chance * ONE as f64 + 0.5) as u64; // the cast saturates
+        let scaled = sixteenths(chance);
         let level = if scaled < 1 {
             1
         } else if scaled > ONE - 1 {
@@ -60,6 +60,28 @@ impl OnTime {
             .saturating_sub(self.level.saturating_mul(count));
         self.complement.quotient(excess)
     }
+}
+
+/// `x` (in [0, 1)) in 1/65,536ths, rounded to nearest, from its bits: integer operations
+/// only, so a hedger built at run time on a core without an FPU links no soft-float helper.
+const fn sixteenths(x: f64) -> u64 {
+    let bits = x.to_bits();
+    let field = (bits >> 52) & 0x7ff;
+    let fraction = bits & ((1 << 52) - 1);
+    // x = m * 2^-(1075 - field) (1074 for subnormals); times 2^16 is m >> shift.
+    let (m, shift) = if field == 0 {
+        (fraction, 1074 - 16)
+    } else {
+        (
+            fraction | 1 << 52,
+            1075u64.saturating_sub(field).saturating_sub(16),
+        )
+    };
+    if shift == 0 || shift >= 64 {
+        return if shift == 0 { ONE } else { 0 }; // 1 or more (refused before); or tiny
+    }
+    // m < 2^53: no overflow.
+    (m >> shift).wrapping_add((m >> shift.wrapping_sub(1)) & 1)
 }
 
 impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
@@ -124,6 +146,13 @@ mod tests {
                 let want = (r128 * 65536).saturating_sub(l128 * n128) / (65536 - l128);
                 assert_eq!(u128::from(rule.turning_rank(r, n)), want, "{r}/{n}");
             }
+        }
+        // The level is the chance rounded to 1/65,536, by integers.
+        for chance in [
+            0.5, 0.9, 0.8, 0.95, 0.99, 1e-3, 0.123_456, 1e-300, 5e-324, 0.999_99,
+        ] {
+            let want = (chance * 65536.0_f64).round() as u64;
+            assert_eq!(sixteenths(chance), want, "{chance}");
         }
         // Levels are kept inside (0, 1).
         assert_eq!(OnTime::new(1e-9).level, 1);

@@ -14,6 +14,9 @@ use super::layout::BinLayout;
 use super::mapping::IndexMapping;
 use crate::sync::{AtomicU32, Ordering::Relaxed};
 
+/// The bits of `1.0`.
+const ONE_BITS: u64 = 0x3ff0_0000_0000_0000;
+
 /// A quantile checked to lie in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Quantile(f64);
@@ -25,6 +28,19 @@ impl Quantile {
             Ok(Quantile(q))
         } else {
             Err(InvalidQuantile)
+        }
+    }
+
+    /// `q` if it lies strictly inside (0, 1), or `None` (NaN too), checked on its bits: a
+    /// positive `f64`'s bits order as its value does. Integer operations only, so a window
+    /// or hedger configured at run time on a core without an FPU links no soft-float
+    /// comparison.
+    pub(crate) const fn inside(q: f64) -> Option<Self> {
+        let bits = q.to_bits();
+        if bits > 0 && bits < ONE_BITS {
+            Some(Quantile(q))
+        } else {
+            None
         }
     }
 

@@ -274,8 +274,8 @@ impl Parts {
         // Unconfigured entries repeat the first (`with_quantiles`): a refresh scans only
         // the configured ones, and their readers get `None` (`cached_upper_bound_of`).
         let [first, second] = config.quantiles;
-        let quantiles = match (Quantile::new(first), Quantile::new(second)) {
-            (Ok(a), Ok(b)) if !a.is_min() && !a.is_max() && !b.is_min() && !b.is_max() => [a, b],
+        let quantiles = match (Quantile::inside(first), Quantile::inside(second)) {
+            (Some(a), Some(b)) => [a, b],
             _ => return Err(WindowError::InvalidQuantile),
         };
         let refresh_mask = match config.refresh_records {
