@@ -375,6 +375,25 @@ mod tests {
         }
         assert!(Quantile::new(0.0).unwrap().is_min());
         assert!(Quantile::new(1.0).unwrap().is_max());
+        // Strictly inside, on the bits: what the float comparisons say.
+        for q in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            5e-324,
+            1e-300,
+            1.0 - f64::EPSILON / 2.0,
+            1.0 + f64::EPSILON,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ] {
+            assert_eq!(Quantile::inside(q).is_some(), q > 0.0 && q < 1.0, "{q:e}");
+        }
     }
 
     /// The integer rank is bit for bit the f64 formula's, at the corners where the f64
