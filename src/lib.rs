@@ -36,6 +36,8 @@
 //! * [`prometheus`]: Prometheus native histograms (protobuf exposition) and the text
 //!   format, into caller buffers.
 //! * `tower` (feature `tower`): a tower layer that hedges any service.
+//! * `metrics` (feature `metrics`): a recorder for the `metrics` facade whose histograms
+//!   are atomic sketches, ready for the exports above.
 //! * `fuzzing` (feature `arbitrary`): arbitrary sketches and DataDog's messages, for fuzz
 //!   targets of merge pipelines.
 //!
@@ -51,6 +53,7 @@
 //! | `defmt` | `defmt::Format` on the public types, for logging them on a microcontroller. | `defmt` |
 //! | `arbitrary` (implies `std`) | the `fuzzing` module: `arbitrary::Arbitrary` for sketches, their layouts and mappings (valid by construction), and a generator of DDSketch messages as DataDog's Go, Java and Python libraries write them, for fuzzing merge pipelines. The `arbitrary` crate is not `no_std`, so neither is this feature. | `arbitrary` |
 //! | `tower` (implies `std`) | the `tower` module: `HedgeLayer`, hedging any tower `Service` whose requests can be cloned, with HTTP helpers (a policy that hedges only idempotent methods and backs off on 429 and 503, for as long as their `Retry-After` asks, per-target hedgers, and `FirstByteLayer` to measure latency at the first body byte). | `tower-service`, `tower-layer`, `http`, `http-body`, `bytes`, `pin-project-lite` |
+//! | `metrics` (implies `std`) | the `metrics` module: `Recorder`, a `metrics` 0.24 recorder whose histograms are atomic sketches (OpenTelemetry buckets over 1 µs .. 100 s in seconds by default, any layout otherwise), recorded without a lock, listed for the Prometheus, OTLP and DataDog encoders; counters and gauges are no-ops. | `metrics` |
 //!
 //! No feature enables a `std`, a critical-section implementation, an embassy time driver
 //! or a tick rate: those are the final binary's choices (for embassy-time, a driver and a
@@ -81,6 +84,9 @@ pub mod deadline;
 #[cfg_attr(docsrs, doc(cfg(feature = "arbitrary")))]
 pub mod fuzzing;
 pub mod hedge;
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub mod metrics;
 pub mod otlp;
 pub mod prometheus;
 pub mod proto;

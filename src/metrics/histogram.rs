@@ -1,0 +1,73 @@
+//! [`SketchHistogram`]: one registered histogram, an atomic sketch and a count of the
+//! values it refused.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::sketch::{AtomicSketch, BinLayout, IndexMapping};
+
+/// What a `metrics::Histogram` handle from a [`Recorder`](super::Recorder) records into:
+/// an [`AtomicSketch`] and the number of values it refused.
+///
+/// Recording is lock-free (the sketch's atomic adds). NaN and negative values are not
+/// recorded and are counted in [`rejected`](Self::rejected), so none vanishes silently.
+pub struct SketchHistogram<M, const N: usize> {
+    sketch: AtomicSketch<M, N>,
+    rejected: AtomicU64,
+}
+
+impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
+    /// An empty histogram with `layout`'s bins.
+    pub const fn with_layout(layout: BinLayout<M, N>) -> Self {
+        SketchHistogram {
+            sketch: AtomicSketch::with_layout(layout),
+            rejected: AtomicU64::new(0),
+        }
+    }
+
+    /// Records `value`; a NaN or negative one is counted in [`rejected`](Self::rejected)
+    /// instead.
+    pub fn record(&self, value: f64) {
+        if self.sketch.record(value).is_err() {
+            self.rejected.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The sketch the values went into: [`snapshot`](AtomicSketch::snapshot) it to
+    /// export it, or query it in place.
+    pub fn sketch(&self) -> &AtomicSketch<M, N> {
+        &self.sketch
+    }
+
+    /// How many values were NaN or negative, and so not recorded.
+    pub fn rejected(&self) -> u64 {
+        self.rejected.load(Ordering::Relaxed)
+    }
+}
+
+impl<M: IndexMapping, const N: usize> ::metrics::HistogramFn for SketchHistogram<M, N> {
+    fn record(&self, value: f64) {
+        SketchHistogram::record(self, value);
+    }
+
+    fn record_many(&self, value: f64, count: usize) {
+        // One check for the whole batch: a bad value is refused `count` times.
+        if self.sketch.record(value).is_err() {
+            let count = u64::try_from(count).unwrap_or(u64::MAX);
+            self.rejected.fetch_add(count, Ordering::Relaxed);
+            return;
+        }
+        for _ in 1..count {
+            // Cannot fail: the same value was just accepted.
+            let _ = self.sketch.record(value);
+        }
+    }
+}
+
+impl<M: IndexMapping, const N: usize> core::fmt::Debug for SketchHistogram<M, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SketchHistogram")
+            .field("count", &self.sketch.count())
+            .field("rejected", &self.rejected())
+            .finish_non_exhaustive()
+    }
+}

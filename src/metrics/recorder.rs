@@ -1,0 +1,216 @@
+//! [`Recorder`]: a `metrics` recorder of a fixed number of sketch histograms.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use ::metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, SharedString, Unit};
+
+use super::histogram::SketchHistogram;
+use super::layout::OTEL_SECONDS_LAYOUT;
+use crate::sketch::presets::OTEL_LATENCY_BINS;
+use crate::sketch::{BinLayout, IndexMapping, OtelMapping};
+
+/// A slot: empty until a key claims it, then that key's histogram for good.
+type Slot<M, const N: usize> = OnceLock<(Key, Arc<SketchHistogram<M, N>>)>;
+
+/// A [`metrics::Recorder`](::metrics::Recorder) whose histograms are atomic sketches: up
+/// to `CAP` of them, each of `N` bins of mapping `M`.
+///
+/// * **Recording** through a handle (`metrics::histogram!(..).record(v)`, or a handle
+///   kept from it) is lock-free: the handle holds an `Arc` of the key's
+///   [`SketchHistogram`], whose record is the sketch's atomic adds. NaN and negative
+///   values are counted in [`SketchHistogram::rejected`], not recorded.
+/// * **Registration** (every `histogram!` call that does not keep its handle) finds the
+///   key by probing the slots from its hash; a new key claims the first empty slot it
+///   probes (the claim is a `OnceLock`: a thread probing that slot meanwhile waits for
+///   it, the only wait there is). Keys are never removed, so a key has one slot and
+///   registering it again returns the same histogram.
+/// * **A full recorder** refuses a new key: its handle is a no-op, and the refusal is
+///   counted in [`refused`](Self::refused). It never panics or evicts.
+/// * **Counters and gauges** are not kept: their handles are no-ops (descriptions and
+///   units too). Pair the recorder with another for them (metrics-util's `Fanout`).
+/// * **Reading**: [`histograms`](Self::histograms) lists every key with its histogram,
+///   for the crate's encoders (Prometheus, OTLP, DataDog).
+///
+/// The default, [`OtelRecorder`] from [`new`](Recorder::new), has OpenTelemetry's
+/// buckets over 1 µs .. 100 s in seconds ([`OTEL_SECONDS_LAYOUT`]), which the
+/// Prometheus and OTLP exports take as they are. Each histogram takes about 3.5 KiB of
+/// heap, allocated when its key is registered.
+///
+/// ```
+/// use tailguard::metrics::OtelRecorder;
+/// use tailguard::prometheus;
+///
+/// let recorder: OtelRecorder<16> = OtelRecorder::new();
+/// metrics::with_local_recorder(&recorder, || {
+///     for ms in [4.0, 5.0, 5.0, 48.0] {
+///         metrics::histogram!("http_request_duration_seconds", "route" => "/a").record(ms / 1e3);
+///     }
+///     metrics::histogram!("http_request_duration_seconds", "route" => "/b").record(f64::NAN);
+/// });
+///
+/// // Every histogram, exported as Prometheus native histograms (text format here).
+/// let mut body = Vec::new();
+/// for (key, histogram) in recorder.histograms() {
+///     let labels: Vec<(&str, &str)> = key.labels().map(|l| (l.key(), l.value())).collect();
+///     let sketch = histogram.sketch().snapshot();
+///     let mut buf = vec![0; 64 * 1024];
+///     let len = prometheus::Format::Text
+///         .encode(key.name(), "Request latency.", &sketch, &labels, &mut buf)
+///         .unwrap();
+///     body.extend_from_slice(&buf[..len]);
+/// }
+/// let body = String::from_utf8(body).unwrap();
+/// assert!(body.contains(r#"http_request_duration_seconds_count{route="/a"} 4"#));
+///
+/// let b = metrics::Key::from_parts("http_request_duration_seconds", &[("route", "/b")]);
+/// assert_eq!(recorder.get(&b).unwrap().rejected(), 1); // the NaN
+/// ```
+pub struct Recorder<M, const N: usize, const CAP: usize> {
+    layout: BinLayout<M, N>,
+    slots: [Slot<M, N>; CAP],
+    refused: AtomicU64,
+}
+
+/// The default recorder: OpenTelemetry's buckets at scale 5 (1.08 %) over 1 µs .. 100 s
+/// in seconds, up to `CAP` histograms.
+pub type OtelRecorder<const CAP: usize> = Recorder<OtelMapping, OTEL_LATENCY_BINS, CAP>;
+
+impl<const CAP: usize> Recorder<OtelMapping, OTEL_LATENCY_BINS, CAP> {
+    /// An empty recorder of [`OTEL_SECONDS_LAYOUT`] histograms (values in seconds).
+    pub fn new() -> Self {
+        Self::with_layout(OTEL_SECONDS_LAYOUT)
+    }
+}
+
+impl<const CAP: usize> Default for Recorder<OtelMapping, OTEL_LATENCY_BINS, CAP> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M: IndexMapping, const N: usize, const CAP: usize> Recorder<M, N, CAP> {
+    /// An empty recorder whose histograms have `layout`'s bins
+    /// ([`presets::OTEL_LATENCY_LAYOUT`](crate::sketch::presets::OTEL_LATENCY_LAYOUT) for
+    /// nanoseconds, say).
+    pub fn with_layout(layout: BinLayout<M, N>) -> Self {
+        Recorder {
+            layout,
+            slots: core::array::from_fn(|_| OnceLock::new()),
+            refused: AtomicU64::new(0),
+        }
+    }
+
+    /// `key`'s histogram, registered if it is new; `None` if it is new and the recorder
+    /// is full (counted in [`refused`](Self::refused)).
+    pub fn histogram(&self, key: &Key) -> Option<Arc<SketchHistogram<M, N>>> {
+        let found = self.probe(key, true);
+        if found.is_none() {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        found.map(Arc::clone)
+    }
+
+    /// `key`'s histogram if it is registered (registers nothing).
+    pub fn get(&self, key: &Key) -> Option<&SketchHistogram<M, N>> {
+        self.probe(key, false).map(|h| &**h)
+    }
+
+    /// Every registered key with its histogram, in slot order (not registration order).
+    pub fn histograms(&self) -> impl Iterator<Item = (&Key, &SketchHistogram<M, N>)> {
+        self.slots
+            .iter()
+            .filter_map(|slot| slot.get().map(|(key, h)| (key, &**h)))
+    }
+
+    /// How many keys are registered.
+    pub fn len(&self) -> usize {
+        self.histograms().count()
+    }
+
+    /// Whether no key is registered.
+    pub fn is_empty(&self) -> bool {
+        self.histograms().next().is_none()
+    }
+
+    /// How many histograms the recorder holds at most: `CAP`.
+    pub const fn capacity(&self) -> usize {
+        CAP
+    }
+
+    /// How many registrations of a new key a full recorder refused (each `histogram!`
+    /// call of such a key counts once).
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// The layout of every histogram.
+    pub fn layout(&self) -> BinLayout<M, N> {
+        self.layout
+    }
+
+    /// The slot of `key`: probed from its hash, claiming the first empty slot if `claim`.
+    fn probe(&self, key: &Key, claim: bool) -> Option<&Arc<SketchHistogram<M, N>>> {
+        // CAP == 0: no slot (`checked_rem` is `None`).
+        let start = key.get_hash().checked_rem(CAP as u64)?;
+        let (before, from) = self.slots.split_at_checked(usize::try_from(start).ok()?)?;
+        for slot in from.iter().chain(before) {
+            let entry = if claim {
+                // The first empty slot on a key's probe sequence is where it goes: every
+                // slot before it holds another key for good, so a second registration of
+                // the key probes the same filled slots and finds it here.
+                Some(slot.get_or_init(|| {
+                    (
+                        key.clone(),
+                        Arc::new(SketchHistogram::with_layout(self.layout)),
+                    )
+                }))
+            } else {
+                slot.get()
+            };
+            match entry {
+                Some((k, h)) if k == key => return Some(h),
+                Some(_) => {}
+                // Not claiming, and an empty slot: the key would have been here.
+                None => return None,
+            }
+        }
+        None
+    }
+}
+
+impl<M, const N: usize, const CAP: usize> ::metrics::Recorder for Recorder<M, N, CAP>
+where
+    M: IndexMapping + Send + Sync + 'static,
+{
+    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn register_counter(&self, _: &Key, _: &Metadata<'_>) -> Counter {
+        Counter::noop()
+    }
+
+    fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::noop()
+    }
+
+    fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
+        match self.histogram(key) {
+            Some(h) => Histogram::from_arc(h),
+            None => Histogram::noop(),
+        }
+    }
+}
+
+impl<M: IndexMapping, const N: usize, const CAP: usize> core::fmt::Debug for Recorder<M, N, CAP> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("len", &self.len())
+            .field("capacity", &CAP)
+            .field("refused", &self.refused())
+            .finish_non_exhaustive()
+    }
+}
