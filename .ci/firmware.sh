@@ -56,3 +56,6 @@ bash ../.ci/check-int-path.sh # (this script runs in firmware/)
 
 # The embassy firmware: race_embassy on an embassy executor, defmt decoded by defmt-print.
 bash ../.ci/firmware-embassy.sh # (this script runs in firmware/)
+
+# The RTIC firmware: race in an RTIC 2 app on its SysTick monotonic (lm3s6965evb, Cortex-M3).
+bash ../.ci/firmware-rtic.sh # (this script runs in firmware/)
