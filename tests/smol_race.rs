@@ -31,10 +31,8 @@ fn hedger(delay: Duration) -> Hedger<FnClock<impl Fn() -> Instant>> {
 }
 
 /// async-io's timer as the race's sleep.
-fn sleep(d: Duration) -> impl std::future::Future<Output = ()> {
-    async move {
-        Timer::after(d).await;
-    }
+async fn sleep(d: Duration) {
+    Timer::after(d).await;
 }
 
 /// Sets its flag when dropped: tells whether an attempt was cancelled.
