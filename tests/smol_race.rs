@@ -169,7 +169,7 @@ fn a_deadline_cancels_every_attempt() {
 #[test]
 fn concurrent_races_share_one_hedger_and_their_timers_run_together() {
     const RACES: u32 = 16;
-    let hedger = hedger(20 * MS);
+    let hedger = hedger(50 * MS);
     let executor = smol::LocalExecutor::new();
     let start = StdInstant::now();
     let tasks: Vec<_> = (0..RACES)
@@ -181,7 +181,7 @@ fn concurrent_races_share_one_hedger_and_their_timers_run_together() {
                     hedger,
                     primary,
                     || async move {
-                        Timer::after(10 * MS).await;
+                        Timer::after(50 * MS).await;
                         Ok(i)
                     },
                     sleep,
@@ -206,8 +206,8 @@ fn concurrent_races_share_one_hedger_and_their_timers_run_together() {
             (i, Attempt::Hedge(1), true)
         );
     }
-    // One after another they would take at least RACES * 30 ms.
-    assert!(took < RACES * 30 * MS, "{took:?}");
+    // Together they take about 100 ms; one after another, at least RACES * 100 ms.
+    assert!(took < RACES * 100 * MS, "{took:?}");
     let stats = hedger.stats();
     assert_eq!(
         (stats.requests, stats.hedges, stats.hedge_wins),
