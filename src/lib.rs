@@ -48,7 +48,7 @@
 //!
 //! | feature | adds | dependencies it brings |
 //! |---|---|---|
-//! | `std` | `clock::StdClock`, the host's monotonic clock. Nothing else in the crate needs `std`. | none |
+//! | `std` | `clock::StdClock`, the host's monotonic clock (not on `wasm32-unknown-unknown`, whose `Instant::now` panics: an `FnClock` reads the host's time there). Nothing else in the crate needs `std`. | none |
 //! | `embassy-time` | `clock::EmbassyClock`, embassy-time's global clock, and `hedge::race_embassy`, [`race`](hedge::race) with embassy's `Timer` as the sleep. | `embassy-time` |
 //! | `defmt` | `defmt::Format` on the public types, for logging them on a microcontroller. | `defmt` |
 //! | `arbitrary` (implies `std`) | the `fuzzing` module: `arbitrary::Arbitrary` for sketches, their layouts and mappings (valid by construction), and a generator of DDSketch messages as DataDog's Go, Java and Python libraries write them, for fuzzing merge pipelines. The `arbitrary` crate is not `no_std`, so neither is this feature. | `arbitrary` |

@@ -60,7 +60,11 @@ mod embassy;
 mod fn_clock;
 mod instant;
 mod manual;
-#[cfg(feature = "std")]
+// Not on wasm32-unknown-unknown: its `std::time::Instant::now` panics (no host clock).
+#[cfg(all(
+    feature = "std",
+    not(all(target_arch = "wasm32", target_os = "unknown"))
+))]
 mod std_clock;
 
 #[cfg(feature = "embassy-time")]
@@ -69,7 +73,10 @@ pub use fn_clock::FnClock;
 pub use instant::Instant;
 pub(crate) use instant::{duration_to_nanos, nanos_to_duration};
 pub use manual::ManualClock;
-#[cfg(feature = "std")]
+#[cfg(all(
+    feature = "std",
+    not(all(target_arch = "wasm32", target_os = "unknown"))
+))]
 pub use std_clock::StdClock;
 
 /// A source of monotonic time.

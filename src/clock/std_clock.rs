@@ -8,7 +8,11 @@ use super::Clock;
 /// instants and [`Deadline`](crate::deadline::Deadline)s made with one compare with those of
 /// another.
 ///
-/// Available with the `std` feature.
+/// Available with the `std` feature, except on `wasm32-unknown-unknown`: there
+/// `std::time::Instant::now` panics (the target has no clock of its own), so `StdClock` is
+/// left out and a build that names it fails to compile rather than panic at run time. Read
+/// the host's time with an [`FnClock`](super::FnClock) instead (from JavaScript's
+/// `performance.now()`, say: `wasm/` in the repository does that).
 ///
 /// ```
 /// use tailguard::clock::{Clock, StdClock};
@@ -16,7 +20,13 @@ use super::Clock;
 /// let a = clock.now();
 /// assert!(StdClock::new().now() >= a);
 /// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(
+        feature = "std",
+        not(all(target_arch = "wasm32", target_os = "unknown"))
+    )))
+)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StdClock {
     _private: (),
