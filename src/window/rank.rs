@@ -154,13 +154,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             let ends = self.slots.iter().map(&ends).fold(Ends::EMPTY, Ends::and);
             Occupied::new(self.slots.as_slice()).rank_and_count(cut.within(ends))
         };
-        (0..SCAN_ATTEMPTS)
-            .find_map(|_| {
-                let before = self.generation.optimistic_read()?;
-                let scanned = scan();
-                self.generation.validate_read(before).then_some(scanned)
-            })
-            .unwrap_or_else(scan)
+        self.without_rotation(scan)
     }
 
     /// The upper edge (a whole number; 0 for the zero bin) of the first bin, the zero bin
@@ -182,6 +176,12 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 },
             )
         };
+        self.without_rotation(scan)
+    }
+
+    /// `scan` run where no rotation overlapped it (the seqlock's reader side), retried a
+    /// few times; if rotations keep spoiling it, the last run as it is.
+    fn without_rotation<R>(&self, scan: impl Fn() -> R) -> R {
         (0..SCAN_ATTEMPTS)
             .find_map(|_| {
                 let before = self.generation.optimistic_read()?;
