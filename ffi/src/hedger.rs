@@ -669,3 +669,83 @@ pub unsafe extern "C" fn tg_hedger_stats(
         Ok(())
     })())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::tests::manual;
+    use crate::object::TG_PRESET_MCU;
+    use crate::status::TG_OK;
+    use core::ptr::null_mut;
+    use core::sync::atomic::{AtomicU64, Ordering};
+
+    #[test]
+    fn wait_hedge_success_and_tickets_are_checked() {
+        let time = AtomicU64::new(0);
+        let mut mem = std::vec![0u64; TG_HEDGER_MCU_SIZE / 8];
+        let mut config = tg_hedge_config::defaults();
+        config.min_samples = 4;
+        config.min_delay_ns = 100_000;
+        let mut h = null_mut();
+        let mut t = tg_ticket {
+            opaque: [0; TG_TICKET_WORDS],
+        };
+        let mut d = tg_decision {
+            kind: 9,
+            skip_reason: 9,
+            wait_ns: 9,
+        };
+        let mut stats = tg_hedge_stats::default();
+        let mut latency = 0;
+        let tick = |ns| time.fetch_add(ns, Ordering::Relaxed);
+        // SAFETY: storage and out-pointers are locals that outlive the handle's uses.
+        unsafe {
+            let p = mem.as_mut_ptr().cast();
+            let size = mem.len() * 8;
+            let mut bad = config;
+            bad.percentile_count = 3;
+            assert_eq!(
+                tg_hedger_init(p, size, TG_PRESET_MCU, manual(&time), &bad, &mut h),
+                TG_ERR_CONFIG
+            );
+            assert_eq!(
+                tg_hedger_init(p, size, TG_PRESET_MCU, manual(&time), &config, &mut h),
+                TG_OK
+            );
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_ERR_UNINIT);
+            for _ in 0..4 {
+                assert_eq!(tg_hedger_start(h, &mut t), TG_OK);
+                tick(800_000);
+                assert_eq!(tg_hedger_on_success(h, &t, 0, &mut latency), TG_OK);
+                assert_eq!(latency, 800_000);
+            }
+            assert_eq!(tg_hedger_start(h, &mut t), TG_OK);
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_OK);
+            assert_eq!((d.kind, d.skip_reason), (TG_DECISION_WAIT, TG_SKIP_NONE));
+            tick(d.wait_ns);
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_OK);
+            assert_eq!(d.kind, TG_DECISION_HEDGE);
+            assert_eq!(tg_hedger_on_success(h, &t, 1, null_mut()), TG_OK);
+            assert_eq!(tg_hedger_on_success(h, &t, 256, null_mut()), TG_ERR_VALUE);
+            // A ticket moved to other storage names the same hedger; a changed owner not.
+            let mut other = t;
+            other.opaque[1] ^= 8;
+            assert_eq!(tg_hedger_on_error(h, &mut other, 0), TG_ERR_MISMATCH);
+            assert_eq!(tg_hedger_stats(h, &mut stats), TG_OK);
+            assert_eq!((stats.requests, stats.hedges, stats.hedge_wins), (5, 1, 1));
+            assert_eq!(stats.has_delay, 1);
+            assert_eq!(tg_hedger_delay(h, &mut latency), TG_OK);
+            assert_eq!(latency, stats.delay_ns);
+        }
+    }
+
+    #[test]
+    fn config_defaults_round_trip() {
+        let c = tg_hedge_config::defaults();
+        assert_eq!(c.to_config().unwrap(), HedgeConfig::new());
+        let mut two = c;
+        two.percentile_count = 2;
+        two.percentiles = [0.5, 0.99];
+        assert_eq!(two.to_config().unwrap().max_hedges(), 2);
+    }
+}
