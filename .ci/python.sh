@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The Python binding (python/, PyO3): lint it, build its wheel with maturin, install the
+# wheel into the venv .ci/run makes (made here too when this runs alone), run its tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# As python/pyproject.toml's build-system pins it (checked below): a new maturin cannot
+# change what CI builds.
+maturin_version=1.16.0
+grep -q "\"maturin==$maturin_version\"" python/pyproject.toml ||
+  { echo "python.sh: python/pyproject.toml does not pin maturin==$maturin_version" >&2; exit 1; }
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+pip=(.venv/bin/pip install --quiet --disable-pip-version-check)
+# The tests read DataDog's sketches (ddsketch) and OpenTelemetry's data points.
+"${pip[@]}" ddsketch==3.0.1 protobuf opentelemetry-proto==1.45.2 "maturin==$maturin_version"
+
+# python/ is a workspace of its own (like firmware/); its build goes under target/, so the
+# disk it takes is in what .ci/run's last step prints.
+export CARGO_TARGET_DIR="$PWD/target/python"
+manifest=(--manifest-path python/Cargo.toml)
+cargo fmt "${manifest[@]}" -- --check
+cargo clippy "${manifest[@]}" --locked --all-targets -- -D warnings
+
+wheels="$(mktemp -d)"
+trap 'rm -rf "$wheels"' EXIT
+.venv/bin/maturin build --release --locked "${manifest[@]}" --out "$wheels"
+"${pip[@]}" --force-reinstall --no-deps "$wheels"/tailguard-*.whl
+# The stubs went into the wheel beside the module.
+.venv/bin/python - <<'PY'
+import importlib.util, pathlib
+origin = pathlib.Path(importlib.util.find_spec("tailguard").origin)
+assert (origin.parent / "__init__.pyi").is_file(), "tailguard.pyi is not installed"
+PY
+
+.venv/bin/python -m unittest discover -v -s python/tests -t python/tests
