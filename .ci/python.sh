@@ -12,8 +12,9 @@ grep -q "\"maturin==$maturin_version\"" python/pyproject.toml ||
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 pip=(.venv/bin/pip install --quiet --disable-pip-version-check)
-# The tests read DataDog's sketches (ddsketch) and OpenTelemetry's data points.
-"${pip[@]}" ddsketch==3.0.1 protobuf opentelemetry-proto==1.45.2 "maturin==$maturin_version"
+# The tests read DataDog's sketches (ddsketch) and OpenTelemetry's data points; mypy checks
+# the type stubs.
+"${pip[@]}" ddsketch==3.0.1 protobuf opentelemetry-proto==1.45.2 mypy==2.4.1 "maturin==$maturin_version"
 
 # python/ is a workspace of its own (like firmware/); its build goes under target/, so the
 # disk it takes is in what .ci/run's last step prints.
@@ -26,11 +27,8 @@ wheels="$(mktemp -d)"
 trap 'rm -rf "$wheels"' EXIT
 .venv/bin/maturin build --release --locked "${manifest[@]}" --out "$wheels"
 "${pip[@]}" --force-reinstall --no-deps "$wheels"/tailguard-*.whl
-# The stubs went into the wheel beside the module.
-.venv/bin/python - <<'PY'
-import importlib.util, pathlib
-origin = pathlib.Path(importlib.util.find_spec("tailguard").origin)
-assert (origin.parent / "__init__.pyi").is_file(), "tailguard.pyi is not installed"
-PY
+# The stubs went into the wheel, and say what the module has (every name, signature and
+# default): mypy's stubtest against the installed module.
+.venv/bin/python -m mypy.stubtest tailguard --allowlist python/stubtest-allowlist.txt
 
 .venv/bin/python -m unittest discover -v -s python/tests -t python/tests

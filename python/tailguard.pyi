@@ -1,6 +1,8 @@
 """Type stubs of the `tailguard` extension module (python/src, built by maturin)."""
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple, final
+
+__all__ = ["Sketch", "Rebinned", "OtlpDecoded", "DecodeError", "PRESETS", "__version__"]
 
 __version__: str
 PRESETS: Tuple[str, ...]
@@ -9,6 +11,7 @@ PRESETS: Tuple[str, ...]
 class DecodeError(ValueError):
     """Bytes the sketch cannot read; the sketch is unchanged."""
 
+@final
 class Rebinned:
     """What `Sketch.merge_ddsketch` added."""
 
@@ -27,6 +30,7 @@ class Rebinned:
     @property
     def relative_error(self) -> float: ...
 
+@final
 class OtlpDecoded:
     """What `Sketch.merge_otlp` added."""
 
@@ -49,10 +53,11 @@ class OtlpDecoded:
     @property
     def end_unix_ns(self) -> int: ...
 
+@final
 class Sketch:
     """A DDSketch of one of tailguard's presets, in nanoseconds."""
 
-    def __init__(self, preset: str = "log") -> None:
+    def __new__(cls, preset: str = "log") -> "Sketch":
         """An empty sketch of `preset` (one of PRESETS); ValueError for another name."""
     def record(self, value: float, n: Optional[int] = None) -> None:
         """Records `value` `n` times (default 1); ValueError if NaN or negative."""

@@ -22,7 +22,13 @@ pub fn convention(name: &str) -> PyResult<IndexConvention> {
 }
 
 /// What `merge_ddsketch` added (`tailguard.proto.Rebinned`).
-#[pyclass(module = "tailguard", name = "Rebinned", frozen, get_all)]
+#[pyclass(
+    module = "tailguard",
+    name = "Rebinned",
+    frozen,
+    get_all,
+    skip_from_py_object
+)]
 #[derive(Clone, Copy)]
 pub struct PyRebinned {
     /// Values added: `count` grew by this much.
@@ -61,7 +67,13 @@ impl PyRebinned {
 }
 
 /// What `merge_otlp` added (`tailguard.otlp.Decoded`).
-#[pyclass(module = "tailguard", name = "OtlpDecoded", frozen, get_all)]
+#[pyclass(
+    module = "tailguard",
+    name = "OtlpDecoded",
+    frozen,
+    get_all,
+    skip_from_py_object
+)]
 #[derive(Clone, Copy)]
 pub struct PyOtlpDecoded {
     /// Values added: `count` grew by this much.

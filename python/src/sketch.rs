@@ -15,7 +15,7 @@ use crate::preset::{each, AnySketch, NAMES};
 /// Presets: "log" (1 %), "cubic" (1 %), "int" (0.78 %, integer input path), "int_coarse"
 /// (1.56 %, the firmware's), "mcu" (1.56 %, 100 µs to 10 s) and "otel" (1.08 %,
 /// OpenTelemetry's scale-5 buckets).
-#[pyclass(module = "tailguard", name = "Sketch")]
+#[pyclass(module = "tailguard", name = "Sketch", skip_from_py_object)]
 #[derive(Clone)]
 pub struct Sketch {
     inner: AnySketch,
