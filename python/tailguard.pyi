@@ -64,7 +64,7 @@ class Sketch:
     def record_int(self, value: int, n: Optional[int] = None) -> None:
         """Records the integer `value` in [0, 2**64) `n` times; TypeError if not an int,
         ValueError if out of range."""
-    def record_many(self, values: Sequence[float]) -> None:
+    def record_many(self, values: Iterable[float]) -> None:
         """Records every value, all or nothing (ValueError on a NaN or negative one)."""
     def record_many_int(self, values: Iterable[int]) -> None:
         """Records every integer in [0, 2**64), all or nothing."""

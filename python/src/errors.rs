@@ -2,9 +2,8 @@
 //! refusal of a caller's value is a `ValueError` (or a subclass), so Python code can catch
 //! one type.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
 
 pyo3::create_exception!(
     tailguard,
@@ -25,17 +24,29 @@ pub fn decode_error(e: impl core::fmt::Display) -> PyErr {
     DecodeError::new_err(e.to_string())
 }
 
-/// `obj` as a `u64`: a `TypeError` if it is not an `int`, a `ValueError` if it is one out
-/// of range (rather than Python's `OverflowError`, which is not a `ValueError`).
+/// `obj` as a `u64` (any integer: an `int`, or what has `__index__`, such as NumPy's): a
+/// `TypeError` if it is not one, a `ValueError` if it is one out of range (rather than
+/// Python's `OverflowError`, which is not a `ValueError`).
 pub fn to_u64(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
-    if !obj.is_instance_of::<PyInt>() {
-        let kind = obj.get_type().name()?;
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be an int, not {kind}"
-        )));
-    }
-    obj.extract::<u64>()
-        .map_err(|_| PyValueError::new_err(format!("{what} must be in [0, 2**64), got {obj}")))
+    obj.extract::<u64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            PyValueError::new_err(format!("{what} must be in [0, 2**64), got {obj}"))
+        } else {
+            e
+        }
+    })
+}
+
+/// `obj` as an `f64` (a `float`, or what has `__float__` or `__index__`): a `TypeError`
+/// if it is not one, a `ValueError` for an integer too large for a float.
+pub fn to_f64(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    obj.extract::<f64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            PyValueError::new_err(format!("value is too large for a float: {obj}"))
+        } else {
+            e
+        }
+    })
 }
 
 /// `obj` as a `u32` count: the errors of [`to_u64`], and a `ValueError` above `2**32 - 1`.

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::codecs::{self, PyOtlpDecoded, PyRebinned};
-use crate::errors::{to_count, to_u64, value_error};
+use crate::errors::{to_count, to_f64, to_u64, value_error};
 use crate::preset::{each, AnySketch, NAMES};
 
 /// A DDSketch of one of tailguard's presets, in nanoseconds (1 µs to 100 s, or 100 µs to
@@ -44,7 +44,8 @@ impl Sketch {
     /// Records `value` (a float, nanoseconds) `n` times. ValueError if it is NaN or
     /// negative (nothing is recorded); values beyond the range go to the end bins.
     #[pyo3(signature = (value, n = None))]
-    fn record(&mut self, value: f64, n: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn record(&mut self, value: &Bound<'_, PyAny>, n: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = to_f64(value)?;
         let n = n.map(to_count).transpose()?.unwrap_or(1);
         each!(&mut self.inner, s => s.record_n(value, n)).map_err(value_error)
     }
@@ -63,13 +64,18 @@ impl Sketch {
         Ok(())
     }
 
-    /// Records every float of `values`, all or nothing: ValueError naming the first NaN or
-    /// negative value (and nothing recorded).
-    fn record_many(&mut self, values: Vec<f64>) -> PyResult<()> {
+    /// Records every float of `values` (any iterable), all or nothing: ValueError naming
+    /// the first NaN or negative value (and nothing recorded).
+    fn record_many(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let values = values
+            .try_iter()?
+            .map(|v| to_f64(&v?))
+            .collect::<PyResult<Vec<f64>>>()?;
         each!(&mut self.inner, s => s.record_slice(&values)).map_err(value_error)
     }
 
-    /// Records every int of `values` (nanoseconds, each in [0, 2**64)), all or nothing.
+    /// Records every int of `values` (any iterable; nanoseconds, each in [0, 2**64)), all
+    /// or nothing.
     fn record_many_int(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
         let values = values
             .try_iter()?

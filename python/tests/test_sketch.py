@@ -80,6 +80,8 @@ class RecordTest(unittest.TestCase):
             s.record("1.0")
         with self.assertRaises(TypeError):
             s.record(None)
+        with self.assertRaises(ValueError):
+            s.record(10**400)  # an int too large for a float
         for bad_n in (-1, 2**32):
             with self.assertRaises(ValueError):
                 s.record(1e6, bad_n)
@@ -105,6 +107,15 @@ class RecordTest(unittest.TestCase):
         for bad in (1.0, "5", None, 1e6):
             with self.assertRaises(TypeError):
                 s.record_int(bad)
+
+        class Index:  # NumPy's integers are not ints, but have __index__
+            def __index__(self):
+                return 6_000_000
+
+        s.record_int(Index())
+        self.assertEqual(s.count, 6)
+        s.clear()
+        s.record_many_int([5_000_000, 7_000_000, 7_000_000, 2**64 - 1, 0])
         with self.assertRaises(ValueError):
             s.record_int(1, n=-5)
         self.assertEqual(s.count, 5)
@@ -126,8 +137,15 @@ class RecordTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             many.record_many([1e6, "x"])
         self.assertEqual(many.count, 500)
+        with self.assertRaises(ValueError):
+            many.record_many([1e6, 10**400])  # too large for a float
+        with self.assertRaises(TypeError):
+            many.record_many(5.0)
         many.record_many([])
         self.assertEqual(many.count, 500)
+        # Any iterable, as record_many_int takes.
+        many.record_many(float(v) for v in latencies(10))
+        self.assertEqual(many.count, 510)
 
     def test_record_many_int(self):
         values = latencies(500)
