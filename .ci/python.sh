@@ -21,11 +21,16 @@ pip=(.venv/bin/pip install --quiet --disable-pip-version-check)
 export CARGO_TARGET_DIR="$PWD/target/python"
 manifest=(--manifest-path python/Cargo.toml)
 cargo fmt "${manifest[@]}" -- --check
-cargo clippy "${manifest[@]}" --locked --all-targets -- -D warnings
 
 wheels="$(mktemp -d)"
 trap 'rm -rf "$wheels"' EXIT
 .venv/bin/maturin build --release --locked "${manifest[@]}" --out "$wheels"
+# Lint after the build, in release too, and with the PyO3 configuration maturin wrote (if
+# it is where maturin 1.16 puts it): then nothing of the wheel's build is built again.
+pyo3_config=("$CARGO_TARGET_DIR"/maturin/pyo3-config-*.txt)
+if [ -f "${pyo3_config[0]}" ]; then export PYO3_CONFIG_FILE="${pyo3_config[0]}"; fi
+cargo clippy "${manifest[@]}" --locked --release --all-targets -- -D warnings
+unset PYO3_CONFIG_FILE
 "${pip[@]}" --force-reinstall --no-deps "$wheels"/tailguard-*.whl
 # The stubs went into the wheel, and say what the module has (every name, signature and
 # default): mypy's stubtest against the installed module.

@@ -1,6 +1,6 @@
-//! The module's exception, and how the crate's errors become Python exceptions: every
-//! refusal of a caller's value is a `ValueError` (or a subclass), so Python code can catch
-//! one type.
+//! The module's exception, and how the crate's errors become Python exceptions: a value
+//! refused is a `ValueError` (or a subclass), so Python code can catch one type; a value
+//! of the wrong type is a `TypeError`, as Python's own functions raise.
 
 use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
