@@ -2,10 +2,12 @@
 //! constants in firmware/src/expected.rs. This test computes them on the host, with the
 //! same workloads (the support crate's `firmware` module, support/src/firmware.rs) and this
 //! crate, and fails if the file is not current. To regenerate it:
-//! `TAILGUARD_BLESS=1 cargo test --test firmware_expected`.
+//! `TAILGUARD_BLESS=1 cargo test --test firmware_expected`. The same command keeps the
+//! Python binding's device sketches (python/tests/data/device_*.ddsketch) current.
 
 use std::fmt::Write as _;
 use std::path::Path;
+use tailguard::proto::{self, IndexConvention};
 use tailguard::sketch::{presets, DDSketch, IndexMapping};
 use tailguard_support::firmware::{
     self, record_edges, record_latencies, record_latencies_f64, summarize, Summary,
@@ -110,4 +112,31 @@ fn merging_halves_gives_the_whole() {
     record_latencies(&mut b, half, firmware::LATENCIES);
     a.merge(&b).unwrap();
     assert_eq!(summarize(&a), latencies(presets::int_latency_coarse()));
+}
+
+#[test]
+fn python_device_sketches_are_current() {
+    // What python/tests merges: the firmware's sketch of each half of the workload, as
+    // the device sends it (DataDog's protobuf, Go/Java convention).
+    let half = firmware::LATENCIES / 2;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/tests/data");
+    for (name, from, to) in [
+        ("device_a", 0, half),
+        ("device_b", half, firmware::LATENCIES),
+    ] {
+        let mut s = presets::int_latency_coarse();
+        record_latencies(&mut s, from, to);
+        let mut want = vec![0u8; proto::encoded_len(&s, IndexConvention::GoJava)];
+        proto::encode(&s, IndexConvention::GoJava, &mut want).unwrap();
+        let path = dir.join(format!("{name}.ddsketch"));
+        if std::env::var_os("TAILGUARD_BLESS").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read(&path).unwrap();
+        assert!(
+            have == want,
+            "{} is not current: run `TAILGUARD_BLESS=1 cargo test --test firmware_expected`",
+            path.display()
+        );
+    }
 }
