@@ -13,9 +13,7 @@ use tailguard::hedge::{
     Attempt, ColdStart, CubicHedger, Decision, HedgeConfig, IntHedger, LogHedger, McuHedger,
     SkipReason, Ticket, MAX_HEDGES,
 };
-use tailguard::sketch::presets::{
-    CUBIC_LATENCY_LAYOUT, INT_LATENCY_LAYOUT, LOG_LATENCY_LAYOUT, MCU_LATENCY_LAYOUT,
-};
+use tailguard::sketch::presets;
 
 use crate::clock::{nanos, tg_clock, CallbackClock};
 use crate::object::{self, fits, magic, Kind, Out, Preset};
@@ -172,23 +170,29 @@ macro_rules! with_hedger {
         // SAFETY (every arm): the magic names the preset, so the object is of its type; a
         // hedger is used through shared references only.
         match Preset::from_u32(code)? {
+            #[cfg(feature = "preset-log")]
             Preset::Log => {
                 let $x = unsafe { object::value::<LogH>(h) };
                 $body
             }
+            #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
                 let $x = unsafe { object::value::<CubicH>(h) };
                 $body
             }
+            #[cfg(feature = "preset-int")]
             Preset::Int => {
                 let $x = unsafe { object::value::<IntH>(h) };
                 $body
             }
+            #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
                 let $x = unsafe { object::value::<McuH>(h) };
                 $body
             }
-            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
+            // No window or hedger of these (a preset compiled out is not in the enum).
+            #[allow(unreachable_patterns)]
+            _ => return Err(TG_ERR_PRESET),
         }
     }};
 }
@@ -233,19 +237,29 @@ pub unsafe extern "C" fn tg_hedger_init(
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Hedger, preset);
         let handle = match Preset::from_u32(preset)? {
+            #[cfg(feature = "preset-log")]
             Preset::Log => object::init(storage, size, k, p, || {
-                LogH::with_layout(clock, config, LOG_LATENCY_LAYOUT).map_err(|_| TG_ERR_CONFIG)
+                LogH::with_layout(clock, config, presets::LOG_LATENCY_LAYOUT)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-cubic")]
             Preset::Cubic => object::init(storage, size, k, p, || {
-                CubicH::with_layout(clock, config, CUBIC_LATENCY_LAYOUT).map_err(|_| TG_ERR_CONFIG)
+                CubicH::with_layout(clock, config, presets::CUBIC_LATENCY_LAYOUT)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-int")]
             Preset::Int => object::init(storage, size, k, p, || {
-                IntH::with_layout(clock, config, INT_LATENCY_LAYOUT).map_err(|_| TG_ERR_CONFIG)
+                IntH::with_layout(clock, config, presets::INT_LATENCY_LAYOUT)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-mcu")]
             Preset::Mcu => object::init(storage, size, k, p, || {
-                McuH::with_layout(clock, config, MCU_LATENCY_LAYOUT).map_err(|_| TG_ERR_CONFIG)
+                McuH::with_layout(clock, config, presets::MCU_LATENCY_LAYOUT)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
-            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
+            // No window or hedger of these (a preset compiled out is not in the enum).
+            #[allow(unreachable_patterns)]
+            _ => return Err(TG_ERR_PRESET),
         };
         out.set(handle.cast());
         Ok(())

@@ -28,6 +28,16 @@
     )
 )]
 
+// Windows and hedgers exist for four presets; a build needs one of them (an int-coarse or
+// otel sketch alone still takes, say, `preset-mcu` beside it).
+#[cfg(not(any(
+    feature = "preset-log",
+    feature = "preset-cubic",
+    feature = "preset-int",
+    feature = "preset-mcu"
+)))]
+compile_error!("tailguard-ffi needs one of preset-log, preset-cubic, preset-int or preset-mcu");
+
 #[cfg(all(test, not(miri)))]
 mod bad_input;
 pub mod budget;

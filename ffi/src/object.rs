@@ -30,11 +30,17 @@ pub const TG_PRESET_OTEL: u32 = 6;
 /// A preset, checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Preset {
+    #[cfg(feature = "preset-log")]
     Log,
+    #[cfg(feature = "preset-cubic")]
     Cubic,
+    #[cfg(feature = "preset-int")]
     Int,
+    #[cfg(feature = "preset-int-coarse")]
     IntCoarse,
+    #[cfg(feature = "preset-mcu")]
     Mcu,
+    #[cfg(feature = "preset-otel")]
     Otel,
 }
 
@@ -42,11 +48,17 @@ impl Preset {
     /// The preset of a `TG_PRESET_*` constant, or `TG_ERR_PRESET`.
     pub(crate) fn from_u32(code: u32) -> Result<Self> {
         match code {
+            #[cfg(feature = "preset-log")]
             TG_PRESET_LOG => Ok(Preset::Log),
+            #[cfg(feature = "preset-cubic")]
             TG_PRESET_CUBIC => Ok(Preset::Cubic),
+            #[cfg(feature = "preset-int")]
             TG_PRESET_INT => Ok(Preset::Int),
+            #[cfg(feature = "preset-int-coarse")]
             TG_PRESET_INT_COARSE => Ok(Preset::IntCoarse),
+            #[cfg(feature = "preset-mcu")]
             TG_PRESET_MCU => Ok(Preset::Mcu),
+            #[cfg(feature = "preset-otel")]
             TG_PRESET_OTEL => Ok(Preset::Otel),
             _ => Err(TG_ERR_PRESET),
         }

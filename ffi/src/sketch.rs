@@ -57,26 +57,32 @@ macro_rules! with_sketch {
         let $p = code;
         // SAFETY (every arm): the magic names the preset, so the object is of its type.
         match P::from_u32(code)? {
+            #[cfg(feature = "preset-log")]
             P::Log => {
                 let $s = unsafe { $crate::object::$get::<ps::LogLatency>(h) };
                 $body
             }
+            #[cfg(feature = "preset-cubic")]
             P::Cubic => {
                 let $s = unsafe { $crate::object::$get::<ps::CubicLatency>(h) };
                 $body
             }
+            #[cfg(feature = "preset-int")]
             P::Int => {
                 let $s = unsafe { $crate::object::$get::<ps::IntLatency>(h) };
                 $body
             }
+            #[cfg(feature = "preset-int-coarse")]
             P::IntCoarse => {
                 let $s = unsafe { $crate::object::$get::<ps::IntLatencyCoarse>(h) };
                 $body
             }
+            #[cfg(feature = "preset-mcu")]
             P::Mcu => {
                 let $s = unsafe { $crate::object::$get::<ps::McuLatency>(h) };
                 $body
             }
+            #[cfg(feature = "preset-otel")]
             P::Otel => {
                 let $s = unsafe { $crate::object::$get::<ps::OtelLatency>(h) };
                 $body
@@ -131,13 +137,19 @@ pub unsafe extern "C" fn tg_sketch_init(
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Sketch, preset);
         let handle = match Preset::from_u32(preset)? {
+            #[cfg(feature = "preset-log")]
             Preset::Log => object::init(storage, size, k, p, || Ok(presets::log_latency()))?,
+            #[cfg(feature = "preset-cubic")]
             Preset::Cubic => object::init(storage, size, k, p, || Ok(presets::cubic_latency()))?,
+            #[cfg(feature = "preset-int")]
             Preset::Int => object::init(storage, size, k, p, || Ok(presets::int_latency()))?,
+            #[cfg(feature = "preset-int-coarse")]
             Preset::IntCoarse => {
                 object::init(storage, size, k, p, || Ok(presets::int_latency_coarse()))?
             }
+            #[cfg(feature = "preset-mcu")]
             Preset::Mcu => object::init(storage, size, k, p, || Ok(presets::mcu_latency()))?,
+            #[cfg(feature = "preset-otel")]
             Preset::Otel => object::init(storage, size, k, p, || Ok(presets::otel_latency()))?,
         };
         out.set(handle.cast());

@@ -5,9 +5,7 @@
 
 use core::time::Duration;
 
-use tailguard::sketch::presets::{
-    CUBIC_LATENCY_LAYOUT, INT_LATENCY_LAYOUT, LOG_LATENCY_LAYOUT, MCU_LATENCY_LAYOUT,
-};
+use tailguard::sketch::presets;
 use tailguard::sketch::{DDSketch, IndexMapping};
 use tailguard::window::{
     CubicLatencyWindow, IntLatencyWindow, LogLatencyWindow, McuLatencyWindow, Window, WindowConfig,
@@ -112,23 +110,29 @@ macro_rules! with_window {
         // SAFETY (every arm): the magic names the preset, so the object is of its type; a
         // window is used through shared references only.
         match Preset::from_u32(code)? {
+            #[cfg(feature = "preset-log")]
             Preset::Log => {
                 let $w = unsafe { object::value::<LogW>(h) };
                 $body
             }
+            #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
                 let $w = unsafe { object::value::<CubicW>(h) };
                 $body
             }
+            #[cfg(feature = "preset-int")]
             Preset::Int => {
                 let $w = unsafe { object::value::<IntW>(h) };
                 $body
             }
+            #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
                 let $w = unsafe { object::value::<McuW>(h) };
                 $body
             }
-            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
+            // No window or hedger of these (a preset compiled out is not in the enum).
+            #[allow(unreachable_patterns)]
+            _ => return Err(TG_ERR_PRESET),
         }
     }};
 }
@@ -188,19 +192,29 @@ pub unsafe extern "C" fn tg_window_init(
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Window, preset);
         let handle = match Preset::from_u32(preset)? {
+            #[cfg(feature = "preset-log")]
             Preset::Log => object::init(storage, size, k, p, || {
-                LogW::with_layout(clock, LOG_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+                LogW::with_layout(clock, presets::LOG_LATENCY_LAYOUT, config)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-cubic")]
             Preset::Cubic => object::init(storage, size, k, p, || {
-                CubicW::with_layout(clock, CUBIC_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+                CubicW::with_layout(clock, presets::CUBIC_LATENCY_LAYOUT, config)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-int")]
             Preset::Int => object::init(storage, size, k, p, || {
-                IntW::with_layout(clock, INT_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+                IntW::with_layout(clock, presets::INT_LATENCY_LAYOUT, config)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
+            #[cfg(feature = "preset-mcu")]
             Preset::Mcu => object::init(storage, size, k, p, || {
-                McuW::with_layout(clock, MCU_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+                McuW::with_layout(clock, presets::MCU_LATENCY_LAYOUT, config)
+                    .map_err(|_| TG_ERR_CONFIG)
             })?,
-            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
+            // No window or hedger of these (a preset compiled out is not in the enum).
+            #[allow(unreachable_patterns)]
+            _ => return Err(TG_ERR_PRESET),
         };
         out.set(handle.cast());
         Ok(())
