@@ -22,6 +22,10 @@ cargo fmt -- --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --lib --target thumbv6m-none-eabi --features portable-atomic/critical-section -- -D warnings
 cargo clippy --locked --lib --target thumbv7em-none-eabihf -- -D warnings
+# A firmware's preset subsets (each preset's code compiles in or out alone).
+for presets in preset-mcu preset-int-coarse,preset-int preset-log,preset-otel preset-cubic; do
+  cargo clippy --locked --lib --target thumbv7em-none-eabihf --no-default-features --features "$presets" -- -D warnings
+done
 
 step "the header is current"
 tmp="$(mktemp -d)"
