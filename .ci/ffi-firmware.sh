@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The C firmware (ffi/firmware/): tailguard through its C ABI (ffi/include/tailguard.h),
+# compiled with arm-none-eabi-gcc against the ffi crate's static library for the
+# Cortex-M0 (thumbv6m-none-eabi, QEMU's micro:bit, 16 KiB of RAM) and the Cortex-M4F
+# (thumbv7em-none-eabihf, QEMU's MPS2 AN386), and run under QEMU. It runs the Rust
+# firmware's sketch checks and must get the host's answers to the bit (firmware/src/
+# expected.rs, turned into a C header here, at build time), encodes DataDog's protobuf
+# and must write the host's bytes (ffi/firmware/ddsketch-int-coarse.hex, checked current
+# by a host test first), and hedges a stalling sensor from a super-loop on a SysTick clock
+# by the embassy firmware's criteria. It exits through semihosting, non-zero on a failed
+# check, which fails this script. Last, the images' flash and RAM.
+#
+#   bash .ci/ffi-firmware.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+# The C toolchain and newlib (its libc's memcpy and memset; nano.specs), QEMU, the targets.
+if ! command -v arm-none-eabi-gcc >/dev/null ||
+  [ -z "$(arm-none-eabi-gcc -mcpu=cortex-m0 -mthumb --specs=nano.specs -print-file-name=libc_nano.a | grep /)" ]; then
+  apt-get update && apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi
+fi
+if ! command -v qemu-system-arm >/dev/null; then
+  apt-get update && apt-get install -y qemu-system-arm
+fi
+installed="$(rustup target list --installed)"
+for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+  grep -qx "$target" <<<"$installed" || rustup target add "$target"
+done
+
+ffi="$root/ffi"
+src="$ffi/firmware"
+out="$ffi/target/firmware"
+mkdir -p "$out"
+
+# DataDog's bytes on the host (the committed fixture is current), then the header of the
+# host's answers, generated and not committed, so it cannot drift from expected.rs.
+cargo test -q --manifest-path "$ffi/Cargo.toml" --test firmware_fixture
+python3 "$src/gen-expected.py" "$root/firmware/src/expected.rs" "$src/ddsketch-int-coarse.hex" \
+  "$out/expected.h"
+
+# target, QEMU cpu, QEMU machine (and linker script), icount shift, core clock (Hz), gcc's
+# flags for the core. The shift: one instruction per 2^S ns of virtual time, which SysTick
+# counts, so the run is deterministic and the core runs near the board's clock (as
+# firmware-embassy.sh). The core clock is SysTick's, as QEMU models the board.
+boards=(
+  "thumbv6m-none-eabi cortex-m0 microbit 6 16000000 -mcpu=cortex-m0 -mfloat-abi=soft"
+  "thumbv7em-none-eabihf cortex-m4 mps2-an386 5 25000000 -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+)
+
+cflags=(-mthumb -Os -g -std=c11 -Wall -Wextra -Wconversion -Werror -ffunction-sections
+  -fdata-sections -ffreestanding)
+for board in "${boards[@]}"; do
+  read -r target cpu machine shift hz mflags <<<"$board"
+  # The thumbv6m core has no compare-and-swap, and the thumbv7em none of 64 bits: the C
+  # program is single-core, so portable-atomic's fallbacks disable interrupts (as the Rust
+  # firmware's critical sections do), never spin on a lock an interrupt could hold.
+  cargo build -q --release --locked --manifest-path "$ffi/Cargo.toml" --target "$target" \
+    --features portable-atomic/unsafe-assume-single-core
+  # shellcheck disable=SC2086 # mflags is a list of flags
+  arm-none-eabi-gcc $mflags "${cflags[@]}" -DCORE_HZ="$hz" \
+    -I "$ffi/include" -I "$out" -I "$src" "$src"/*.c \
+    -nostartfiles --specs=nano.specs -L "$src" -T "$src/$machine.ld" \
+    -Wl,--gc-sections -Wl,-Map="$out/$machine.map" \
+    "$ffi/target/$target/release/libtailguard_ffi.a" -lc -lgcc \
+    -o "$out/$machine.elf"
+done
+
+for board in "${boards[@]}"; do
+  read -r target cpu machine shift hz mflags <<<"$board"
+  elf="$out/$machine.elf"
+  log="$out/$machine.log"
+  echo "--- C firmware on $machine ($cpu, $target)"
+  status=0
+  timeout 120 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
+    -icount "shift=$shift,align=off,sleep=off" \
+    -semihosting-config enable=on,target=native -kernel "$elf" | tee "$log" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "the C firmware exited $status on $machine" >&2
+    exit 1
+  fi
+  grep -Eq '^[0-9]+ passed, 0 failed$' "$log" || {
+    echo "no '... passed, 0 failed' line on $machine" >&2
+    exit 1
+  }
+  # The bytes it printed are the host's (it compared them itself too).
+  grep -qx "ddsketch/int-coarse $(cat "$src/ddsketch-int-coarse.hex")" "$log" || {
+    echo "DataDog's bytes on $machine are not the host's" >&2
+    exit 1
+  }
+done
+
+# Flash = .text + .data (its initial values live in flash), RAM = .data + .bss (the stack
+# is the rest of RAM). Berkeley's text includes .rodata and the vector table.
+echo "--- flash and static RAM of the C images (arm-none-eabi-size)"
+for board in "${boards[@]}"; do
+  read -r target cpu machine shift hz mflags <<<"$board"
+  arm-none-eabi-size -B "$out/$machine.elf" | awk -v m="$machine ($cpu)" \
+    'NR == 2 { printf "%s: text %d, data %d, bss %d: flash %d, static RAM %d\n", m, $1, $2, $3, $1 + $2, $2 + $3 }'
+done
