@@ -1,0 +1,273 @@
+//! Hedge budgets (`tg_token_bucket`, `tg_ratio_budget`): lock-free caps on extra load.
+//!
+//! Called through `const` handles: one budget may be used from an interrupt and the main
+//! loop at once (the crate's lock-free `TokenBucket` and `RatioBudget`).
+
+use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+
+use crate::clock::{tg_clock, CallbackClock};
+use crate::object::{self, fits, Kind, Out};
+use crate::status::{status_of, tg_status, Result, TG_ERR_CONFIG};
+
+/// A token bucket in caller storage (opaque): the handle `tg_token_bucket_init` returns.
+#[allow(non_camel_case_types)]
+pub struct tg_token_bucket {
+    _opaque: [u8; 0],
+}
+
+/// A ratio budget in caller storage (opaque): the handle `tg_ratio_budget_init` returns.
+#[allow(non_camel_case_types)]
+pub struct tg_ratio_budget {
+    _opaque: [u8; 0],
+}
+
+/// Bytes of storage a token bucket needs, on every supported target.
+pub const TG_TOKEN_BUCKET_SIZE: usize = 128;
+/// Bytes of storage a ratio budget needs, on every supported target.
+pub const TG_RATIO_BUDGET_SIZE: usize = 128;
+
+type Bucket = TokenBucket<CallbackClock>;
+
+const _: () = assert!(fits::<Bucket>(TG_TOKEN_BUCKET_SIZE));
+const _: () = assert!(fits::<RatioBudget>(TG_RATIO_BUDGET_SIZE));
+
+/// Budgets have no preset: their magic's preset field is 0.
+const NO_PRESET: u32 = 0;
+
+/// The budget behind a handle of `kind` holding a `T`.
+///
+/// # Safety
+/// `h` is null, or valid for reads of 8 bytes and, if they are `kind`'s magic, the
+/// object of type `T` that its `_init` wrote.
+unsafe fn budget<'a, T>(h: *const u8, kind: Kind) -> Result<&'a T> {
+    unsafe { object::preset_of(h, kind)? };
+    // SAFETY: the magic names the kind, whose objects are `T`s; used through `&` only.
+    Ok(unsafe { object::value::<T>(h) })
+}
+
+/// Initialises a token bucket in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
+/// least `TG_TOKEN_BUCKET_SIZE`): `rate_per_s` tokens a second (in (0, 10^6]) up to
+/// `burst` (1 to 1024), refilled from `clock`; it starts full. Writes the handle to `*out`.
+/// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
+/// TG_ERR_SIZE or TG_ERR_CONFIG.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_init(
+    storage: *mut core::ffi::c_void,
+    size: usize,
+    clock: tg_clock,
+    rate_per_s: f64,
+    burst: u32,
+    out: *mut *mut tg_token_bucket,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let clock = CallbackClock::new(clock)?;
+        let handle = object::init(storage.cast(), size, Kind::TokenBucket, NO_PRESET, || {
+            Bucket::new(clock, rate_per_s, burst).map_err(|_| TG_ERR_CONFIG)
+        })?;
+        out.set(handle.cast());
+        Ok(())
+    })())
+}
+
+/// Initialises a ratio budget in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
+/// least `TG_RATIO_BUDGET_SIZE`): each request deposits `ratio` of a token (in [0, 1000]),
+/// up to `cap` tokens (from 1); it starts full. Writes the handle to `*out`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_SIZE or TG_ERR_CONFIG.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_init(
+    storage: *mut core::ffi::c_void,
+    size: usize,
+    ratio: f64,
+    cap: u32,
+    out: *mut *mut tg_ratio_budget,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let handle = object::init(storage.cast(), size, Kind::RatioBudget, NO_PRESET, || {
+            RatioBudget::new(ratio, cap).map_err(|_| TG_ERR_CONFIG)
+        })?;
+        out.set(handle.cast());
+        Ok(())
+    })())
+}
+
+/// Takes one token for a hedge from the token bucket: `*granted` is true if one was taken,
+/// false (nothing taken) if it is empty.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_try_acquire(
+    b: *const tg_token_bucket,
+    granted: *mut bool,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(granted)?;
+        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.try_acquire());
+        Ok(())
+    })())
+}
+
+/// Tells the token bucket a request was made: nothing (it refills from its clock).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_on_request(b: *const tg_token_bucket) -> tg_status {
+    status_of((|| {
+        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.on_request();
+        Ok(())
+    })())
+}
+
+/// Removes up to `tokens` tokens from the token bucket (back-pressure: an HTTP 429, say).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_penalize(
+    b: *const tg_token_bucket,
+    tokens: u32,
+) -> tg_status {
+    status_of((|| {
+        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.penalize(tokens);
+        Ok(())
+    })())
+}
+
+/// Removes every token of the token bucket available now.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_drain(b: *const tg_token_bucket) -> tg_status {
+    status_of((|| {
+        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.drain();
+        Ok(())
+    })())
+}
+
+/// Writes the tokens the token bucket has now to `*out`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_balance(
+    b: *const tg_token_bucket,
+    out: *mut f64,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.balance());
+        Ok(())
+    })())
+}
+
+/// Writes the hedges the token bucket granted so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_granted(
+    b: *const tg_token_bucket,
+    out: *mut u32,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.granted());
+        Ok(())
+    })())
+}
+
+/// Writes the hedges the token bucket denied so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_token_bucket_denied(
+    b: *const tg_token_bucket,
+    out: *mut u32,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.denied());
+        Ok(())
+    })())
+}
+
+/// Takes one token for a hedge from the ratio budget: `*granted` is true if one was taken,
+/// false (nothing taken) if it is empty.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_try_acquire(
+    b: *const tg_ratio_budget,
+    granted: *mut bool,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(granted)?;
+        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.try_acquire());
+        Ok(())
+    })())
+}
+
+/// Tells the ratio budget a request was made: it deposits its ratio of a token.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_on_request(b: *const tg_ratio_budget) -> tg_status {
+    status_of((|| {
+        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.on_request();
+        Ok(())
+    })())
+}
+
+/// Removes up to `tokens` tokens from the ratio budget (back-pressure: an HTTP 429, say).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_penalize(
+    b: *const tg_ratio_budget,
+    tokens: u32,
+) -> tg_status {
+    status_of((|| {
+        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.penalize(tokens);
+        Ok(())
+    })())
+}
+
+/// Removes every token of the ratio budget available now.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_drain(b: *const tg_ratio_budget) -> tg_status {
+    status_of((|| {
+        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.drain();
+        Ok(())
+    })())
+}
+
+/// Writes the tokens the ratio budget has now to `*out`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_balance(
+    b: *const tg_ratio_budget,
+    out: *mut f64,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.balance());
+        Ok(())
+    })())
+}
+
+/// Writes the hedges the ratio budget granted so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_granted(
+    b: *const tg_ratio_budget,
+    out: *mut u32,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.granted());
+        Ok(())
+    })())
+}
+
+/// Writes the hedges the ratio budget denied so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_ratio_budget_denied(
+    b: *const tg_ratio_budget,
+    out: *mut u32,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.denied());
+        Ok(())
+    })())
+}

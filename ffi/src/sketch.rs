@@ -1,0 +1,324 @@
+//! Sketches (`tg_sketch`): DDSketch quantile sketches of the six presets, in caller storage.
+//!
+//! Single-owner: a sketch is mutated through `tg_sketch *` and is not reentrant (no two
+//! calls on one sketch at once). For a sketch shared by an interrupt and the main loop,
+//! use a window.
+
+use tailguard::sketch::presets::{
+    self, CubicLatency, IntLatency, IntLatencyCoarse, LogLatency, McuLatency, OtelLatency,
+};
+
+use crate::dyn_sketch::DynSketch;
+use crate::object::{self, fits, Kind, Out, Preset};
+use crate::status::{
+    status_of, tg_status, Result, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_QUANTILE, TG_ERR_VALUE,
+};
+
+/// A sketch in caller storage (opaque): the handle `tg_sketch_init` returns.
+#[allow(non_camel_case_types)]
+pub struct tg_sketch {
+    _opaque: [u8; 0],
+}
+
+/// Bytes of storage a `TG_PRESET_LOG` sketch needs, on every supported target.
+pub const TG_SKETCH_LOG_SIZE: usize = 3840;
+/// Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
+pub const TG_SKETCH_CUBIC_SIZE: usize = 3904;
+/// Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.
+pub const TG_SKETCH_INT_SIZE: usize = 6912;
+/// Bytes of storage a `TG_PRESET_INT_COARSE` sketch needs, on every supported target.
+pub const TG_SKETCH_INT_COARSE_SIZE: usize = 3520;
+/// Bytes of storage a `TG_PRESET_MCU` sketch needs, on every supported target.
+pub const TG_SKETCH_MCU_SIZE: usize = 2304;
+/// Bytes of storage a `TG_PRESET_OTEL` sketch needs, on every supported target.
+pub const TG_SKETCH_OTEL_SIZE: usize = 3520;
+
+const _: () = assert!(fits::<LogLatency>(TG_SKETCH_LOG_SIZE));
+const _: () = assert!(fits::<CubicLatency>(TG_SKETCH_CUBIC_SIZE));
+const _: () = assert!(fits::<IntLatency>(TG_SKETCH_INT_SIZE));
+const _: () = assert!(fits::<IntLatencyCoarse>(TG_SKETCH_INT_COARSE_SIZE));
+const _: () = assert!(fits::<McuLatency>(TG_SKETCH_MCU_SIZE));
+const _: () = assert!(fits::<OtelLatency>(TG_SKETCH_OTEL_SIZE));
+
+/// The sketch at `s` with its preset, shared.
+///
+/// # Safety
+/// `s` is null, or valid for reads of 8 bytes and, if they are a sketch's magic, the
+/// sketch that `tg_sketch_init` wrote, not mutated meanwhile.
+pub(crate) unsafe fn sketch_ref<'a>(s: *const tg_sketch) -> Result<(&'a dyn DynSketch, Preset)> {
+    let h = s.cast::<u8>();
+    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Sketch)? })?;
+    // SAFETY (all arms): the magic names the preset, so the object is of its type.
+    let sketch: &dyn DynSketch = unsafe {
+        match preset {
+            Preset::Log => object::value::<LogLatency>(h),
+            Preset::Cubic => object::value::<CubicLatency>(h),
+            Preset::Int => object::value::<IntLatency>(h),
+            Preset::IntCoarse => object::value::<IntLatencyCoarse>(h),
+            Preset::Mcu => object::value::<McuLatency>(h),
+            Preset::Otel => object::value::<OtelLatency>(h),
+        }
+    };
+    Ok((sketch, preset))
+}
+
+/// The sketch at `s` with its preset, exclusive.
+///
+/// # Safety
+/// As [`sketch_ref`], and nothing else refers to the sketch meanwhile.
+pub(crate) unsafe fn sketch_mut<'a>(s: *mut tg_sketch) -> Result<(&'a mut dyn DynSketch, Preset)> {
+    let h = s.cast::<u8>();
+    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Sketch)? })?;
+    // SAFETY (all arms): the magic names the preset, so the object is of its type.
+    let sketch: &mut dyn DynSketch = unsafe {
+        match preset {
+            Preset::Log => object::value_mut::<LogLatency>(h),
+            Preset::Cubic => object::value_mut::<CubicLatency>(h),
+            Preset::Int => object::value_mut::<IntLatency>(h),
+            Preset::IntCoarse => object::value_mut::<IntLatencyCoarse>(h),
+            Preset::Mcu => object::value_mut::<McuLatency>(h),
+            Preset::Otel => object::value_mut::<OtelLatency>(h),
+        }
+    };
+    Ok((sketch, preset))
+}
+
+/// Initialises an empty sketch of `preset` (any `TG_PRESET_*`) in `size` bytes at
+/// `storage` (aligned to `TG_ALIGN`, at least `TG_SKETCH_<PRESET>_SIZE` bytes; zeroed or
+/// not) and writes its handle to `*out`. Initialising again empties it.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_SIZE or TG_ERR_PRESET.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_init(
+    storage: *mut core::ffi::c_void,
+    size: usize,
+    preset: u32,
+    out: *mut *mut tg_sketch,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let storage = storage.cast::<u8>();
+        let (k, p) = (Kind::Sketch, preset);
+        let handle = match Preset::from_u32(preset)? {
+            Preset::Log => object::init(storage, size, k, p, || Ok(presets::log_latency()))?,
+            Preset::Cubic => object::init(storage, size, k, p, || Ok(presets::cubic_latency()))?,
+            Preset::Int => object::init(storage, size, k, p, || Ok(presets::int_latency()))?,
+            Preset::IntCoarse => {
+                object::init(storage, size, k, p, || Ok(presets::int_latency_coarse()))?
+            }
+            Preset::Mcu => object::init(storage, size, k, p, || Ok(presets::mcu_latency()))?,
+            Preset::Otel => object::init(storage, size, k, p, || Ok(presets::otel_latency()))?,
+        };
+        out.set(handle.cast());
+        Ok(())
+    })())
+}
+
+/// Records one value (nanoseconds, say). Zero and values below the preset's range go to
+/// the zero bin, values above it (and +inf) to the top bin.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, or TG_ERR_VALUE (NaN or
+/// negative: nothing recorded).
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_record(s: *mut tg_sketch, value: f64) -> tg_status {
+    status_of((|| {
+        sketch_mut(s)?.0.record(value).map_err(|_| TG_ERR_VALUE)
+    })())
+}
+
+/// Records an integer value (nanoseconds): no float operation with the integer presets.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_record_u64(s: *mut tg_sketch, value: u64) -> tg_status {
+    status_of((|| {
+        sketch_mut(s)?.0.record_u64(value);
+        Ok(())
+    })())
+}
+
+/// Records an integer value `n` times (a bin holds at most 2^32 - 1: the rest is counted
+/// by `tg_sketch_saturated`).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, or TG_ERR_VALUE (`n`
+/// above UINT32_MAX: nothing recorded).
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_record_u64_n(
+    s: *mut tg_sketch,
+    value: u64,
+    n: u64,
+) -> tg_status {
+    status_of((|| {
+        let (sketch, _) = sketch_mut(s)?;
+        let n = u32::try_from(n).map_err(|_| TG_ERR_VALUE)?;
+        sketch.record_u64_n(value, n);
+        Ok(())
+    })())
+}
+
+/// Records a duration of `secs` seconds and `nanos` nanoseconds as whole nanoseconds,
+/// saturating at UINT64_MAX (`nanos` may exceed a second: it carries, saturating too).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_record_duration(
+    s: *mut tg_sketch,
+    secs: u64,
+    nanos: u32,
+) -> tg_status {
+    status_of((|| {
+        let (sketch, _) = sketch_mut(s)?;
+        // What `record_duration` records, without building a Duration (whose constructor
+        // panics when the carry overflows the seconds).
+        let ns = secs
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::from(nanos));
+        sketch.record_u64(ns);
+        Ok(())
+    })())
+}
+
+/// Writes the value at quantile `q` (0 = min, 1 = max) to `*out`, within the preset's
+/// relative accuracy.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_QUANTILE (`q`
+/// outside [0, 1] or NaN) or TG_ERR_EMPTY.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_quantile(
+    s: *const tg_sketch,
+    q: f64,
+    out: *mut f64,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let value = sketch_ref(s)?.0.quantile(q).map_err(|_| TG_ERR_QUANTILE)?;
+        out.set(value.ok_or(TG_ERR_EMPTY)?);
+        Ok(())
+    })())
+}
+
+/// Writes to `*out` how many recorded values are at or below `v` (by their bins).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_VALUE (NaN).
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_rank(s: *const tg_sketch, v: f64, out: *mut u64) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(sketch_ref(s)?.0.rank(v).map_err(|_| TG_ERR_VALUE)?);
+        Ok(())
+    })())
+}
+
+/// Writes `get` of the sketch at `s` to `out`.
+unsafe fn get<T>(s: *const tg_sketch, out: *mut T, get: fn(&dyn DynSketch) -> T) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(get(sketch_ref(s)?.0));
+        Ok(())
+    })())
+}
+
+/// Writes `get` of the sketch at `s` to `out`, or TG_ERR_EMPTY when it is `None`.
+unsafe fn get_some(
+    s: *const tg_sketch,
+    out: *mut f64,
+    get: fn(&dyn DynSketch) -> Option<f64>,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(get(sketch_ref(s)?.0).ok_or(TG_ERR_EMPTY)?);
+        Ok(())
+    })())
+}
+
+/// Writes the number of values counted (zero bin included, saturated values excluded).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    get(s, out, |s| s.count())
+}
+
+/// Writes the number of values in the zero bin (zeros and values below the range).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_zero_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    get(s, out, |s| u64::from(s.zero_count()))
+}
+
+/// Writes the number of values above the range (and +inf) put in the top bin.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_clamped(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    get(s, out, |s| s.clamped())
+}
+
+/// Writes the number of values dropped because their bin was full.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_saturated(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    get(s, out, |s| s.saturated())
+}
+
+/// Writes the smallest value recorded (exact).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_min(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    get_some(s, out, |s| s.min())
+}
+
+/// Writes the largest value recorded (exact; +inf is recorded as the top of the range).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_max(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    get_some(s, out, |s| s.max())
+}
+
+/// Writes the sum of the values recorded.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_sum(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    get_some(s, out, |s| (s.count() > 0).then(|| s.sum()))
+}
+
+/// Writes the preset's relative accuracy (0.01 for 1 %).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_relative_accuracy(
+    s: *const tg_sketch,
+    out: *mut f64,
+) -> tg_status {
+    get(s, out, |s| s.relative_accuracy())
+}
+
+/// Adds every value of `src` to `dst` (both of one preset; `src` may be `dst`).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_MISMATCH
+/// (different presets: `dst` unchanged).
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_sketch) -> tg_status {
+    status_of((|| {
+        if core::ptr::eq(dst.cast_const(), src) {
+            return sketch_mut(dst).map(|(s, _)| s.merge_self());
+        }
+        let (from, _) = sketch_ref(src)?;
+        let (to, _) = sketch_mut(dst)?;
+        if to.merge_same(from) {
+            Ok(())
+        } else {
+            Err(TG_ERR_MISMATCH)
+        }
+    })())
+}
+
+/// Empties the sketch.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
+    status_of((|| {
+        sketch_mut(s)?.0.clear();
+        Ok(())
+    })())
+}
+
+/// Writes the sketch's preset (a `TG_PRESET_*`) to `*out`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_sketch_preset(s: *const tg_sketch, out: *mut u32) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(sketch_ref(s)?.1.code());
+        Ok(())
+    })())
+}

@@ -1,0 +1,324 @@
+//! Windows (`tg_window`): lock-free rotating windows of sketches, with a clock callback.
+//!
+//! Called through `const tg_window *`: one window may be recorded into from an interrupt
+//! and queried from the main loop at once (the crate's lock-free `Window`).
+
+use core::any::Any;
+use core::time::Duration;
+
+use tailguard::sketch::presets::{
+    CUBIC_LATENCY_LAYOUT, INT_LATENCY_LAYOUT, LOG_LATENCY_LAYOUT, MCU_LATENCY_LAYOUT,
+};
+use tailguard::sketch::{DDSketch, IndexMapping, InvalidQuantile, InvalidValue, RecordError};
+use tailguard::window::{
+    CubicLatencyWindow, IntLatencyWindow, LogLatencyWindow, McuLatencyWindow, Window, WindowConfig,
+};
+
+use crate::clock::{tg_clock, CallbackClock};
+use crate::object::{self, fits, Kind, Out, Preset};
+use crate::sketch::{sketch_mut, tg_sketch};
+use crate::status::{
+    status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
+    TG_ERR_QUANTILE, TG_ERR_VALUE,
+};
+
+/// A window in caller storage (opaque): the handle `tg_window_init` returns.
+#[allow(non_camel_case_types)]
+pub struct tg_window {
+    _opaque: [u8; 0],
+}
+
+/// A window's configuration; `tg_window_config_default` fills in the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(non_camel_case_types)]
+pub struct tg_window_config {
+    /// The length of one interval, in ns (default 30 s; at least 8 ns). The window holds
+    /// two to three intervals of values.
+    pub interval_ns: u64,
+    /// Refresh the cached quantile when this long has passed since the last refresh, in ns
+    /// (default 1 s; 0: never by time).
+    pub refresh_interval_ns: u64,
+    /// The cached quantile, in (0, 1) (default 0.9).
+    pub quantile: f64,
+    /// Refresh when a bin's count reaches a power of two or a multiple of this (default
+    /// 1024; 0: never by count).
+    pub refresh_records: u32,
+    /// Refresh on every record while the window holds fewer values (default 32).
+    pub warmup_records: u32,
+    /// The fewest values a cached quantile is computed from (default 1).
+    pub min_count: u32,
+    /// Non-zero (the default): the record that finds the interval over rotates the window;
+    /// 0: rotations wait for a query (bounded work per record, for interrupt handlers).
+    pub rotate_on_record: u8,
+}
+
+impl tg_window_config {
+    /// The crate's defaults.
+    fn defaults() -> Self {
+        let c = WindowConfig::new();
+        tg_window_config {
+            interval_ns: crate::clock::nanos(c.interval()),
+            refresh_interval_ns: crate::clock::nanos(c.refresh_interval()),
+            quantile: c.quantile(),
+            refresh_records: c.refresh_records(),
+            warmup_records: c.warmup_records(),
+            min_count: c.min_count(),
+            rotate_on_record: u8::from(c.rotate_on_record()),
+        }
+    }
+
+    /// The crate's configuration (checked when the window is built).
+    fn to_config(self) -> WindowConfig {
+        WindowConfig::new()
+            .with_interval(Duration::from_nanos(self.interval_ns))
+            .with_refresh_interval(Duration::from_nanos(self.refresh_interval_ns))
+            .with_quantile(self.quantile)
+            .with_refresh_records(self.refresh_records)
+            .with_warmup_records(self.warmup_records)
+            .with_min_count(self.min_count)
+            .with_rotate_on_record(self.rotate_on_record != 0)
+    }
+}
+
+/// Bytes of storage a `TG_PRESET_LOG` window needs, on every supported target.
+pub const TG_WINDOW_LOG_SIZE: usize = 11520;
+/// Bytes of storage a `TG_PRESET_CUBIC` window needs, on every supported target.
+pub const TG_WINDOW_CUBIC_SIZE: usize = 11648;
+/// Bytes of storage a `TG_PRESET_INT` window needs, on every supported target.
+pub const TG_WINDOW_INT_SIZE: usize = 20800;
+/// Bytes of storage a `TG_PRESET_MCU` window needs, on every supported target.
+pub const TG_WINDOW_MCU_SIZE: usize = 6848;
+
+type LogW = LogLatencyWindow<CallbackClock>;
+type CubicW = CubicLatencyWindow<CallbackClock>;
+type IntW = IntLatencyWindow<CallbackClock>;
+type McuW = McuLatencyWindow<CallbackClock>;
+
+const _: () = assert!(fits::<LogW>(TG_WINDOW_LOG_SIZE));
+const _: () = assert!(fits::<CubicW>(TG_WINDOW_CUBIC_SIZE));
+const _: () = assert!(fits::<IntW>(TG_WINDOW_INT_SIZE));
+const _: () = assert!(fits::<McuW>(TG_WINDOW_MCU_SIZE));
+
+/// A window of any preset.
+trait DynWindow {
+    fn record(&self, value: f64) -> core::result::Result<(), RecordError>;
+    fn record_u64(&self, value: u64);
+    fn quantile(&self, q: f64) -> core::result::Result<Option<f64>, InvalidQuantile>;
+    fn rank(&self, v: f64) -> core::result::Result<u64, InvalidValue>;
+    fn count(&self) -> u64;
+    fn rotations(&self) -> u32;
+    fn expired(&self) -> u32;
+    /// Writes a snapshot into `dst` if it is a sketch of the window's preset.
+    fn snapshot_into(&self, dst: &mut dyn Any) -> bool;
+}
+
+impl<M: IndexMapping + 'static, const N: usize> DynWindow for Window<CallbackClock, M, N> {
+    fn record(&self, value: f64) -> core::result::Result<(), RecordError> {
+        Window::record(self, value)
+    }
+    fn record_u64(&self, value: u64) {
+        Window::record_u64(self, value)
+    }
+    fn quantile(&self, q: f64) -> core::result::Result<Option<f64>, InvalidQuantile> {
+        Window::quantile(self, q)
+    }
+    fn rank(&self, v: f64) -> core::result::Result<u64, InvalidValue> {
+        Window::rank(self, v)
+    }
+    fn count(&self) -> u64 {
+        Window::count(self)
+    }
+    fn rotations(&self) -> u32 {
+        Window::rotations(self)
+    }
+    fn expired(&self) -> u32 {
+        Window::expired(self)
+    }
+    fn snapshot_into(&self, dst: &mut dyn Any) -> bool {
+        match dst.downcast_mut::<DDSketch<M, N>>() {
+            Some(dst) => {
+                *dst = self.snapshot();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The window at `w`.
+///
+/// # Safety
+/// `w` is null, or valid for reads of 8 bytes and, if they are a window's magic, the
+/// window that `tg_window_init` wrote.
+unsafe fn window<'a>(w: *const tg_window) -> Result<&'a dyn DynWindow> {
+    let h = w.cast::<u8>();
+    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Window)? })?;
+    // SAFETY (all arms): the magic names the preset, so the object is of its type; a
+    // window is used through shared references only.
+    unsafe {
+        match preset {
+            Preset::Log => Ok(object::value::<LogW>(h)),
+            Preset::Cubic => Ok(object::value::<CubicW>(h)),
+            Preset::Int => Ok(object::value::<IntW>(h)),
+            Preset::Mcu => Ok(object::value::<McuW>(h)),
+            Preset::IntCoarse | Preset::Otel => Err(TG_ERR_PRESET),
+        }
+    }
+}
+
+/// Fills `*config` with the defaults: 30 s intervals, p90 cached, refreshed every second
+/// and by count, rotating on record.
+/// Returns TG_OK, TG_ERR_NULL or TG_ERR_MISALIGNED.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_config_default(config: *mut tg_window_config) -> tg_status {
+    status_of((|| {
+        Out::new(config)?.set(tg_window_config::defaults());
+        Ok(())
+    })())
+}
+
+/// Initialises an empty window of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
+/// `clock`, configured by `*config` (null: the defaults), in `size` bytes at `storage`
+/// (aligned to `TG_ALIGN`, at least `TG_WINDOW_<PRESET>_SIZE`), and writes its handle to
+/// `*out`. Its first interval starts at the clock's current time.
+/// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
+/// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_init(
+    storage: *mut core::ffi::c_void,
+    size: usize,
+    preset: u32,
+    clock: tg_clock,
+    config: *const tg_window_config,
+    out: *mut *mut tg_window,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let clock = CallbackClock::new(clock)?;
+        let config = if config.is_null() {
+            tg_window_config::defaults()
+        } else {
+            object::check_ptr(config, core::mem::align_of::<tg_window_config>())?;
+            // SAFETY: not null, aligned, and readable by the caller's contract.
+            unsafe { config.read() }
+        }
+        .to_config();
+        let storage = storage.cast::<u8>();
+        let (k, p) = (Kind::Window, preset);
+        let handle = match Preset::from_u32(preset)? {
+            Preset::Log => object::init(storage, size, k, p, || {
+                LogW::with_layout(clock, LOG_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+            })?,
+            Preset::Cubic => object::init(storage, size, k, p, || {
+                CubicW::with_layout(clock, CUBIC_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+            })?,
+            Preset::Int => object::init(storage, size, k, p, || {
+                IntW::with_layout(clock, INT_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+            })?,
+            Preset::Mcu => object::init(storage, size, k, p, || {
+                McuW::with_layout(clock, MCU_LATENCY_LAYOUT, config).map_err(|_| TG_ERR_CONFIG)
+            })?,
+            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
+        };
+        out.set(handle.cast());
+        Ok(())
+    })())
+}
+
+/// Records one value at the clock's current time (rotating the window when its interval
+/// is over and `rotate_on_record` is set).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_VALUE (NaN or
+/// negative: nothing recorded).
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_record(w: *const tg_window, value: f64) -> tg_status {
+    status_of((|| window(w)?.record(value).map_err(|_| TG_ERR_VALUE))())
+}
+
+/// Records an integer value (nanoseconds) at the clock's current time.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_record_u64(w: *const tg_window, value: u64) -> tg_status {
+    status_of((|| {
+        window(w)?.record_u64(value);
+        Ok(())
+    })())
+}
+
+/// Writes the value at quantile `q` of the window's values (a full scan) to `*out`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_QUANTILE or
+/// TG_ERR_EMPTY.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_quantile(
+    w: *const tg_window,
+    q: f64,
+    out: *mut f64,
+) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        let value = window(w)?.quantile(q).map_err(|_| TG_ERR_QUANTILE)?;
+        out.set(value.ok_or(TG_ERR_EMPTY)?);
+        Ok(())
+    })())
+}
+
+/// Writes to `*out` how many of the window's values are at or below `v`.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_VALUE (NaN).
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_rank(w: *const tg_window, v: f64, out: *mut u64) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(window(w)?.rank(v).map_err(|_| TG_ERR_VALUE)?);
+        Ok(())
+    })())
+}
+
+/// Writes the number of values the window holds now.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_count(w: *const tg_window, out: *mut u64) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(window(w)?.count());
+        Ok(())
+    })())
+}
+
+/// Writes the number of rotations so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_rotations(w: *const tg_window, out: *mut u32) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(window(w)?.rotations());
+        Ok(())
+    })())
+}
+
+/// Writes the number of values expired by rotations so far (wrapping at 2^32).
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_expired(w: *const tg_window, out: *mut u32) -> tg_status {
+    status_of((|| {
+        let out = Out::new(out)?;
+        out.set(window(w)?.expired());
+        Ok(())
+    })())
+}
+
+/// Replaces the sketch `dst` with a snapshot of the window's values; `dst` must be a
+/// sketch of the window's preset.
+/// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_MISMATCH (`dst`
+/// unchanged).
+#[no_mangle]
+pub unsafe extern "C" fn tg_window_snapshot(w: *const tg_window, dst: *mut tg_sketch) -> tg_status {
+    status_of((|| {
+        let window = window(w)?;
+        let (dst, _) = sketch_mut(dst)?;
+        if window.snapshot_into(dst.as_any_mut()) {
+            Ok(())
+        } else {
+            Err(TG_ERR_MISMATCH)
+        }
+    })())
+}
