@@ -6,7 +6,8 @@
 # firmware's sketch checks and must get the host's answers to the bit (firmware/src/
 # expected.rs, turned into a C header here, at build time), encodes DataDog's protobuf
 # and must write the host's bytes (ffi/firmware/ddsketch-int-coarse.hex, checked current
-# by a host test first), and hedges a stalling sensor from a super-loop on a SysTick clock
+# by tests/ffi_firmware_fixture.rs first), and hedges a stalling sensor from a super-loop
+# on a SysTick clock
 # by the embassy firmware's criteria. It exits through semihosting, non-zero on a failed
 # check, which fails this script. Last, the images' flash and RAM.
 #
@@ -35,7 +36,7 @@ mkdir -p "$out"
 
 # DataDog's bytes on the host (the committed fixture is current), then the header of the
 # host's answers, generated and not committed, so it cannot drift from expected.rs.
-cargo test -q --manifest-path "$ffi/Cargo.toml" --test firmware_fixture
+cargo test -q --locked --test ffi_firmware_fixture
 python3 "$src/gen-expected.py" "$root/firmware/src/expected.rs" "$src/ddsketch-int-coarse.hex" \
   "$out/expected.h"
 
@@ -61,7 +62,7 @@ for board in "${boards[@]}"; do
   arm-none-eabi-gcc $mflags "${cflags[@]}" -DCORE_HZ="$hz" \
     -I "$ffi/include" -I "$out" -I "$src" "$src"/*.c \
     -nostartfiles --specs=nano.specs -L "$src" -T "$src/$machine.ld" \
-    -Wl,--gc-sections -Wl,-Map="$out/$machine.map" \
+    -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-Map="$out/$machine.map" \
     "$ffi/target/$target/release/libtailguard_ffi.a" -lc -lgcc \
     -o "$out/$machine.elf"
 done

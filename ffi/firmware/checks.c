@@ -104,7 +104,7 @@ static bool int_coarse_edges(void) {
 }
 
 /* DataDog's protobuf of the coarse sketch of the latencies, printed, against the host's
-   bytes (ddsketch-int-coarse.hex, kept current by ffi/tests/firmware_fixture.rs); then
+   bytes (ddsketch-int-coarse.hex, kept current by tests/ffi_firmware_fixture.rs); then
    decoded into a fresh sketch, which must hold the same count and encode to the same
    bytes. */
 static bool int_coarse_ddsketch(void) {

@@ -2,7 +2,7 @@
 """Writes the C header of the host's answers that the firmware checks against: the
 Summary constants of firmware/src/expected.rs (the Rust firmware's, kept current by
 tests/firmware_expected.rs) and DataDog's bytes of ddsketch-int-coarse.hex (kept current
-by ffi/tests/firmware_fixture.rs). Run at build time by .ci/ffi-firmware.sh, and not
+by tests/ffi_firmware_fixture.rs). Run at build time by .ci/ffi-firmware.sh, and not
 committed, so the C firmware cannot drift from the Rust firmware's values.
 
     gen-expected.py firmware/src/expected.rs ffi/firmware/ddsketch-int-coarse.hex OUT.h
