@@ -67,6 +67,8 @@ for board in "${boards[@]}"; do
     -o "$out/$machine.elf"
 done
 
+# Both boards run, and the sizes print, before a failure fails the script.
+failed=()
 for board in "${boards[@]}"; do
   read -r target cpu machine shift hz mflags <<<"$board"
   elf="$out/$machine.elf"
@@ -77,18 +79,13 @@ for board in "${boards[@]}"; do
     -icount "shift=$shift,align=off,sleep=off" \
     -semihosting-config enable=on,target=native -kernel "$elf" | tee "$log" || status=$?
   if [ "$status" -ne 0 ]; then
-    echo "the C firmware exited $status on $machine" >&2
-    exit 1
+    failed+=("$machine: exited $status")
+  elif ! grep -Eq '^[0-9]+ passed, 0 failed$' "$log"; then
+    failed+=("$machine: no '... passed, 0 failed' line")
+  elif ! grep -qx "ddsketch/int-coarse $(cat "$src/ddsketch-int-coarse.hex")" "$log"; then
+    # The bytes it printed are the host's (it compared them itself too).
+    failed+=("$machine: DataDog's bytes are not the host's")
   fi
-  grep -Eq '^[0-9]+ passed, 0 failed$' "$log" || {
-    echo "no '... passed, 0 failed' line on $machine" >&2
-    exit 1
-  }
-  # The bytes it printed are the host's (it compared them itself too).
-  grep -qx "ddsketch/int-coarse $(cat "$src/ddsketch-int-coarse.hex")" "$log" || {
-    echo "DataDog's bytes on $machine are not the host's" >&2
-    exit 1
-  }
 done
 
 # Flash = .text + .data (its initial values live in flash), RAM = .data + .bss (the stack
@@ -99,3 +96,8 @@ for board in "${boards[@]}"; do
   arm-none-eabi-size -B "$out/$machine.elf" | awk -v m="$machine ($cpu)" \
     'NR == 2 { printf "%s: text %d, data %d, bss %d: flash %d, static RAM %d\n", m, $1, $2, $3, $1 + $2, $2 + $3 }'
 done
+
+if [ "${#failed[@]}" -ne 0 ]; then
+  printf 'the C firmware failed: %s\n' "${failed[@]}" >&2
+  exit 1
+fi

@@ -15,9 +15,10 @@
 #define ENCODED_MAX 2048u
 
 /* The hedger's preset: the microcontroller's (integer mapping, no float on the record
-   path) on the Cortex-M0; the crate's default (the logarithmic mapping) on the
-   Cortex-M4F. The summary sketch is the microcontroller preset on both. */
-#if defined(__ARM_FP)
+   path) on the Cortex-M0; the logarithmic one on the Cortex-M4F (-DHEDGER_MCU: the
+   microcontroller's there too). The summary sketch is the microcontroller preset on
+   both. */
+#if defined(__ARM_FP) && !defined(HEDGER_MCU)
 #define HEDGER_PRESET TG_PRESET_LOG
 #define HEDGER_SIZE TG_HEDGER_LOG_SIZE
 #define HEDGER_PRESET_NAME "log"

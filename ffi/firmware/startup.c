@@ -18,7 +18,15 @@ static void fault(const char *what) {
     sh_exit(1);
 }
 
-static void HardFault_Handler(void) { fault("FAIL hard fault\n"); }
+/* The stack sits above .bss: a stack pointer below its end at the fault says the stack
+   overflowed (into the statics, or off the start of RAM), the likely fault on the
+   micro:bit's 16 KiB. */
+static void HardFault_Handler(void) {
+    uintptr_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    fault(sp < (uintptr_t)&_ebss ? "FAIL hard fault: the stack overflowed\n"
+                                 : "FAIL hard fault\n");
+}
 static void Default_Handler(void) { fault("FAIL unexpected exception\n"); }
 
 typedef void (*vector)(void);
