@@ -324,7 +324,8 @@ typedef struct tg_hedge_config {
 /**
  * One request's hedging state, in caller storage (by value; opaque). Written by
  * `tg_hedger_start`, it starts with a magic word and names its hedger: any other bytes
- * (zeroed, garbage, another hedger's ticket) are refused.
+ * (zeroed, garbage, another hedger's ticket) are refused. C copies it as any struct; in
+ * Rust it is not `Copy`, as the ticket's padding bytes are uninitialised there.
  */
 typedef struct tg_ticket {
   /**
@@ -804,6 +805,13 @@ tg_status tg_hedger_stats(const struct tg_hedger *h, struct tg_hedge_stats *out)
  * Returns TG_OK.
  */
 tg_status tg_set_panic_handler(void (*handler)(void));
+
+/**
+ * The unwinder's personality routine, which the host's prebuilt `core` refers to
+ * (its unwinding tables) though nothing here unwinds: with `panic = "abort"` it is never
+ * called. Bare-metal targets' `core` is built for abort and needs none.
+ */
+void rust_eh_personality(void);
 
 /**
  * Initialises an empty sketch of `preset` (any `TG_PRESET_*`) in `size` bytes at

@@ -271,3 +271,67 @@ pub unsafe extern "C" fn tg_ratio_budget_denied(
         Ok(())
     })())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::tests::manual;
+    use crate::status::{TG_ERR_SIZE, TG_ERR_UNINIT, TG_OK};
+    use core::ptr::null_mut;
+    use core::sync::atomic::{AtomicU64, Ordering};
+
+    #[test]
+    fn the_bucket_refills_from_the_clock_and_the_ratio_from_requests() {
+        let time = AtomicU64::new(0);
+        let mut mem = [0u64; TG_TOKEN_BUCKET_SIZE / 8];
+        let mut rmem = [0u64; TG_RATIO_BUDGET_SIZE / 8];
+        let (mut b, mut r) = (null_mut(), null_mut());
+        let (mut granted, mut n, mut balance) = (false, 0u32, 0.0);
+        // SAFETY: storage and out-pointers are locals that outlive the handles' uses.
+        unsafe {
+            let p = mem.as_mut_ptr().cast();
+            assert_eq!(
+                tg_token_bucket_init(p, 8, manual(&time), 10.0, 1, &mut b),
+                TG_ERR_SIZE
+            );
+            assert_eq!(
+                tg_token_bucket_init(p, 128, manual(&time), f64::NAN, 1, &mut b),
+                TG_ERR_CONFIG
+            );
+            assert_eq!(
+                tg_token_bucket_init(p, 128, manual(&time), 10.0, 1, &mut b),
+                TG_OK
+            );
+            assert_eq!(tg_token_bucket_try_acquire(b, &mut granted), TG_OK);
+            assert!(granted);
+            assert_eq!(tg_token_bucket_try_acquire(b, &mut granted), TG_OK);
+            assert!(!granted);
+            time.fetch_add(100_000_000, Ordering::Relaxed);
+            assert_eq!(tg_token_bucket_on_request(b), TG_OK);
+            assert_eq!(tg_token_bucket_balance(b, &mut balance), TG_OK);
+            assert!((balance - 1.0).abs() < 1e-6);
+            assert_eq!(tg_token_bucket_penalize(b, 1), TG_OK);
+            assert_eq!(tg_token_bucket_drain(b), TG_OK);
+            assert_eq!(tg_token_bucket_granted(b, &mut n), TG_OK);
+            assert_eq!(n, 1);
+            assert_eq!(tg_token_bucket_denied(b, &mut n), TG_OK);
+            assert_eq!(n, 1);
+
+            let p = rmem.as_mut_ptr().cast();
+            assert_eq!(tg_ratio_budget_init(p, 128, -1.0, 1, &mut r), TG_ERR_CONFIG);
+            assert_eq!(tg_ratio_budget_init(p, 128, 0.5, 1, &mut r), TG_OK);
+            assert_eq!(tg_ratio_budget_drain(r), TG_OK);
+            assert_eq!(tg_ratio_budget_on_request(r), TG_OK);
+            assert_eq!(tg_ratio_budget_on_request(r), TG_OK);
+            assert_eq!(tg_ratio_budget_try_acquire(r, &mut granted), TG_OK);
+            assert!(granted);
+            assert_eq!(tg_ratio_budget_penalize(r, 1), TG_OK);
+            assert_eq!(tg_ratio_budget_balance(r, &mut balance), TG_OK);
+            assert_eq!(tg_ratio_budget_granted(r, &mut n), TG_OK);
+            assert_eq!(tg_ratio_budget_denied(r, &mut n), TG_OK);
+            // One kind's handle is not another's.
+            assert_eq!(tg_ratio_budget_drain(b.cast()), TG_ERR_UNINIT);
+            assert_eq!(tg_token_bucket_drain(r.cast()), TG_ERR_UNINIT);
+        }
+    }
+}

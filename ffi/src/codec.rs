@@ -135,3 +135,102 @@ pub unsafe extern "C" fn tg_sketch_decode_otlp(
             .map_err(|_| TG_ERR_DECODE)
     })())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::{TG_PRESET_CUBIC, TG_PRESET_OTEL};
+    use crate::sketch::{
+        tg_sketch_count, tg_sketch_init, tg_sketch_record_u64, TG_SKETCH_CUBIC_SIZE,
+    };
+    use crate::status::{TG_ERR_NULL, TG_OK};
+    use core::ptr::null_mut;
+
+    fn sketch(mem: &mut [u64], preset: u32) -> *mut tg_sketch {
+        let mut s = null_mut();
+        // SAFETY: `mem` is writable for its length, and outlives the handle's uses.
+        let status =
+            unsafe { tg_sketch_init(mem.as_mut_ptr().cast(), mem.len() * 8, preset, &mut s) };
+        assert_eq!(status, TG_OK);
+        s
+    }
+
+    #[test]
+    fn ddsketch_round_trips_and_refuses_short_buffers_and_garbage() {
+        let mut a = std::vec![0u64; TG_SKETCH_CUBIC_SIZE / 8];
+        let mut b = std::vec![0u64; TG_SKETCH_CUBIC_SIZE / 8];
+        let (x, y) = (
+            sketch(&mut a, TG_PRESET_CUBIC),
+            sketch(&mut b, TG_PRESET_CUBIC),
+        );
+        let mut buf = [0u8; 256];
+        let (mut len, mut n) = (0, 0);
+        // SAFETY: live sketches; `buf` is writable for its length.
+        unsafe {
+            assert_eq!(tg_sketch_record_u64(x, 3_000_000), TG_OK);
+            let g = TG_CONVENTION_GO_JAVA;
+            assert_eq!(
+                tg_sketch_encode_ddsketch(x, g, null_mut(), 0, &mut len),
+                TG_ERR_BUFFER
+            );
+            let needed = len;
+            assert_eq!(
+                tg_sketch_encode_ddsketch(x, g, buf.as_mut_ptr(), 3, &mut len),
+                TG_ERR_BUFFER
+            );
+            assert_eq!(len, needed);
+            assert_eq!(
+                tg_sketch_encode_ddsketch(x, g, buf.as_mut_ptr(), 256, &mut len),
+                TG_OK
+            );
+            assert_eq!(
+                tg_sketch_encode_ddsketch(x, 7, buf.as_mut_ptr(), 256, &mut len),
+                TG_ERR_VALUE
+            );
+            assert_eq!(tg_sketch_decode_ddsketch(y, g, buf.as_ptr(), needed), TG_OK);
+            assert_eq!(
+                tg_sketch_decode_ddsketch(y, g, buf.as_ptr(), needed - 1),
+                TG_ERR_DECODE
+            );
+            assert_eq!(
+                tg_sketch_decode_ddsketch(y, g, core::ptr::null(), 1),
+                TG_ERR_NULL
+            );
+            assert_eq!(tg_sketch_count(y, &mut n), TG_OK);
+            assert_eq!(n, 1);
+            // OTLP is the OTEL preset's only.
+            assert_eq!(
+                tg_sketch_encode_otlp(x, 0, 0, buf.as_mut_ptr(), 256, &mut len),
+                TG_ERR_PRESET
+            );
+            assert_eq!(tg_sketch_decode_otlp(y, buf.as_ptr(), 0), TG_ERR_PRESET);
+        }
+    }
+
+    #[test]
+    fn otlp_round_trips() {
+        let mut a = std::vec![0u64; crate::sketch::TG_SKETCH_OTEL_SIZE / 8];
+        let mut b = std::vec![0u64; crate::sketch::TG_SKETCH_OTEL_SIZE / 8];
+        let (x, y) = (
+            sketch(&mut a, TG_PRESET_OTEL),
+            sketch(&mut b, TG_PRESET_OTEL),
+        );
+        let mut buf = [0u8; 256];
+        let (mut len, mut n) = (0, 0);
+        // SAFETY: live sketches; `buf` is writable for its length.
+        unsafe {
+            assert_eq!(tg_sketch_record_u64(x, 3_000_000), TG_OK);
+            assert_eq!(
+                tg_sketch_encode_otlp(x, 1, 2, buf.as_mut_ptr(), 256, &mut len),
+                TG_OK
+            );
+            assert_eq!(tg_sketch_decode_otlp(y, buf.as_ptr(), len), TG_OK);
+            assert_eq!(tg_sketch_count(y, &mut n), TG_OK);
+            assert_eq!(n, 1);
+            assert_eq!(
+                tg_sketch_decode_otlp(y, [0xffu8; 4].as_ptr(), 4),
+                TG_ERR_DECODE
+            );
+        }
+    }
+}

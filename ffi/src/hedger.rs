@@ -22,8 +22,8 @@ use tailguard::sketch::IndexMapping;
 use crate::clock::{nanos, tg_clock, CallbackClock};
 use crate::object::{self, fits, magic, Kind, Out, Preset};
 use crate::status::{
-    status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISALIGNED, TG_ERR_MISMATCH,
-    TG_ERR_NULL, TG_ERR_PRESET, TG_ERR_UNINIT, TG_ERR_VALUE,
+    status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
+    TG_ERR_UNINIT, TG_ERR_VALUE,
 };
 
 /// A hedger in caller storage (opaque): the handle `tg_hedger_init` returns.
@@ -298,9 +298,9 @@ pub const TG_TICKET_WORDS: usize = 8;
 
 /// One request's hedging state, in caller storage (by value; opaque). Written by
 /// `tg_hedger_start`, it starts with a magic word and names its hedger: any other bytes
-/// (zeroed, garbage, another hedger's ticket) are refused.
+/// (zeroed, garbage, another hedger's ticket) are refused. C copies it as any struct; in
+/// Rust it is not `Copy`, as the ticket's padding bytes are uninitialised there.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
 pub struct tg_ticket {
     /// Opaque.
@@ -339,22 +339,17 @@ unsafe fn put_ticket(t: Out<tg_ticket>, h: *const tg_hedger, preset: u32, ticket
     unsafe { t.into_ptr().cast::<TicketSlot>().write(slot) };
 }
 
-/// The ticket at `t`, checked to be one of the hedger at `h`.
+/// The slot of the ticket at `t`, checked to be one of the hedger at `h`.
 ///
 /// # Safety
-/// `t` is null, or valid for reads (and writes, for `&mut`) of a `tg_ticket` that nothing
-/// else uses meanwhile; if its first two words are a ticket's, `tg_hedger_start` wrote it.
-unsafe fn ticket<'a>(
-    t: *mut tg_ticket,
+/// `t` is null, or valid for reads of a `tg_ticket`; if its first two words are a
+/// ticket's, `tg_hedger_start` wrote it.
+unsafe fn ticket_slot(
+    t: *const tg_ticket,
     h: *const tg_hedger,
     preset: u32,
-) -> Result<&'a mut Ticket> {
-    if t.is_null() {
-        return Err(TG_ERR_NULL);
-    }
-    if !(t as usize).is_multiple_of(core::mem::align_of::<tg_ticket>()) {
-        return Err(TG_ERR_MISALIGNED);
-    }
+) -> Result<*const TicketSlot> {
+    object::check_ptr(t, core::mem::align_of::<tg_ticket>())?;
     let slot = t.cast::<TicketSlot>();
     // SAFETY: not null, aligned, and readable by the contract; u64 words have no invalid
     // values, and the magic is checked before the ticket is.
@@ -365,7 +360,34 @@ unsafe fn ticket<'a>(
     if m != magic(Kind::Ticket, preset) || o != owner(h) {
         return Err(TG_ERR_MISMATCH);
     }
+    Ok(slot)
+}
+
+/// The ticket at `t`, shared: see [`ticket_slot`].
+///
+/// # Safety
+/// As [`ticket_slot`], and nothing writes the ticket meanwhile.
+unsafe fn ticket_ref<'a>(
+    t: *const tg_ticket,
+    h: *const tg_hedger,
+    preset: u32,
+) -> Result<&'a Ticket> {
+    let slot = unsafe { ticket_slot(t, h, preset)? };
     // SAFETY: the magic and the owner say `tg_hedger_start` wrote a ticket here.
+    Ok(unsafe { &(*slot).ticket })
+}
+
+/// The ticket at `t`, exclusive: see [`ticket_slot`].
+///
+/// # Safety
+/// As [`ticket_slot`], `t` is writable, and nothing else uses the ticket meanwhile.
+unsafe fn ticket_mut<'a>(
+    t: *mut tg_ticket,
+    h: *const tg_hedger,
+    preset: u32,
+) -> Result<&'a mut Ticket> {
+    let slot = unsafe { ticket_slot(t, h, preset)? }.cast_mut();
+    // SAFETY: as `ticket_ref`; `slot` comes from the writable `t`.
     Ok(unsafe { &mut (*slot).ticket })
 }
 
@@ -474,7 +496,7 @@ pub unsafe extern "C" fn tg_hedger_should_hedge(
     status_of((|| {
         let out = Out::new(decision)?;
         let (hedger, preset) = self::hedger(h)?;
-        let ticket = self::ticket(ticket, h, preset)?;
+        let ticket = ticket_mut(ticket, h, preset)?;
         out.set(tg_decision::of(hedger.should_hedge(ticket)));
         Ok(())
     })())
@@ -508,7 +530,7 @@ pub unsafe extern "C" fn tg_hedger_on_success(
             Some(Out::new(latency_ns)?)
         };
         let (hedger, preset) = self::hedger(h)?;
-        let ticket = self::ticket(ticket.cast_mut(), h, preset)?;
+        let ticket = ticket_ref(ticket, h, preset)?;
         let winner = self::attempt(attempt)?;
         let latency = hedger.on_success(ticket, winner);
         if let Some(out) = out {
@@ -530,7 +552,7 @@ pub unsafe extern "C" fn tg_hedger_on_error(
 ) -> tg_status {
     status_of((|| {
         let (hedger, preset) = self::hedger(h)?;
-        let ticket = self::ticket(ticket, h, preset)?;
+        let ticket = ticket_mut(ticket, h, preset)?;
         hedger.on_error(ticket, self::attempt(attempt)?);
         Ok(())
     })())
@@ -573,7 +595,7 @@ pub unsafe extern "C" fn tg_hedger_on_deadline_exceeded(
 ) -> tg_status {
     status_of((|| {
         let (hedger, preset) = self::hedger(h)?;
-        let ticket = self::ticket(ticket.cast_mut(), h, preset)?;
+        let ticket = ticket_ref(ticket, h, preset)?;
         hedger.on_deadline_exceeded(ticket);
         Ok(())
     })())
@@ -668,4 +690,85 @@ pub unsafe extern "C" fn tg_hedger_stats(
         });
         Ok(())
     })())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::tests::manual;
+    use crate::object::TG_PRESET_MCU;
+    use crate::status::TG_OK;
+    use core::ptr::null_mut;
+    use core::sync::atomic::{AtomicU64, Ordering};
+
+    #[test]
+    fn wait_hedge_success_and_tickets_are_checked() {
+        let time = AtomicU64::new(0);
+        let mut mem = std::vec![0u64; TG_HEDGER_MCU_SIZE / 8];
+        let mut config = tg_hedge_config::defaults();
+        config.min_samples = 4;
+        config.min_delay_ns = 100_000;
+        let mut h = null_mut();
+        let mut t = tg_ticket {
+            opaque: [0; TG_TICKET_WORDS],
+        };
+        let mut d = tg_decision {
+            kind: 9,
+            skip_reason: 9,
+            wait_ns: 9,
+        };
+        let mut stats = tg_hedge_stats::default();
+        let mut latency = 0;
+        let tick = |ns| time.fetch_add(ns, Ordering::Relaxed);
+        // SAFETY: storage and out-pointers are locals that outlive the handle's uses.
+        unsafe {
+            let p = mem.as_mut_ptr().cast();
+            let size = mem.len() * 8;
+            let mut bad = config;
+            bad.percentile_count = 3;
+            assert_eq!(
+                tg_hedger_init(p, size, TG_PRESET_MCU, manual(&time), &bad, &mut h),
+                TG_ERR_CONFIG
+            );
+            assert_eq!(
+                tg_hedger_init(p, size, TG_PRESET_MCU, manual(&time), &config, &mut h),
+                TG_OK
+            );
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_ERR_UNINIT);
+            for _ in 0..4 {
+                assert_eq!(tg_hedger_start(h, &mut t), TG_OK);
+                tick(800_000);
+                assert_eq!(tg_hedger_on_success(h, &t, 0, &mut latency), TG_OK);
+                assert_eq!(latency, 800_000);
+            }
+            assert_eq!(tg_hedger_start(h, &mut t), TG_OK);
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_OK);
+            assert_eq!((d.kind, d.skip_reason), (TG_DECISION_WAIT, TG_SKIP_NONE));
+            tick(d.wait_ns);
+            assert_eq!(tg_hedger_should_hedge(h, &mut t, &mut d), TG_OK);
+            assert_eq!(d.kind, TG_DECISION_HEDGE);
+            assert_eq!(tg_hedger_on_success(h, &t, 1, null_mut()), TG_OK);
+            assert_eq!(tg_hedger_on_success(h, &t, 256, null_mut()), TG_ERR_VALUE);
+            // A ticket moved to other storage names the same hedger; a changed owner not.
+            t.opaque[1] ^= 8;
+            assert_eq!(tg_hedger_on_error(h, &mut t, 0), TG_ERR_MISMATCH);
+            t.opaque[1] ^= 8;
+            assert_eq!(tg_hedger_on_error(h, &mut t, 1), TG_OK);
+            assert_eq!(tg_hedger_stats(h, &mut stats), TG_OK);
+            assert_eq!((stats.requests, stats.hedges, stats.hedge_wins), (5, 1, 1));
+            assert_eq!(stats.has_delay, 1);
+            assert_eq!(tg_hedger_delay(h, &mut latency), TG_OK);
+            assert_eq!(latency, stats.delay_ns);
+        }
+    }
+
+    #[test]
+    fn config_defaults_round_trip() {
+        let c = tg_hedge_config::defaults();
+        assert_eq!(c.to_config().unwrap(), HedgeConfig::new());
+        let mut two = c;
+        two.percentile_count = 2;
+        two.percentiles = [0.5, 0.99];
+        assert_eq!(two.to_config().unwrap().max_hedges(), 2);
+    }
 }

@@ -28,6 +28,8 @@
     )
 )]
 
+#[cfg(all(test, not(miri)))]
+mod bad_input;
 pub mod budget;
 pub mod clock;
 pub mod codec;

@@ -45,6 +45,13 @@ fn on_panic(_: &core::panic::PanicInfo<'_>) -> ! {
     loop {}
 }
 
+/// The unwinder's personality routine, which the host's prebuilt `core` refers to
+/// (its unwinding tables) though nothing here unwinds: with `panic = "abort"` it is never
+/// called. Bare-metal targets' `core` is built for abort and needs none.
+#[cfg(all(not(test), not(target_os = "none")))]
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

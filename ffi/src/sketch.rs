@@ -322,3 +322,94 @@ pub unsafe extern "C" fn tg_sketch_preset(s: *const tg_sketch, out: *mut u32) ->
         Ok(())
     })())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::{TG_PRESET_INT, TG_PRESET_LOG, TG_PRESET_MCU, TG_PRESET_OTEL};
+    use crate::status::{TG_ERR_NULL, TG_ERR_PRESET, TG_ERR_SIZE, TG_ERR_UNINIT, TG_OK};
+    use core::ptr::{null, null_mut};
+
+    /// A sketch of `preset` in `mem`.
+    fn sketch(mem: &mut [u64], preset: u32) -> *mut tg_sketch {
+        let mut s = null_mut();
+        // SAFETY: `mem` is writable for its length, and outlives the handle's uses.
+        let status =
+            unsafe { tg_sketch_init(mem.as_mut_ptr().cast(), mem.len() * 8, preset, &mut s) };
+        assert_eq!(status, TG_OK);
+        s
+    }
+
+    #[test]
+    fn records_and_answers_like_the_crate() {
+        let mut mem = std::vec![0u64; TG_SKETCH_MCU_SIZE / 8];
+        let s = sketch(&mut mem, TG_PRESET_MCU);
+        let (mut q, mut n) = (0.0, 0u64);
+        // SAFETY: `s` is a live sketch; the out-pointers are locals.
+        unsafe {
+            assert_eq!(tg_sketch_quantile(s, 0.5, &mut q), TG_ERR_EMPTY);
+            for ms in 1..=10u64 {
+                assert_eq!(tg_sketch_record_u64(s, ms * 1_000_000), TG_OK);
+            }
+            assert_eq!(tg_sketch_record(s, f64::NAN), TG_ERR_VALUE);
+            assert_eq!(tg_sketch_record_u64_n(s, 1, u64::MAX), TG_ERR_VALUE);
+            assert_eq!(tg_sketch_record_duration(s, u64::MAX, u32::MAX), TG_OK);
+            assert_eq!(tg_sketch_count(s, &mut n), TG_OK);
+            assert_eq!(n, 11);
+            assert_eq!(tg_sketch_clamped(s, &mut n), TG_OK);
+            assert_eq!(n, 1);
+            assert_eq!(tg_sketch_quantile(s, 0.5, &mut q), TG_OK);
+            assert!((q - 6e6).abs() <= 0.016 * 6e6);
+            assert_eq!(tg_sketch_quantile(s, 1.01, &mut q), TG_ERR_QUANTILE);
+            assert_eq!(tg_sketch_quantile(s, 0.5, null_mut()), TG_ERR_NULL);
+            assert_eq!(tg_sketch_rank(s, f64::NAN, &mut n), TG_ERR_VALUE);
+            assert_eq!(tg_sketch_clear(s), TG_OK);
+            assert_eq!(tg_sketch_min(s, &mut q), TG_ERR_EMPTY);
+        }
+    }
+
+    #[test]
+    fn merge_takes_one_preset_and_itself() {
+        let mut a = std::vec![0u64; TG_SKETCH_INT_SIZE / 8];
+        let mut b = std::vec![0u64; TG_SKETCH_INT_SIZE / 8];
+        let x = sketch(&mut a, TG_PRESET_INT);
+        let y = sketch(&mut b, TG_PRESET_INT);
+        let mut n = 0;
+        // SAFETY: live sketches in distinct storage.
+        unsafe {
+            assert_eq!(tg_sketch_record_u64(y, 5_000_000), TG_OK);
+            assert_eq!(tg_sketch_merge(x, y), TG_OK);
+            assert_eq!(tg_sketch_merge(x, x), TG_OK);
+            assert_eq!(tg_sketch_count(x, &mut n), TG_OK);
+            assert_eq!(n, 2);
+            let z = sketch(&mut b, TG_PRESET_LOG);
+            assert_eq!(tg_sketch_merge(x, z), TG_ERR_MISMATCH);
+            assert_eq!(tg_sketch_merge(x, null()), TG_ERR_NULL);
+        }
+    }
+
+    #[test]
+    fn storage_is_checked() {
+        let mut mem = std::vec![0u64; TG_SKETCH_OTEL_SIZE / 8];
+        let mut s = null_mut();
+        let p = mem.as_mut_ptr().cast::<core::ffi::c_void>();
+        let mut n = 0;
+        // SAFETY: every call is refused before it writes, or writes within `mem`.
+        unsafe {
+            assert_eq!(tg_sketch_count(p.cast(), &mut n), TG_ERR_UNINIT);
+            assert_eq!(tg_sketch_init(p, 64, TG_PRESET_OTEL, &mut s), TG_ERR_SIZE);
+            assert_eq!(tg_sketch_init(p, mem.len() * 8, 0, &mut s), TG_ERR_PRESET);
+            assert_eq!(
+                tg_sketch_init(p, mem.len() * 8, TG_PRESET_OTEL, null_mut()),
+                TG_ERR_NULL
+            );
+            assert_eq!(
+                tg_sketch_init(p, mem.len() * 8, TG_PRESET_OTEL, &mut s),
+                TG_OK
+            );
+            let mut preset = 0;
+            assert_eq!(tg_sketch_preset(s, &mut preset), TG_OK);
+            assert_eq!(preset, TG_PRESET_OTEL);
+        }
+    }
+}

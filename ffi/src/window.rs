@@ -322,3 +322,73 @@ pub unsafe extern "C" fn tg_window_snapshot(w: *const tg_window, dst: *mut tg_sk
         }
     })())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::tests::manual;
+    use crate::object::{TG_PRESET_MCU, TG_PRESET_OTEL};
+    use crate::sketch::{tg_sketch_count, tg_sketch_init, TG_SKETCH_INT_SIZE};
+    use crate::status::{TG_ERR_NULL, TG_ERR_UNINIT, TG_OK};
+    use core::ptr::null_mut;
+    use core::sync::atomic::{AtomicU64, Ordering};
+
+    #[test]
+    fn the_clock_rotates_and_snapshots_take_the_same_preset() {
+        let time = AtomicU64::new(5);
+        let mut mem = std::vec![0u64; TG_WINDOW_MCU_SIZE / 8];
+        let mut sk = std::vec![0u64; TG_SKETCH_INT_SIZE / 8];
+        let (mut w, mut s) = (null_mut(), null_mut());
+        let mut config = tg_window_config::defaults();
+        config.interval_ns = 1_000_000_000;
+        let (mut n, mut r, mut q) = (0u64, 0u32, 0.0);
+        // SAFETY: storage and out-pointers are locals that outlive the handles' uses.
+        unsafe {
+            let p = mem.as_mut_ptr().cast();
+            let size = mem.len() * 8;
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_OTEL, manual(&time), &config, &mut w),
+                TG_ERR_PRESET
+            );
+            let mut bad = config;
+            bad.quantile = 1.5;
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_MCU, manual(&time), &bad, &mut w),
+                TG_ERR_CONFIG
+            );
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_MCU, manual(&time), &config, &mut w),
+                TG_OK
+            );
+            for ms in 1..=10u64 {
+                assert_eq!(tg_window_record_u64(w, ms * 1_000_000), TG_OK);
+            }
+            assert_eq!(tg_window_record(w, -1.0), TG_ERR_VALUE);
+            assert_eq!(tg_window_quantile(w, 0.5, &mut q), TG_OK);
+            assert_eq!(tg_window_rank(w, 1e12, &mut n), TG_OK);
+            assert_eq!(n, 10);
+            assert_eq!(
+                tg_sketch_init(sk.as_mut_ptr().cast(), sk.len() * 8, TG_PRESET_MCU, &mut s),
+                TG_OK
+            );
+            assert_eq!(tg_window_snapshot(w, s), TG_OK);
+            assert_eq!(tg_sketch_count(s, &mut n), TG_OK);
+            assert_eq!(n, 10);
+            assert_eq!(
+                tg_sketch_init(sk.as_mut_ptr().cast(), sk.len() * 8, 3, &mut s),
+                TG_OK
+            );
+            assert_eq!(tg_window_snapshot(w, s), TG_ERR_MISMATCH);
+            time.fetch_add(3_000_000_000, Ordering::Relaxed);
+            assert_eq!(tg_window_count(w, &mut n), TG_OK);
+            assert_eq!(n, 0);
+            assert_eq!(tg_window_expired(w, &mut r), TG_OK);
+            assert_eq!(r, 10);
+            assert_eq!(tg_window_rotations(w, &mut r), TG_OK);
+            assert!(r >= 1);
+            assert_eq!(tg_window_quantile(w, 0.5, &mut q), TG_ERR_EMPTY);
+            assert_eq!(tg_window_count(sk.as_ptr().cast(), &mut n), TG_ERR_UNINIT);
+            assert_eq!(tg_window_count(w, null_mut()), TG_ERR_NULL);
+        }
+    }
+}
