@@ -40,19 +40,23 @@ cargo test -q --locked --test ffi_firmware_fixture
 python3 "$src/gen-expected.py" "$root/firmware/src/expected.rs" "$src/ddsketch-int-coarse.hex" \
   "$out/expected.h"
 
-# target, QEMU cpu, QEMU machine (and linker script), icount shift, core clock (Hz), gcc's
-# flags for the core. The shift: one instruction per 2^S ns of virtual time, which SysTick
-# counts, so the run is deterministic and the core runs near the board's clock (as
-# firmware-embassy.sh). The core clock is SysTick's, as QEMU models the board.
+# image, target, QEMU cpu, QEMU machine, linker script, icount shift, core clock (Hz),
+# gcc's flags for the core. The shift: one instruction per 2^S ns of virtual time, which
+# SysTick counts, so the run is deterministic and the core runs near the board's clock (as
+# firmware-embassy.sh). The core clock is SysTick's, as QEMU models the board. The third
+# image is the micro:bit's code (thumbv6m, soft float, the microcontroller hedger) on the
+# MPS2 AN385's Cortex-M3, which runs ARMv6-M code, with 4 MiB of RAM: when the micro:bit
+# fails and it passes, the micro:bit ran out of RAM.
 boards=(
-  "thumbv6m-none-eabi cortex-m0 microbit 6 16000000 -mcpu=cortex-m0 -mfloat-abi=soft"
-  "thumbv7em-none-eabihf cortex-m4 mps2-an386 5 25000000 -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+  "microbit thumbv6m-none-eabi cortex-m0 microbit microbit 6 16000000 -mcpu=cortex-m0 -mfloat-abi=soft"
+  "mps2-an386 thumbv7em-none-eabihf cortex-m4 mps2-an386 mps2-an386 5 25000000 -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+  "thumbv6m-on-an385 thumbv6m-none-eabi cortex-m3 mps2-an385 mps2-an386 6 25000000 -mcpu=cortex-m0 -mfloat-abi=soft"
 )
 
 cflags=(-mthumb -Os -g -std=c11 -Wall -Wextra -Wconversion -Werror -ffunction-sections
   -fdata-sections -ffreestanding)
 for board in "${boards[@]}"; do
-  read -r target cpu machine shift hz mflags <<<"$board"
+  read -r image target cpu machine ld shift hz mflags <<<"$board"
   # The thumbv6m core has no compare-and-swap, and the thumbv7em none of 64 bits: the C
   # program is single-core, so portable-atomic's fallbacks disable interrupts (as the Rust
   # firmware's critical sections do), never spin on a lock an interrupt could hold.
@@ -61,30 +65,30 @@ for board in "${boards[@]}"; do
   # shellcheck disable=SC2086 # mflags is a list of flags
   arm-none-eabi-gcc $mflags "${cflags[@]}" -DCORE_HZ="$hz" \
     -I "$ffi/include" -I "$out" -I "$src" "$src"/*.c \
-    -nostartfiles --specs=nano.specs -L "$src" -T "$src/$machine.ld" \
-    -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-Map="$out/$machine.map" \
+    -nostartfiles --specs=nano.specs -L "$src" -T "$src/$ld.ld" \
+    -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-Map="$out/$image.map" \
     "$ffi/target/$target/release/libtailguard_ffi.a" -lc -lgcc \
-    -o "$out/$machine.elf"
+    -o "$out/$image.elf"
 done
 
 # Both boards run, and the sizes print, before a failure fails the script.
 failed=()
 for board in "${boards[@]}"; do
-  read -r target cpu machine shift hz mflags <<<"$board"
-  elf="$out/$machine.elf"
-  log="$out/$machine.log"
-  echo "--- C firmware on $machine ($cpu, $target)"
+  read -r image target cpu machine ld shift hz mflags <<<"$board"
+  elf="$out/$image.elf"
+  log="$out/$image.log"
+  echo "--- C firmware $image on $machine ($cpu, $target)"
   status=0
   timeout 120 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
     -icount "shift=$shift,align=off,sleep=off" \
     -semihosting-config enable=on,target=native -kernel "$elf" | tee "$log" || status=$?
   if [ "$status" -ne 0 ]; then
-    failed+=("$machine: exited $status")
+    failed+=("$image: exited $status")
   elif ! grep -Eq '^[0-9]+ passed, 0 failed$' "$log"; then
-    failed+=("$machine: no '... passed, 0 failed' line")
+    failed+=("$image: no '... passed, 0 failed' line")
   elif ! grep -qx "ddsketch/int-coarse $(cat "$src/ddsketch-int-coarse.hex")" "$log"; then
     # The bytes it printed are the host's (it compared them itself too).
-    failed+=("$machine: DataDog's bytes are not the host's")
+    failed+=("$image: DataDog's bytes are not the host's")
   fi
 done
 
@@ -92,8 +96,8 @@ done
 # is the rest of RAM). Berkeley's text includes .rodata and the vector table.
 echo "--- flash and static RAM of the C images (arm-none-eabi-size)"
 for board in "${boards[@]}"; do
-  read -r target cpu machine shift hz mflags <<<"$board"
-  arm-none-eabi-size -B "$out/$machine.elf" | awk -v m="$machine ($cpu)" \
+  read -r image target cpu machine ld shift hz mflags <<<"$board"
+  arm-none-eabi-size -B "$out/$image.elf" | awk -v m="$image ($cpu, $target)" \
     'NR == 2 { printf "%s: text %d, data %d, bss %d: flash %d, static RAM %d\n", m, $1, $2, $3, $1 + $2, $2 + $3 }'
 done
 
