@@ -2,11 +2,11 @@
 //! `ExponentialHistogramDataPoint` (the OTEL preset), into and out of caller buffers.
 
 use tailguard::otlp::{self, Timestamps};
-use tailguard::proto::{EncodeError, IndexConvention};
+use tailguard::proto::{self, EncodeError, IndexConvention};
 use tailguard::sketch::presets::OtelLatency;
 
-use crate::object::{self, Out};
-use crate::sketch::{sketch_mut, sketch_ref, tg_sketch};
+use crate::object::{self, Kind, Out, TG_PRESET_OTEL};
+use crate::sketch::{same_preset, same_preset_mut, tg_sketch, with_sketch};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_BUFFER, TG_ERR_DECODE, TG_ERR_PRESET, TG_ERR_VALUE,
 };
@@ -22,6 +22,17 @@ fn convention(code: u32) -> Result<IndexConvention> {
         TG_CONVENTION_GO_JAVA => Ok(IndexConvention::GoJava),
         TG_CONVENTION_PYTHON => Ok(IndexConvention::Python),
         _ => Err(TG_ERR_VALUE),
+    }
+}
+
+/// TG_PRESET_OTEL if the sketch at `h` is of it; TG_ERR_PRESET if it is another's.
+///
+/// # Safety
+/// The caller's contract for `h`.
+unsafe fn otel_preset(h: *const u8) -> Result<u32> {
+    match unsafe { object::preset_of(h, Kind::Sketch)? } {
+        TG_PRESET_OTEL => Ok(TG_PRESET_OTEL),
+        _ => Err(TG_ERR_PRESET),
     }
 }
 
@@ -56,10 +67,12 @@ pub unsafe extern "C" fn tg_sketch_encode_ddsketch(
 ) -> tg_status {
     status_of((|| {
         let written = Out::new(written)?;
-        let (sketch, _) = sketch_ref(s)?;
         let convention = self::convention(convention)?;
         let buf = object::bytes_mut(buf, cap)?;
-        finish(sketch.encode_ddsketch(convention, buf), written)
+        with_sketch!(s, value, |sk, _| finish(
+            proto::encode(sk, convention, buf),
+            written
+        ))
     })())
 }
 
@@ -76,12 +89,13 @@ pub unsafe extern "C" fn tg_sketch_decode_ddsketch(
     len: usize,
 ) -> tg_status {
     status_of((|| {
-        let (sketch, _) = sketch_mut(s)?;
         let convention = self::convention(convention)?;
         let bytes = object::bytes(bytes, len)?;
-        sketch
-            .decode_ddsketch(bytes, convention)
-            .map_err(|_| TG_ERR_DECODE)
+        with_sketch!(s, value_mut, |sk, _| {
+            proto::decode_rebinned(bytes, convention, sk)
+                .map(|_| ())
+                .map_err(|_| TG_ERR_DECODE)
+        })
     })())
 }
 
@@ -101,11 +115,7 @@ pub unsafe extern "C" fn tg_sketch_encode_otlp(
 ) -> tg_status {
     status_of((|| {
         let written = Out::new(written)?;
-        let (sketch, _) = sketch_ref(s)?;
-        let otel = sketch
-            .as_any()
-            .downcast_ref::<OtelLatency>()
-            .ok_or(TG_ERR_PRESET)?;
+        let otel = same_preset::<OtelLatency>(s, otel_preset(s.cast())?)?;
         let buf = object::bytes_mut(buf, cap)?;
         let times = Timestamps::new(start_unix_ns, end_unix_ns);
         finish(otlp::encode(otel, times, buf), written)
@@ -124,11 +134,7 @@ pub unsafe extern "C" fn tg_sketch_decode_otlp(
     len: usize,
 ) -> tg_status {
     status_of((|| {
-        let (sketch, _) = sketch_mut(s)?;
-        let otel = sketch
-            .as_any_mut()
-            .downcast_mut::<OtelLatency>()
-            .ok_or(TG_ERR_PRESET)?;
+        let otel = same_preset_mut::<OtelLatency>(s, otel_preset(s.cast())?)?;
         let bytes = object::bytes(bytes, len)?;
         otlp::decode_into(bytes, otel)
             .map(|_| ())

@@ -7,17 +7,15 @@
 
 use core::time::Duration;
 
-use tailguard::budget::RatioBudget;
 use tailguard::clock::Instant;
 use tailguard::deadline::Deadline;
 use tailguard::hedge::{
-    Attempt, ColdStart, CubicHedger, Decision, HedgeConfig, Hedger, IntHedger, LogHedger,
-    McuHedger, SkipReason, Stats, Ticket, MAX_HEDGES,
+    Attempt, ColdStart, CubicHedger, Decision, HedgeConfig, IntHedger, LogHedger, McuHedger,
+    SkipReason, Ticket, MAX_HEDGES,
 };
 use tailguard::sketch::presets::{
     CUBIC_LATENCY_LAYOUT, INT_LATENCY_LAYOUT, LOG_LATENCY_LAYOUT, MCU_LATENCY_LAYOUT,
 };
-use tailguard::sketch::IndexMapping;
 
 use crate::clock::{nanos, tg_clock, CallbackClock};
 use crate::object::{self, fits, magic, Kind, Out, Preset};
@@ -161,77 +159,38 @@ const _: () = assert!(fits::<CubicH>(TG_HEDGER_CUBIC_SIZE));
 const _: () = assert!(fits::<IntH>(TG_HEDGER_INT_SIZE));
 const _: () = assert!(fits::<McuH>(TG_HEDGER_MCU_SIZE));
 
-/// A hedger of any preset.
-trait DynHedger {
-    fn start(&self) -> Ticket;
-    fn start_with_deadline(&self, deadline: Deadline) -> Ticket;
-    fn should_hedge(&self, ticket: &mut Ticket) -> Decision;
-    fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration;
-    fn on_error(&self, ticket: &mut Ticket, attempt: Attempt);
-    fn on_deadline_exceeded(&self, ticket: &Ticket);
-    fn on_rate_limited(&self);
-    fn on_rate_limited_for(&self, pushback: Duration);
-    fn record(&self, latency: Duration);
-    fn delay(&self) -> core::result::Result<Duration, SkipReason>;
-    fn stats(&self) -> Stats;
-}
-
-impl<M: IndexMapping, const N: usize> DynHedger for Hedger<CallbackClock, RatioBudget, M, N> {
-    fn start(&self) -> Ticket {
-        Hedger::start(self)
-    }
-    fn start_with_deadline(&self, deadline: Deadline) -> Ticket {
-        Hedger::start_with_deadline(self, deadline)
-    }
-    fn should_hedge(&self, ticket: &mut Ticket) -> Decision {
-        Hedger::should_hedge(self, ticket)
-    }
-    fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
-        Hedger::on_success(self, ticket, winner)
-    }
-    fn on_error(&self, ticket: &mut Ticket, attempt: Attempt) {
-        Hedger::on_error(self, ticket, attempt)
-    }
-    fn on_deadline_exceeded(&self, ticket: &Ticket) {
-        Hedger::on_deadline_exceeded(self, ticket)
-    }
-    fn on_rate_limited(&self) {
-        Hedger::on_rate_limited(self)
-    }
-    fn on_rate_limited_for(&self, pushback: Duration) {
-        Hedger::on_rate_limited_for(self, pushback)
-    }
-    fn record(&self, latency: Duration) {
-        Hedger::record(self, latency)
-    }
-    fn delay(&self) -> core::result::Result<Duration, SkipReason> {
-        Hedger::delay(self)
-    }
-    fn stats(&self) -> Stats {
-        Hedger::stats(self)
-    }
-}
-
-/// The hedger at `h` with its preset.
+/// Runs `$body` with `$x` bound to the hedger at handle `$h` as its preset's type and
+/// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
 ///
-/// # Safety
-/// `h` is null, or valid for reads of 8 bytes and, if they are a hedger's magic, the
-/// hedger that `tg_hedger_init` wrote.
-unsafe fn hedger<'a>(h: *const tg_hedger) -> Result<(&'a dyn DynHedger, u32)> {
-    let p = h.cast::<u8>();
-    let code = unsafe { object::preset_of(p, Kind::Hedger)? };
-    // SAFETY (all arms): the magic names the preset, so the object is of its type; a
-    // hedger is used through shared references only.
-    let hedger: &dyn DynHedger = unsafe {
+/// Safety: the caller's contract (see the crate docs) for `$h`.
+macro_rules! with_hedger {
+    ($h:expr, |$x:ident, $p:pat_param| $body:expr) => {{
+        let h = ($h).cast::<u8>();
+        let code = unsafe { object::preset_of(h, Kind::Hedger)? };
+        #[allow(unused_variables)]
+        let $p = code;
+        // SAFETY (every arm): the magic names the preset, so the object is of its type; a
+        // hedger is used through shared references only.
         match Preset::from_u32(code)? {
-            Preset::Log => object::value::<LogH>(p),
-            Preset::Cubic => object::value::<CubicH>(p),
-            Preset::Int => object::value::<IntH>(p),
-            Preset::Mcu => object::value::<McuH>(p),
+            Preset::Log => {
+                let $x = unsafe { object::value::<LogH>(h) };
+                $body
+            }
+            Preset::Cubic => {
+                let $x = unsafe { object::value::<CubicH>(h) };
+                $body
+            }
+            Preset::Int => {
+                let $x = unsafe { object::value::<IntH>(h) };
+                $body
+            }
+            Preset::Mcu => {
+                let $x = unsafe { object::value::<McuH>(h) };
+                $body
+            }
             Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
         }
-    };
-    Ok((hedger, code))
+    }};
 }
 
 /// Fills `*config` with the defaults: hedge at the p90 of the last 30-60 s, between 1 ms
@@ -398,8 +357,7 @@ unsafe fn ticket_mut<'a>(
 pub unsafe extern "C" fn tg_hedger_start(h: *const tg_hedger, ticket: *mut tg_ticket) -> tg_status {
     status_of((|| {
         let out = Out::new(ticket)?;
-        let (hedger, preset) = self::hedger(h)?;
-        put_ticket(out, h, preset, hedger.start());
+        with_hedger!(h, |x, preset| put_ticket(out, h, preset, x.start()));
         Ok(())
     })())
 }
@@ -415,9 +373,13 @@ pub unsafe extern "C" fn tg_hedger_start_with_deadline(
 ) -> tg_status {
     status_of((|| {
         let out = Out::new(ticket)?;
-        let (hedger, preset) = self::hedger(h)?;
         let deadline = Deadline::at(Instant::from_nanos(deadline_ns));
-        put_ticket(out, h, preset, hedger.start_with_deadline(deadline));
+        with_hedger!(h, |x, preset| put_ticket(
+            out,
+            h,
+            preset,
+            x.start_with_deadline(deadline)
+        ));
         Ok(())
     })())
 }
@@ -495,9 +457,9 @@ pub unsafe extern "C" fn tg_hedger_should_hedge(
 ) -> tg_status {
     status_of((|| {
         let out = Out::new(decision)?;
-        let (hedger, preset) = self::hedger(h)?;
-        let ticket = ticket_mut(ticket, h, preset)?;
-        out.set(tg_decision::of(hedger.should_hedge(ticket)));
+        let d = with_hedger!(h, |x, preset| x
+            .should_hedge(ticket_mut(ticket, h, preset)?));
+        out.set(tg_decision::of(d));
         Ok(())
     })())
 }
@@ -529,10 +491,10 @@ pub unsafe extern "C" fn tg_hedger_on_success(
         } else {
             Some(Out::new(latency_ns)?)
         };
-        let (hedger, preset) = self::hedger(h)?;
-        let ticket = ticket_ref(ticket, h, preset)?;
-        let winner = self::attempt(attempt)?;
-        let latency = hedger.on_success(ticket, winner);
+        let latency = with_hedger!(h, |x, preset| {
+            let ticket = ticket_ref(ticket, h, preset)?;
+            x.on_success(ticket, self::attempt(attempt)?)
+        });
         if let Some(out) = out {
             out.set(nanos(latency));
         }
@@ -551,9 +513,10 @@ pub unsafe extern "C" fn tg_hedger_on_error(
     attempt: u32,
 ) -> tg_status {
     status_of((|| {
-        let (hedger, preset) = self::hedger(h)?;
-        let ticket = ticket_mut(ticket, h, preset)?;
-        hedger.on_error(ticket, self::attempt(attempt)?);
+        with_hedger!(h, |x, preset| {
+            let ticket = ticket_mut(ticket, h, preset)?;
+            x.on_error(ticket, self::attempt(attempt)?)
+        });
         Ok(())
     })())
 }
@@ -564,7 +527,7 @@ pub unsafe extern "C" fn tg_hedger_on_error(
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_on_rate_limited(h: *const tg_hedger) -> tg_status {
     status_of((|| {
-        hedger(h)?.0.on_rate_limited();
+        with_hedger!(h, |x, _| x.on_rate_limited());
         Ok(())
     })())
 }
@@ -578,9 +541,8 @@ pub unsafe extern "C" fn tg_hedger_on_rate_limited_for(
     pushback_ns: u64,
 ) -> tg_status {
     status_of((|| {
-        hedger(h)?
-            .0
-            .on_rate_limited_for(Duration::from_nanos(pushback_ns));
+        with_hedger!(h, |x, _| x
+            .on_rate_limited_for(Duration::from_nanos(pushback_ns)));
         Ok(())
     })())
 }
@@ -594,9 +556,8 @@ pub unsafe extern "C" fn tg_hedger_on_deadline_exceeded(
     ticket: *const tg_ticket,
 ) -> tg_status {
     status_of((|| {
-        let (hedger, preset) = self::hedger(h)?;
-        let ticket = ticket_ref(ticket, h, preset)?;
-        hedger.on_deadline_exceeded(ticket);
+        with_hedger!(h, |x, preset| x
+            .on_deadline_exceeded(ticket_ref(ticket, h, preset)?));
         Ok(())
     })())
 }
@@ -606,7 +567,7 @@ pub unsafe extern "C" fn tg_hedger_on_deadline_exceeded(
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_record(h: *const tg_hedger, latency_ns: u64) -> tg_status {
     status_of((|| {
-        hedger(h)?.0.record(Duration::from_nanos(latency_ns));
+        with_hedger!(h, |x, _| x.record(Duration::from_nanos(latency_ns)));
         Ok(())
     })())
 }
@@ -618,7 +579,7 @@ pub unsafe extern "C" fn tg_hedger_record(h: *const tg_hedger, latency_ns: u64) 
 pub unsafe extern "C" fn tg_hedger_delay(h: *const tg_hedger, out: *mut u64) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        let delay = hedger(h)?.0.delay().map_err(|_| TG_ERR_EMPTY)?;
+        let delay = with_hedger!(h, |x, _| x.delay()).map_err(|_| TG_ERR_EMPTY)?;
         out.set(nanos(delay));
         Ok(())
     })())
@@ -670,7 +631,7 @@ pub unsafe extern "C" fn tg_hedger_stats(
 ) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        let s = hedger(h)?.0.stats();
+        let s = with_hedger!(h, |x, _| x.stats());
         out.set(tg_hedge_stats {
             requests: s.requests,
             hedges: s.hedges,

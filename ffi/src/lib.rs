@@ -33,7 +33,6 @@ mod bad_input;
 pub mod budget;
 pub mod clock;
 pub mod codec;
-mod dyn_sketch;
 pub mod hedger;
 mod object;
 pub mod panic;

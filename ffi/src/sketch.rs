@@ -7,8 +7,8 @@
 use tailguard::sketch::presets::{
     self, CubicLatency, IntLatency, IntLatencyCoarse, LogLatency, McuLatency, OtelLatency,
 };
+use tailguard::sketch::{DDSketch, IndexMapping};
 
-use crate::dyn_sketch::DynSketch;
 use crate::object::{self, fits, Kind, Out, Preset};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_QUANTILE, TG_ERR_VALUE,
@@ -40,47 +40,79 @@ const _: () = assert!(fits::<IntLatencyCoarse>(TG_SKETCH_INT_COARSE_SIZE));
 const _: () = assert!(fits::<McuLatency>(TG_SKETCH_MCU_SIZE));
 const _: () = assert!(fits::<OtelLatency>(TG_SKETCH_OTEL_SIZE));
 
-/// The sketch at `s` with its preset, shared.
+/// Runs `$body` with `$s` bound to the sketch at handle `$h` as its preset's type
+/// (through `object::value` or `object::value_mut`: `$get`) and `$p` to its preset code;
+/// `?` on a bad handle. One arm per preset, so that each function links the code of what
+/// it calls and no more (no vtable of every operation): firmware keeps only what it uses.
+///
+/// Safety: the caller's contract (see the crate docs) for `$h`; `value_mut` only where no
+/// other reference to the sketch lives.
+macro_rules! with_sketch {
+    ($h:expr, $get:ident, |$s:ident, $p:pat_param| $body:expr) => {{
+        use tailguard::sketch::presets as ps;
+        use $crate::object::Preset as P;
+        let h = ($h).cast::<u8>();
+        let code = unsafe { $crate::object::preset_of(h, $crate::object::Kind::Sketch)? };
+        #[allow(clippy::let_unit_value, unused_variables)]
+        let $p = code;
+        // SAFETY (every arm): the magic names the preset, so the object is of its type.
+        match P::from_u32(code)? {
+            P::Log => {
+                let $s = unsafe { $crate::object::$get::<ps::LogLatency>(h) };
+                $body
+            }
+            P::Cubic => {
+                let $s = unsafe { $crate::object::$get::<ps::CubicLatency>(h) };
+                $body
+            }
+            P::Int => {
+                let $s = unsafe { $crate::object::$get::<ps::IntLatency>(h) };
+                $body
+            }
+            P::IntCoarse => {
+                let $s = unsafe { $crate::object::$get::<ps::IntLatencyCoarse>(h) };
+                $body
+            }
+            P::Mcu => {
+                let $s = unsafe { $crate::object::$get::<ps::McuLatency>(h) };
+                $body
+            }
+            P::Otel => {
+                let $s = unsafe { $crate::object::$get::<ps::OtelLatency>(h) };
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_sketch;
+
+/// The sketch at `h` as a `T`, if it is a sketch of preset `want` (whose type is `T`):
+/// TG_ERR_MISMATCH for another preset.
 ///
 /// # Safety
-/// `s` is null, or valid for reads of 8 bytes and, if they are a sketch's magic, the
-/// sketch that `tg_sketch_init` wrote, not mutated meanwhile.
-pub(crate) unsafe fn sketch_ref<'a>(s: *const tg_sketch) -> Result<(&'a dyn DynSketch, Preset)> {
-    let h = s.cast::<u8>();
-    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Sketch)? })?;
-    // SAFETY (all arms): the magic names the preset, so the object is of its type.
-    let sketch: &dyn DynSketch = unsafe {
-        match preset {
-            Preset::Log => object::value::<LogLatency>(h),
-            Preset::Cubic => object::value::<CubicLatency>(h),
-            Preset::Int => object::value::<IntLatency>(h),
-            Preset::IntCoarse => object::value::<IntLatencyCoarse>(h),
-            Preset::Mcu => object::value::<McuLatency>(h),
-            Preset::Otel => object::value::<OtelLatency>(h),
-        }
-    };
-    Ok((sketch, preset))
+/// The caller's contract for `h`; `T` is the type of preset `want`'s sketches, and
+/// nothing writes the sketch meanwhile.
+pub(crate) unsafe fn same_preset<'a, T>(h: *const tg_sketch, want: u32) -> Result<&'a T> {
+    let h = h.cast::<u8>();
+    if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
+        return Err(TG_ERR_MISMATCH);
+    }
+    // SAFETY: the magic names preset `want`, whose sketches are `T`s.
+    Ok(unsafe { object::value::<T>(h) })
 }
 
-/// The sketch at `s` with its preset, exclusive.
+/// [`same_preset`], exclusive.
 ///
 /// # Safety
-/// As [`sketch_ref`], and nothing else refers to the sketch meanwhile.
-pub(crate) unsafe fn sketch_mut<'a>(s: *mut tg_sketch) -> Result<(&'a mut dyn DynSketch, Preset)> {
-    let h = s.cast::<u8>();
-    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Sketch)? })?;
-    // SAFETY (all arms): the magic names the preset, so the object is of its type.
-    let sketch: &mut dyn DynSketch = unsafe {
-        match preset {
-            Preset::Log => object::value_mut::<LogLatency>(h),
-            Preset::Cubic => object::value_mut::<CubicLatency>(h),
-            Preset::Int => object::value_mut::<IntLatency>(h),
-            Preset::IntCoarse => object::value_mut::<IntLatencyCoarse>(h),
-            Preset::Mcu => object::value_mut::<McuLatency>(h),
-            Preset::Otel => object::value_mut::<OtelLatency>(h),
-        }
-    };
-    Ok((sketch, preset))
+/// As [`same_preset`], and no other reference to the sketch lives meanwhile.
+pub(crate) unsafe fn same_preset_mut<'a, T>(h: *mut tg_sketch, want: u32) -> Result<&'a mut T> {
+    let h = h.cast::<u8>();
+    if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
+        return Err(TG_ERR_MISMATCH);
+    }
+    // SAFETY: the magic names preset `want`, whose sketches are `T`s; nothing else refers
+    // to it (the contract).
+    Ok(unsafe { object::value_mut::<T>(h) })
 }
 
 /// Initialises an empty sketch of `preset` (any `TG_PRESET_*`) in `size` bytes at
@@ -120,7 +152,7 @@ pub unsafe extern "C" fn tg_sketch_init(
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_record(s: *mut tg_sketch, value: f64) -> tg_status {
     status_of((|| {
-        sketch_mut(s)?.0.record(value).map_err(|_| TG_ERR_VALUE)
+        with_sketch!(s, value_mut, |sk, _| sk.record(value)).map_err(|_| TG_ERR_VALUE)
     })())
 }
 
@@ -129,7 +161,7 @@ pub unsafe extern "C" fn tg_sketch_record(s: *mut tg_sketch, value: f64) -> tg_s
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_record_u64(s: *mut tg_sketch, value: u64) -> tg_status {
     status_of((|| {
-        sketch_mut(s)?.0.record_u64(value);
+        with_sketch!(s, value_mut, |sk, _| sk.record_u64(value));
         Ok(())
     })())
 }
@@ -145,9 +177,10 @@ pub unsafe extern "C" fn tg_sketch_record_u64_n(
     n: u64,
 ) -> tg_status {
     status_of((|| {
-        let (sketch, _) = sketch_mut(s)?;
-        let n = u32::try_from(n).map_err(|_| TG_ERR_VALUE)?;
-        sketch.record_u64_n(value, n);
+        with_sketch!(s, value_mut, |sk, _| {
+            let n = u32::try_from(n).map_err(|_| TG_ERR_VALUE)?;
+            sk.record_u64_n(value, n);
+        });
         Ok(())
     })())
 }
@@ -161,14 +194,13 @@ pub unsafe extern "C" fn tg_sketch_record_duration(
     secs: u64,
     nanos: u32,
 ) -> tg_status {
+    // What `record_duration` records, without building a Duration (whose constructor
+    // panics when the carry overflows the seconds).
+    let ns = secs
+        .saturating_mul(1_000_000_000)
+        .saturating_add(u64::from(nanos));
     status_of((|| {
-        let (sketch, _) = sketch_mut(s)?;
-        // What `record_duration` records, without building a Duration (whose constructor
-        // panics when the carry overflows the seconds).
-        let ns = secs
-            .saturating_mul(1_000_000_000)
-            .saturating_add(u64::from(nanos));
-        sketch.record_u64(ns);
+        with_sketch!(s, value_mut, |sk, _| sk.record_u64(ns));
         Ok(())
     })())
 }
@@ -185,7 +217,7 @@ pub unsafe extern "C" fn tg_sketch_quantile(
 ) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        let value = sketch_ref(s)?.0.quantile(q).map_err(|_| TG_ERR_QUANTILE)?;
+        let value = with_sketch!(s, value, |sk, _| sk.quantile(q)).map_err(|_| TG_ERR_QUANTILE)?;
         out.set(value.ok_or(TG_ERR_EMPTY)?);
         Ok(())
     })())
@@ -197,80 +229,80 @@ pub unsafe extern "C" fn tg_sketch_quantile(
 pub unsafe extern "C" fn tg_sketch_rank(s: *const tg_sketch, v: f64, out: *mut u64) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(sketch_ref(s)?.0.rank(v).map_err(|_| TG_ERR_VALUE)?);
+        out.set(with_sketch!(s, value, |sk, _| sk.rank(v)).map_err(|_| TG_ERR_VALUE)?);
         Ok(())
     })())
 }
 
-/// Writes `get` of the sketch at `s` to `out`.
-unsafe fn get<T>(s: *const tg_sketch, out: *mut T, get: fn(&dyn DynSketch) -> T) -> tg_status {
-    status_of((|| {
-        let out = Out::new(out)?;
-        out.set(get(sketch_ref(s)?.0));
-        Ok(())
-    })())
+/// Writes `$e` (of the sketch `$sk` at `$s`) to `$out`.
+macro_rules! get {
+    ($s:expr, $out:expr, |$sk:ident| $e:expr) => {
+        status_of((|| {
+            let out = Out::new($out)?;
+            out.set(with_sketch!($s, value, |$sk, _| $e));
+            Ok(())
+        })())
+    };
 }
 
-/// Writes `get` of the sketch at `s` to `out`, or TG_ERR_EMPTY when it is `None`.
-unsafe fn get_some(
-    s: *const tg_sketch,
-    out: *mut f64,
-    get: fn(&dyn DynSketch) -> Option<f64>,
-) -> tg_status {
-    status_of((|| {
-        let out = Out::new(out)?;
-        out.set(get(sketch_ref(s)?.0).ok_or(TG_ERR_EMPTY)?);
-        Ok(())
-    })())
+/// Writes `$e` (of the sketch `$sk` at `$s`, an `Option`) to `$out`, or TG_ERR_EMPTY.
+macro_rules! get_some {
+    ($s:expr, $out:expr, |$sk:ident| $e:expr) => {
+        status_of((|| {
+            let out = Out::new($out)?;
+            out.set(with_sketch!($s, value, |$sk, _| $e).ok_or(TG_ERR_EMPTY)?);
+            Ok(())
+        })())
+    };
 }
 
 /// Writes the number of values counted (zero bin included, saturated values excluded).
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
-    get(s, out, |s| s.count())
+    get!(s, out, |sk| sk.count())
 }
 
 /// Writes the number of values in the zero bin (zeros and values below the range).
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_zero_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
-    get(s, out, |s| u64::from(s.zero_count()))
+    get!(s, out, |sk| u64::from(sk.zero_count()))
 }
 
 /// Writes the number of values above the range (and +inf) put in the top bin.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_clamped(s: *const tg_sketch, out: *mut u64) -> tg_status {
-    get(s, out, |s| s.clamped())
+    get!(s, out, |sk| sk.clamped())
 }
 
 /// Writes the number of values dropped because their bin was full.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_saturated(s: *const tg_sketch, out: *mut u64) -> tg_status {
-    get(s, out, |s| s.saturated())
+    get!(s, out, |sk| sk.saturated())
 }
 
 /// Writes the smallest value recorded (exact).
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_min(s: *const tg_sketch, out: *mut f64) -> tg_status {
-    get_some(s, out, |s| s.min())
+    get_some!(s, out, |sk| sk.min())
 }
 
 /// Writes the largest value recorded (exact; +inf is recorded as the top of the range).
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_max(s: *const tg_sketch, out: *mut f64) -> tg_status {
-    get_some(s, out, |s| s.max())
+    get_some!(s, out, |sk| sk.max())
 }
 
 /// Writes the sum of the values recorded.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_sum(s: *const tg_sketch, out: *mut f64) -> tg_status {
-    get_some(s, out, |s| (s.count() > 0).then(|| s.sum()))
+    get_some!(s, out, |sk| (sk.count() > 0).then(|| sk.sum()))
 }
 
 /// Writes the preset's relative accuracy (0.01 for 1 %).
@@ -280,7 +312,15 @@ pub unsafe extern "C" fn tg_sketch_relative_accuracy(
     s: *const tg_sketch,
     out: *mut f64,
 ) -> tg_status {
-    get(s, out, |s| s.relative_accuracy())
+    get!(s, out, |sk| sk.relative_accuracy())
+}
+
+/// Merges `from` into `to`: one preset, so one type and layout (the merge cannot fail).
+fn merge<M: IndexMapping, const N: usize>(
+    to: &mut DDSketch<M, N>,
+    from: &DDSketch<M, N>,
+) -> Result<()> {
+    to.merge(from).map_err(|_| TG_ERR_MISMATCH)
 }
 
 /// Adds every value of `src` to `dst` (both of one preset; `src` may be `dst`).
@@ -290,15 +330,16 @@ pub unsafe extern "C" fn tg_sketch_relative_accuracy(
 pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_sketch) -> tg_status {
     status_of((|| {
         if core::ptr::eq(dst.cast_const(), src) {
-            return sketch_mut(dst).map(|(s, _)| s.merge_self());
+            // One sketch as both arguments: merge a copy (`&mut` and `&` cannot alias).
+            return with_sketch!(dst, value_mut, |sk, _| {
+                let copy = sk.clone();
+                merge(sk, &copy)
+            });
         }
-        let (from, _) = sketch_ref(src)?;
-        let (to, _) = sketch_mut(dst)?;
-        if to.merge_same(from) {
-            Ok(())
-        } else {
-            Err(TG_ERR_MISMATCH)
-        }
+        with_sketch!(dst, value_mut, |sk, preset| merge(
+            sk,
+            same_preset(src, preset)?
+        ))
     })())
 }
 
@@ -307,7 +348,7 @@ pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_ske
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
     status_of((|| {
-        sketch_mut(s)?.0.clear();
+        with_sketch!(s, value_mut, |sk, _| sk.clear());
         Ok(())
     })())
 }
@@ -318,7 +359,7 @@ pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
 pub unsafe extern "C" fn tg_sketch_preset(s: *const tg_sketch, out: *mut u32) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(sketch_ref(s)?.1.code());
+        out.set(with_sketch!(s, value, |_sk, code| code));
         Ok(())
     })())
 }

@@ -3,23 +3,22 @@
 //! Called through `const tg_window *`: one window may be recorded into from an interrupt
 //! and queried from the main loop at once (the crate's lock-free `Window`).
 
-use core::any::Any;
 use core::time::Duration;
 
 use tailguard::sketch::presets::{
     CUBIC_LATENCY_LAYOUT, INT_LATENCY_LAYOUT, LOG_LATENCY_LAYOUT, MCU_LATENCY_LAYOUT,
 };
-use tailguard::sketch::{DDSketch, IndexMapping, InvalidQuantile, InvalidValue, RecordError};
+use tailguard::sketch::{DDSketch, IndexMapping};
 use tailguard::window::{
     CubicLatencyWindow, IntLatencyWindow, LogLatencyWindow, McuLatencyWindow, Window, WindowConfig,
 };
 
 use crate::clock::{tg_clock, CallbackClock};
 use crate::object::{self, fits, Kind, Out, Preset};
-use crate::sketch::{sketch_mut, tg_sketch};
+use crate::sketch::{same_preset_mut, tg_sketch};
 use crate::status::{
-    status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
-    TG_ERR_QUANTILE, TG_ERR_VALUE,
+    status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_PRESET, TG_ERR_QUANTILE,
+    TG_ERR_VALUE,
 };
 
 /// A window in caller storage (opaque): the handle `tg_window_init` returns.
@@ -100,71 +99,53 @@ const _: () = assert!(fits::<CubicW>(TG_WINDOW_CUBIC_SIZE));
 const _: () = assert!(fits::<IntW>(TG_WINDOW_INT_SIZE));
 const _: () = assert!(fits::<McuW>(TG_WINDOW_MCU_SIZE));
 
-/// A window of any preset.
-trait DynWindow {
-    fn record(&self, value: f64) -> core::result::Result<(), RecordError>;
-    fn record_u64(&self, value: u64);
-    fn quantile(&self, q: f64) -> core::result::Result<Option<f64>, InvalidQuantile>;
-    fn rank(&self, v: f64) -> core::result::Result<u64, InvalidValue>;
-    fn count(&self) -> u64;
-    fn rotations(&self) -> u32;
-    fn expired(&self) -> u32;
-    /// Writes a snapshot into `dst` if it is a sketch of the window's preset.
-    fn snapshot_into(&self, dst: &mut dyn Any) -> bool;
-}
-
-impl<M: IndexMapping + 'static, const N: usize> DynWindow for Window<CallbackClock, M, N> {
-    fn record(&self, value: f64) -> core::result::Result<(), RecordError> {
-        Window::record(self, value)
-    }
-    fn record_u64(&self, value: u64) {
-        Window::record_u64(self, value)
-    }
-    fn quantile(&self, q: f64) -> core::result::Result<Option<f64>, InvalidQuantile> {
-        Window::quantile(self, q)
-    }
-    fn rank(&self, v: f64) -> core::result::Result<u64, InvalidValue> {
-        Window::rank(self, v)
-    }
-    fn count(&self) -> u64 {
-        Window::count(self)
-    }
-    fn rotations(&self) -> u32 {
-        Window::rotations(self)
-    }
-    fn expired(&self) -> u32 {
-        Window::expired(self)
-    }
-    fn snapshot_into(&self, dst: &mut dyn Any) -> bool {
-        match dst.downcast_mut::<DDSketch<M, N>>() {
-            Some(dst) => {
-                *dst = self.snapshot();
-                true
+/// Runs `$body` with `$w` bound to the window at handle `$h` as its preset's type and
+/// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
+///
+/// Safety: the caller's contract (see the crate docs) for `$h`.
+macro_rules! with_window {
+    ($h:expr, |$w:ident, $p:pat_param| $body:expr) => {{
+        let h = ($h).cast::<u8>();
+        let code = unsafe { object::preset_of(h, Kind::Window)? };
+        #[allow(unused_variables)]
+        let $p = code;
+        // SAFETY (every arm): the magic names the preset, so the object is of its type; a
+        // window is used through shared references only.
+        match Preset::from_u32(code)? {
+            Preset::Log => {
+                let $w = unsafe { object::value::<LogW>(h) };
+                $body
             }
-            None => false,
+            Preset::Cubic => {
+                let $w = unsafe { object::value::<CubicW>(h) };
+                $body
+            }
+            Preset::Int => {
+                let $w = unsafe { object::value::<IntW>(h) };
+                $body
+            }
+            Preset::Mcu => {
+                let $w = unsafe { object::value::<McuW>(h) };
+                $body
+            }
+            Preset::IntCoarse | Preset::Otel => return Err(TG_ERR_PRESET),
         }
-    }
+    }};
 }
 
-/// The window at `w`.
+/// Replaces the sketch at `dst` with a snapshot of `w`, if it is of `w`'s preset.
 ///
 /// # Safety
-/// `w` is null, or valid for reads of 8 bytes and, if they are a window's magic, the
-/// window that `tg_window_init` wrote.
-unsafe fn window<'a>(w: *const tg_window) -> Result<&'a dyn DynWindow> {
-    let h = w.cast::<u8>();
-    let preset = Preset::from_u32(unsafe { object::preset_of(h, Kind::Window)? })?;
-    // SAFETY (all arms): the magic names the preset, so the object is of its type; a
-    // window is used through shared references only.
-    unsafe {
-        match preset {
-            Preset::Log => Ok(object::value::<LogW>(h)),
-            Preset::Cubic => Ok(object::value::<CubicW>(h)),
-            Preset::Int => Ok(object::value::<IntW>(h)),
-            Preset::Mcu => Ok(object::value::<McuW>(h)),
-            Preset::IntCoarse | Preset::Otel => Err(TG_ERR_PRESET),
-        }
-    }
+/// The caller's contract for `dst`; `preset` is `w`'s.
+unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
+    w: &Window<CallbackClock, M, N>,
+    dst: *mut tg_sketch,
+    preset: u32,
+) -> Result<()> {
+    // A window's preset code is its sketches' preset code: the same type.
+    let dst = unsafe { same_preset_mut::<DDSketch<M, N>>(dst, preset)? };
+    *dst = w.snapshot();
+    Ok(())
 }
 
 /// Fills `*config` with the defaults: 30 s intervals, p90 cached, refreshed every second
@@ -232,7 +213,9 @@ pub unsafe extern "C" fn tg_window_init(
 /// negative: nothing recorded).
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_record(w: *const tg_window, value: f64) -> tg_status {
-    status_of((|| window(w)?.record(value).map_err(|_| TG_ERR_VALUE))())
+    status_of((|| {
+        with_window!(w, |win, _| win.record(value)).map_err(|_| TG_ERR_VALUE)
+    })())
 }
 
 /// Records an integer value (nanoseconds) at the clock's current time.
@@ -240,7 +223,7 @@ pub unsafe extern "C" fn tg_window_record(w: *const tg_window, value: f64) -> tg
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_record_u64(w: *const tg_window, value: u64) -> tg_status {
     status_of((|| {
-        window(w)?.record_u64(value);
+        with_window!(w, |win, _| win.record_u64(value));
         Ok(())
     })())
 }
@@ -256,7 +239,7 @@ pub unsafe extern "C" fn tg_window_quantile(
 ) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        let value = window(w)?.quantile(q).map_err(|_| TG_ERR_QUANTILE)?;
+        let value = with_window!(w, |win, _| win.quantile(q)).map_err(|_| TG_ERR_QUANTILE)?;
         out.set(value.ok_or(TG_ERR_EMPTY)?);
         Ok(())
     })())
@@ -268,7 +251,7 @@ pub unsafe extern "C" fn tg_window_quantile(
 pub unsafe extern "C" fn tg_window_rank(w: *const tg_window, v: f64, out: *mut u64) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(window(w)?.rank(v).map_err(|_| TG_ERR_VALUE)?);
+        out.set(with_window!(w, |win, _| win.rank(v)).map_err(|_| TG_ERR_VALUE)?);
         Ok(())
     })())
 }
@@ -279,7 +262,7 @@ pub unsafe extern "C" fn tg_window_rank(w: *const tg_window, v: f64, out: *mut u
 pub unsafe extern "C" fn tg_window_count(w: *const tg_window, out: *mut u64) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(window(w)?.count());
+        out.set(with_window!(w, |win, _| win.count()));
         Ok(())
     })())
 }
@@ -290,7 +273,7 @@ pub unsafe extern "C" fn tg_window_count(w: *const tg_window, out: *mut u64) -> 
 pub unsafe extern "C" fn tg_window_rotations(w: *const tg_window, out: *mut u32) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(window(w)?.rotations());
+        out.set(with_window!(w, |win, _| win.rotations()));
         Ok(())
     })())
 }
@@ -301,7 +284,7 @@ pub unsafe extern "C" fn tg_window_rotations(w: *const tg_window, out: *mut u32)
 pub unsafe extern "C" fn tg_window_expired(w: *const tg_window, out: *mut u32) -> tg_status {
     status_of((|| {
         let out = Out::new(out)?;
-        out.set(window(w)?.expired());
+        out.set(with_window!(w, |win, _| win.expired()));
         Ok(())
     })())
 }
@@ -313,13 +296,7 @@ pub unsafe extern "C" fn tg_window_expired(w: *const tg_window, out: *mut u32) -
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_snapshot(w: *const tg_window, dst: *mut tg_sketch) -> tg_status {
     status_of((|| {
-        let window = window(w)?;
-        let (dst, _) = sketch_mut(dst)?;
-        if window.snapshot_into(dst.as_any_mut()) {
-            Ok(())
-        } else {
-            Err(TG_ERR_MISMATCH)
-        }
+        with_window!(w, |win, preset| snapshot_into(win, dst, preset))
     })())
 }
 
@@ -329,7 +306,7 @@ mod tests {
     use crate::clock::tests::manual;
     use crate::object::{TG_PRESET_MCU, TG_PRESET_OTEL};
     use crate::sketch::{tg_sketch_count, tg_sketch_init, TG_SKETCH_INT_SIZE};
-    use crate::status::{TG_ERR_NULL, TG_ERR_UNINIT, TG_OK};
+    use crate::status::{TG_ERR_MISMATCH, TG_ERR_NULL, TG_ERR_UNINIT, TG_OK};
     use core::ptr::null_mut;
     use core::sync::atomic::{AtomicU64, Ordering};
 
