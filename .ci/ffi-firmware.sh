@@ -7,9 +7,8 @@
 # expected.rs, turned into a C header here, at build time), encodes DataDog's protobuf
 # and must write the host's bytes (ffi/firmware/ddsketch-int-coarse.hex, checked current
 # by tests/ffi_firmware_fixture.rs first), and hedges a stalling sensor from a super-loop
-# on a SysTick clock
-# by the embassy firmware's criteria. It exits through semihosting, non-zero on a failed
-# check, which fails this script. Last, the images' flash and RAM.
+# on a SysTick clock by the embassy firmware's criteria. It exits through semihosting,
+# non-zero on a failed check, which fails this script. Last, the images' flash and RAM.
 #
 #   bash .ci/ffi-firmware.sh
 set -euo pipefail
