@@ -76,6 +76,7 @@ mod atomic;
 pub(crate) mod cdf;
 mod ddsketch;
 mod error;
+mod exponential;
 mod layout;
 pub(crate) mod mapping;
 pub mod presets;
@@ -88,5 +89,6 @@ pub use ddsketch::{Bin, DDSketch};
 pub use error::{
     ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError, RecordSliceError,
 };
+pub use exponential::{Counter, ExponentialSketch};
 pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping};
