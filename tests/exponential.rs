@@ -111,6 +111,7 @@ proptest! {
             assert_eq!((merged.min(), merged.max()), (whole.min(), whole.max()));
             assert_eq!(merged.sum(), whole.sum());
             assert_eq!(merged.saturated(), 0);
+            assert_eq!(merged, whole);
         }
         check::<16, 16>(&a, &b);
         check::<16, 160>(&a, &b);
@@ -173,7 +174,7 @@ fn floats_and_integers_take_the_same_buckets() {
 fn nan_and_negatives_are_refused_and_change_nothing() {
     let mut s = ExponentialSketch::<u32, 16>::new();
     s.record(5.0).unwrap();
-    let before = format!("{s:?} {:?}", s.bucket_counts().collect::<Vec<_>>());
+    let before = s.clone();
     for v in [f64::NAN, -f64::NAN, -1.0, -5e-324, f64::NEG_INFINITY] {
         let want = if v.is_nan() {
             RecordError::NaN
@@ -182,8 +183,11 @@ fn nan_and_negatives_are_refused_and_change_nothing() {
         };
         assert_eq!(s.record(v), Err(want), "{v}");
     }
-    let after = format!("{s:?} {:?}", s.bucket_counts().collect::<Vec<_>>());
-    assert_eq!(before, after);
+    assert_eq!(s, before);
+    // Nor on an empty sketch.
+    let mut empty = ExponentialSketch::<u32, 16>::new();
+    assert_eq!(empty.record(-2.0), Err(RecordError::Negative));
+    assert_eq!(empty, ExponentialSketch::<u32, 16>::new());
 }
 
 #[test]
@@ -293,4 +297,26 @@ fn counters_of_every_width_and_clear() {
     fill::<u16>();
     fill::<u32>();
     fill::<u64>();
+}
+
+/// A `static` built at compile time (all zero bytes: `.bss`) is the sketch `new` builds at
+/// run time, and answers as it does after the same records.
+#[test]
+fn a_static_sketch_is_the_run_time_one() {
+    use std::sync::Mutex;
+    static LATENCIES: Mutex<ExponentialSketch<u16, 64>> = Mutex::new(ExponentialSketch::new());
+    let mut run_time = ExponentialSketch::<u16, 64>::new();
+    assert_eq!(*LATENCIES.lock().unwrap(), run_time);
+    for v in [0u64, 1_500_000, 20_000_000, 999, 1 << 40] {
+        LATENCIES.lock().unwrap().record_u64(v);
+        run_time.record_u64(v);
+    }
+    let s = LATENCIES.lock().unwrap();
+    assert_eq!(*s, run_time);
+    assert_eq!(s.quantile(0.5), run_time.quantile(0.5));
+    assert_eq!(ExponentialSketch::<u16, 64>::default(), {
+        let mut c = run_time.clone();
+        c.clear();
+        c
+    });
 }

@@ -21,12 +21,12 @@ pub(super) fn scale_change(mut low: i32, mut high: i32, size: usize) -> u32 {
 /// The position in a ring of `len` buckets whose position 0 holds bucket `base` of the
 /// bucket `index`, for `index - base` in `(-len, len)` (the ring's occupied buckets span
 /// fewer than `len` and include `base`): one subtraction and one conditional add, no
-/// division.
+/// division, in 32 bits (every index is within +-2^19, `len` at most 2^20).
 #[inline(always)]
 pub(super) fn position(index: i32, base: i32, len: usize) -> usize {
-    let offset = i64::from(index).wrapping_sub(i64::from(base));
+    let offset = index.wrapping_sub(base);
     let offset = if offset < 0 {
-        offset.wrapping_add(len as i64)
+        offset.wrapping_add(len as i32)
     } else {
         offset
     };

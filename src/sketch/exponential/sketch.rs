@@ -28,8 +28,8 @@ const MAX_DOWNSHIFT: u32 = (FINEST_SCALE - OtelMapping::MIN_SCALE) as u32;
 ///   `-10..=8`, [`offset`](Self::offset) the lowest index; zeros in a zero bucket of their
 ///   own. For the same values, the same scale, offset and bucket counts as the SDKs
 ///   (checked against the Python SDK by `tests/exponential_interop.rs`).
-/// * Exact buckets, with integer operations only, for floats and integers alike (see the
-///   [module docs](super) for the table, and where the SDKs' logarithm may differ).
+/// * Exact buckets, with integer operations only, for floats and integers alike (see
+///   [Exact buckets](#exact-buckets-integer-operations-only) below).
 /// * Exact [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
 ///   [`sum`](Self::sum) (integers summed exactly in 128 bits), as [`DDSketch`](crate::sketch::DDSketch) keeps
 ///   them; [`quantile`](Self::quantile)s within [`relative_accuracy`](Self::relative_accuracy)
@@ -42,7 +42,29 @@ const MAX_DOWNSHIFT: u32 = (FINEST_SCALE - OtelMapping::MIN_SCALE) as u32;
 ///   counter drops the excess too, its value estimated from its bucket).
 ///
 /// Empty, it is all zero bytes (a `static` of it lands in `.bss`) and
-/// [`new`](Self::new) is `const`.
+/// [`new`](Self::new) is `const`. [`presets::OtelAuto`](crate::sketch::presets::OtelAuto)
+/// is the SDKs' default size, 160 buckets.
+///
+/// # Exact buckets, integer operations only
+///
+/// A value's bucket at scale 8 is found from its float's exponent and a binary search of
+/// its mantissa in a table of the 256 bucket edges of one power of two (the OpenTelemetry
+/// specification's lookup-table method); the buckets nest (the index at scale `s` is the
+/// index at `s + 1` shifted right by one), so a shift gives it at every coarser scale. No
+/// float arithmetic and no division, at any scale: [`record_u64`](Self::record_u64) suits
+/// a core without an FPU (`.ci/check-int-path.sh` checks the Cortex-M0's image).
+///
+/// The bucket is exact: for a `u64` the integer's own (not its nearest `f64`'s), for an
+/// `f64` the float's. At scales above 0 the SDKs compute `floor(ln(v) * 2^scale / ln 2)`,
+/// which may put a value within about `2^-50` (relative) of a bucket edge in the bucket
+/// beside it (see [`OtelMapping`]): there, and only there, this sketch and an SDK can
+/// disagree. Powers of two, edges at every scale, are exact in both.
+///
+/// Scale 8 is the finest because of the table's flash: 256 `u64` edges are 2 KiB, and each
+/// finer scale doubles that. It is Prometheus's finest native-histogram schema too, and
+/// little is lost below it: `B` buckets at scale 8 span a factor of only `2^(B / 256)`
+/// (1.54 for 160 buckets), so wider data downscales past it anyway. (The Python SDK's
+/// default `max_scale` is 20: compare with `max_scale = 8`.)
 ///
 /// ```
 /// use tailguard::sketch::ExponentialSketch;
@@ -624,5 +646,37 @@ impl<C: Counter, const B: usize> fmt::Debug for ExponentialSketch<C, B> {
             .field("max", &self.max())
             .field("sum", &self.sum())
             .finish()
+    }
+}
+
+impl<C: Counter, const B: usize, const B2: usize> PartialEq<ExponentialSketch<C, B2>>
+    for ExponentialSketch<C, B>
+{
+    /// The same scale, buckets (offset and counts), counters and exact statistics, whatever
+    /// the two sizes and wherever their rings start.
+    fn eq(&self, other: &ExponentialSketch<C, B2>) -> bool {
+        let stats = |s: &ExponentialSketch<C, B2>| (s.float_stats, s.int_stats);
+        self.scale() == other.scale()
+            && self.offset() == other.offset()
+            && self.bucket_counts().eq(other.bucket_counts())
+            && (self.count, self.zero_count, self.clamped, self.saturated)
+                == (other.count, other.zero_count, other.clamped, other.saturated)
+            // The statistics mean nothing while empty (see `begin`).
+            && (self.count == 0 || (self.float_stats, self.int_stats) == stats(other))
+    }
+}
+
+#[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
+impl<C: Counter, const B: usize> defmt::Format for ExponentialSketch<C, B> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "ExponentialSketch {{ buckets: {=usize}, scale: {=i32}, count: {=u64}, saturated: {=u64} }}",
+            B,
+            self.scale(),
+            self.count,
+            self.saturated
+        )
     }
 }
