@@ -325,6 +325,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Any integer at all, and the integers beside it: the exact index at every scale
+        /// from 8 to 0, against the definition.
+        #[test]
+        fn any_integer_has_its_exact_index(v in 1u64.., shift in 0u32..64) {
+            let v = (v >> shift).max(1);
+            for v in [v, v.saturating_add(1), (v - 1).max(1)] {
+                let fine = of_u64(v);
+                for scale in 0..=8u32 {
+                    proptest::prop_assert_eq!(fine >> (8 - scale), exact_index(v, scale));
+                }
+            }
+        }
+    }
+
     /// A float `m * 2^q` (`m` a 53-bit integer) is `256 q` buckets above `m` (its edges
     /// move with the power of two), so the float index is exact as the integer one is; and
     /// the float of an integer below 2^53 is in the integer's bucket.
