@@ -13,8 +13,23 @@
 //! lost: `B` buckets at scale 8 span only `2^(B / 256)`, a factor of 1.54 for OpenTelemetry's
 //! default 160, so any data wider than that downscales below scale 8 anyway.
 
+use crate::sketch::mapping::{IndexMapping, OtelMapping};
+
 /// The finest scale the sketch records at, and the scale of [`EDGES`].
 pub(super) const FINEST_SCALE: i32 = 8;
+
+/// The most halvings below [`FINEST_SCALE`]: scale -10, OpenTelemetry's coarsest, where
+/// every float fits in two buckets.
+pub(super) const MAX_DOWNSHIFT: u32 = (FINEST_SCALE - OtelMapping::MIN_SCALE) as u32;
+
+/// The mapping at `downshift` halvings below the finest scale.
+pub(super) fn mapping_at(downshift: u32) -> OtelMapping {
+    let scale = FINEST_SCALE.wrapping_sub(downshift.min(MAX_DOWNSHIFT) as i32);
+    match OtelMapping::with_scale(scale) {
+        Ok(mapping) => mapping,
+        Err(_) => <OtelMapping as IndexMapping>::DEFAULT, // never: -10 <= scale <= 8
+    }
+}
 
 /// `floor(2^(63 + k / 256))` for `k` in `1..=255` at position `k - 1`, then `u64::MAX`
 /// (which no mantissa exceeds: it makes 256 entries, so that the search is eight halvings).

@@ -41,13 +41,15 @@
 //! below the lowest bucket moves nothing; only a downscale moves counts. The empty state
 //! is all zero bytes, and [`new`](ExponentialSketch::new) is `const`.
 //!
-//! One idea per file: `index` (the table and the exact index), `downscale` (the SDKs'
-//! rule for the change of scale, and the collapse of the ring in place), `counter` (the
+//! One idea per file: `index` (the table, the exact index, the mapping of a scale),
+//! `downscale` (the SDKs' rule for the change of scale, and the collapse of the ring in
+//! place), `loss` (how values a collapse or merge drops are valued), `counter` (the
 //! counter widths), `sketch` (the sketch).
 
 mod counter;
 mod downscale;
 mod index;
+mod loss;
 mod sketch;
 
 pub use counter::Counter;
