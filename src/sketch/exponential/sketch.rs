@@ -115,6 +115,12 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// LATENCIES.lock().unwrap().record_u64(1_500_000);
     /// assert_eq!(LATENCIES.lock().unwrap().count(), 1);
     /// ```
+    ///
+    /// One bucket does not compile:
+    ///
+    /// ```compile_fail
+    /// let s = tailguard::sketch::ExponentialSketch::<u32, 1>::new();
+    /// ```
     pub const fn new() -> Self {
         const {
             assert!(
