@@ -12,9 +12,10 @@
 //!
 //! # Exact buckets, integer operations only
 //!
-//! The index of a value is found from its float's exponent and a binary search of its
-//! mantissa in a table of the 256 bucket edges of one power of two at scale 8 (the
-//! OpenTelemetry specification's lookup-table method); OpenTelemetry's buckets nest (the
+//! The index of a value is found from its float's exponent and its mantissa against a
+//! table of the 256 bucket edges of one power of two at scale 8 (the OpenTelemetry
+//! specification's lookup-table method; a second table, by the mantissa's top 9 bits,
+//! leaves one comparison to make); OpenTelemetry's buckets nest (the
 //! index at scale `s` is the index at `s + 1` shifted right by one), so a shift gives the
 //! index at every coarser scale. No float arithmetic and no division, for integers and
 //! floats alike, at every scale: the whole record path suits a core without an FPU
@@ -27,8 +28,8 @@
 //! only there, this sketch and an SDK can disagree. Powers of two (edges at every scale)
 //! both special-case exactly.
 //!
-//! Scale 8 is the finest because of the table: 256 `u64` edges are 2 KiB of flash, and
-//! each finer scale would double it. It is Prometheus's finest native-histogram schema
+//! Scale 8 is the finest because of the tables: 256 `u64` edges are 2 KiB of flash (and
+//! the slices' counts 512 bytes), and each finer scale would double them. It is Prometheus's finest native-histogram schema
 //! too, and little is lost below it: `B` buckets at scale 8 span a factor of only
 //! `2^(B / 256)` (1.54 for OpenTelemetry's default of 160 buckets), so wider data
 //! downscales past it anyway.

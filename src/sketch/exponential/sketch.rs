@@ -42,9 +42,10 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 ///
 /// # Exact buckets, integer operations only
 ///
-/// A value's bucket at scale 8 is found from its float's exponent and a binary search of
-/// its mantissa in a table of the 256 bucket edges of one power of two (the OpenTelemetry
-/// specification's lookup-table method); the buckets nest (the index at scale `s` is the
+/// A value's bucket at scale 8 is found from its float's exponent and its mantissa
+/// against a table of the 256 bucket edges of one power of two (the OpenTelemetry
+/// specification's lookup-table method; a second table, by the mantissa's top bits,
+/// leaves one comparison to make); the buckets nest (the index at scale `s` is the
 /// index at `s + 1` shifted right by one), so a shift gives it at every coarser scale. No
 /// float arithmetic and no division, at any scale: [`record_u64`](Self::record_u64) suits
 /// a core without an FPU (`.ci/check-int-path.sh` checks the Cortex-M0's image).
@@ -55,8 +56,8 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 /// beside it (see [`OtelMapping`]): there, and only there, this sketch and an SDK can
 /// disagree. Powers of two, edges at every scale, are exact in both.
 ///
-/// Scale 8 is the finest because of the table's flash: 256 `u64` edges are 2 KiB, and each
-/// finer scale doubles that. It is Prometheus's finest native-histogram schema too, and
+/// Scale 8 is the finest because of the tables' flash: 256 `u64` edges are 2 KiB (and the
+/// slices' counts 512 bytes), and each finer scale doubles that. It is Prometheus's finest native-histogram schema too, and
 /// little is lost below it: `B` buckets at scale 8 span a factor of only `2^(B / 256)`
 /// (1.54 for 160 buckets), so wider data downscales past it anyway. (The Python SDK's
 /// default `max_scale` is 20: compare with `max_scale = 8`.)
@@ -300,9 +301,11 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     }
 
     /// Adds every value of `other` into `self`, as if they had all been recorded here:
-    /// at the coarser of the two scales, downscaled further if the union does not fit
-    /// in `B` buckets, so that the buckets are exactly those of recording every value
-    /// into one sketch (of `B` buckets). Any two sketches merge.
+    /// at the coarser of the two scales (a merge cannot refine what `other` holds),
+    /// downscaled further if the union does not fit in `B` buckets. The buckets are
+    /// exactly those of recording every value into one sketch of `B` buckets, downscaled
+    /// to that scale: the same buckets when both sketches were at least as fine, as they
+    /// are when `other` has as many buckets or more. Any two sketches merge.
     ///
     /// Counters add saturating: what does not fit in a bucket is dropped, counted by
     /// [`saturated`](Self::saturated), and its value (its bucket's representative clamped
