@@ -13,7 +13,9 @@ use super::layout::{position, BinLayout, Slot};
 use super::mapping::IndexMapping;
 use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::scan::{bin_sum, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK};
-use super::stats::{mul_wide, widen, Dropped, Extremes, FloatStats, IntStats};
+use super::stats::{
+    forget_dropped, max_of, min_of, mul_wide, widen, Dropped, Extremes, FloatStats, IntStats,
+};
 
 /// A non-empty bin, as yielded by [`DDSketch::bins`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -654,13 +656,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         if self.count == 0 {
             return None;
         }
-        let (f, i) = (&self.float_stats, &self.int_stats);
-        let int_min = if i.min <= i.max {
-            i.min as f64
-        } else {
-            f64::INFINITY
-        };
-        Some(f.min.min(int_min))
+        Some(min_of(&self.float_stats, &self.int_stats))
     }
 
     /// The exact largest value recorded, or `None` if empty.
@@ -668,13 +664,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         if self.count == 0 {
             return None;
         }
-        let (f, i) = (&self.float_stats, &self.int_stats);
-        let int_max = if i.min <= i.max {
-            i.max as f64
-        } else {
-            f64::NEG_INFINITY
-        };
-        Some(f.max.max(int_max))
+        Some(max_of(&self.float_stats, &self.int_stats))
     }
 
     /// The sum of the values recorded (0 if empty).
@@ -838,10 +828,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     fn merge_stats<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
         let f = other.float_stats;
         self.add_float_stats(f.min, f.max, f.sum);
-        let (i, oi) = (&mut self.int_stats, &other.int_stats);
-        i.min = i.min.min(oi.min);
-        i.max = i.max.max(oi.max);
-        i.merge_sum(oi.sum(), self.count);
+        self.int_stats.fold(&other.int_stats, self.count);
     }
 
     /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
@@ -905,22 +892,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// never below zero in all (an estimate a hair above what it stands for takes the
     /// whole sum, not more).
     pub(crate) fn forget_dropped(&mut self, dropped: Dropped) {
-        let i = &mut self.int_stats;
-        let total = i.sum().saturating_sub(dropped.integers);
-        i.sum_lo = total as u64; // the low word
-        i.sum_hi = total.wrapping_shr(64) as u64;
-        if dropped.floats > 0.0 {
-            let floor = -(total as f64);
-            self.float_stats.sum = (self.float_stats.sum - dropped.floats).max(floor);
-        }
+        forget_dropped(&mut self.float_stats, &mut self.int_stats, dropped);
     }
 
     /// Folds min, max and sum of values recorded elsewhere into the float statistics.
     pub(crate) fn add_float_stats(&mut self, min: f64, max: f64, sum: f64) {
-        let f = &mut self.float_stats;
-        f.min = f.min.min(min);
-        f.max = f.max.max(max);
-        f.sum += sum;
+        self.float_stats.fold(min, max, sum);
     }
 
     /// Whether `other` can be merged into `self`, and if not, why.

@@ -66,6 +66,14 @@
 //! the [`Window`](crate::window::Window): within the bins' relative error in value, with
 //! the ends exact. The guarantee is stated on [`DDSketch::rank`].
 //!
+//! # Auto-scaling
+//!
+//! [`ExponentialSketch<C, B>`](ExponentialSketch) needs no range: `B` OpenTelemetry
+//! buckets of counters `C` (`u8` to `u64`, [`Counter`]) that start at scale 8 and
+//! downscale in place as the values spread, exactly as the OpenTelemetry SDKs do with
+//! `max_size = B`, always at the finest scale the values allow. Its record path is integer
+//! only at every scale, with exact buckets.
+//!
 //! # Presets
 //!
 //! [`presets`] names ready-made configurations for latencies in nanoseconds from 1 µs to
@@ -76,6 +84,7 @@ mod atomic;
 pub(crate) mod cdf;
 mod ddsketch;
 mod error;
+mod exponential;
 mod layout;
 pub(crate) mod mapping;
 pub mod presets;
@@ -88,5 +97,6 @@ pub use ddsketch::{Bin, DDSketch};
 pub use error::{
     ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError, RecordSliceError,
 };
+pub use exponential::{Counter, ExponentialSketch};
 pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping};

@@ -15,6 +15,21 @@
 //!
 //! The sizes are asserted by a test, so they cannot grow silently.
 //!
+//! # Auto-scaling
+//!
+//! [`OtelAuto`] and [`McuAuto`] need no range: [`ExponentialSketch`]es that start at
+//! scale 8 and downscale as the values spread, as the OpenTelemetry SDKs do. `OtelAuto` is
+//! the SDKs' default size (160 buckets), `u32` counters, 752 bytes on x86-64: about 1.1 %
+//! (scale 5) over a factor of 2^5, 4.3 % (scale 3) over up to 2^20 (a microsecond to half a second).
+//! `McuAuto` is 64 buckets of `u16` counters, 240 bytes on x86-64, for a microcontroller.
+//!
+//! ```
+//! use tailguard::sketch::presets;
+//! let mut s = presets::OtelAuto::new();
+//! (1..=500_000u64).step_by(7).for_each(|us| s.record_u64(us * 1_000));
+//! assert_eq!(s.scale(), 3); // 1 µs to 0.5 s: 19 powers of two, 8 buckets each
+//! ```
+//!
 //! # Microcontrollers
 //!
 //! [`McuLatency`] is sized for device-side latencies (a sensor read, a flash write, a
@@ -39,6 +54,7 @@
 
 use super::atomic::AtomicSketch;
 use super::ddsketch::DDSketch;
+use super::exponential::ExponentialSketch;
 use super::layout::BinLayout;
 use super::mapping::{CubicMapping, IndexMapping, IntMapping, LogMapping, OtelMapping};
 
@@ -83,6 +99,13 @@ pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
 /// 1.56 % over 100 µs .. 10 s (in ns), integer mapping: the microcontroller preset, a
 /// third of the memory of [`IntLatencyCoarse`] (see the [module docs](self#microcontrollers)).
 pub type McuLatency = DDSketch<IntMapping, MCU_LATENCY_BINS>;
+
+/// An auto-scaling OpenTelemetry histogram of the SDKs' default size: 160 buckets of
+/// `u32` counters, no range to choose (see the [module docs](self#auto-scaling)).
+pub type OtelAuto = ExponentialSketch<u32, 160>;
+/// An auto-scaling OpenTelemetry histogram for a microcontroller: 64 buckets of `u16`
+/// counters (see the [module docs](self#auto-scaling)).
+pub type McuAuto = ExponentialSketch<u16, 64>;
 
 /// [`LogLatency`]'s bins as an [`AtomicSketch`], recorded through `&self`: a `static`
 /// spells no bin count.
@@ -277,6 +300,8 @@ mod tests {
         assert_eq!(size_of::<IntLatencyCoarse>(), 3496);
         assert_eq!(size_of::<OtelLatency>(), 3504);
         assert_eq!(size_of::<McuLatency>(), 2240);
+        assert_eq!(size_of::<OtelAuto>(), 752);
+        assert_eq!(size_of::<McuAuto>(), 240);
         assert!(size_of::<LogLatency>() <= 4096 && size_of::<CubicLatency>() <= 4096);
     }
 }

@@ -15,6 +15,44 @@ impl FloatStats {
         max: f64::NEG_INFINITY,
         sum: 0.0,
     };
+
+    /// Folds in the min, max and sum of values recorded elsewhere.
+    pub(super) fn fold(&mut self, min: f64, max: f64, sum: f64) {
+        self.min = self.min.min(min);
+        self.max = self.max.max(max);
+        self.sum += sum;
+    }
+}
+
+/// The exact smallest value of both statistics (`+inf` if both are empty).
+pub(super) fn min_of(f: &FloatStats, i: &IntStats) -> f64 {
+    let int_min = if i.min <= i.max {
+        i.min as f64
+    } else {
+        f64::INFINITY
+    };
+    f.min.min(int_min)
+}
+
+/// The exact largest value of both statistics (`-inf` if both are empty).
+pub(super) fn max_of(f: &FloatStats, i: &IntStats) -> f64 {
+    let int_max = if i.min <= i.max {
+        i.max as f64
+    } else {
+        f64::NEG_INFINITY
+    };
+    f.max.max(int_max)
+}
+
+/// Takes the values an add of counts dropped as saturated out of the sums: the integers'
+/// out of the integer sum, the rest out of the float sum; never below zero in all (an
+/// estimate a hair above what it stands for takes the whole sum, not more).
+pub(super) fn forget_dropped(f: &mut FloatStats, i: &mut IntStats, dropped: Dropped) {
+    let total = i.take_from_sum(dropped.integers);
+    if dropped.floats > 0.0 {
+        let floor = -(total as f64);
+        f.sum = (f.sum - dropped.floats).max(floor);
+    }
 }
 
 /// Exact min, max and sum of the values recorded as `u64`: kept apart from [`FloatStats`]
@@ -68,6 +106,23 @@ impl IntStats {
     pub(super) fn carry_into_high_word(&mut self) {
         // Cannot wrap (see the type's docs).
         self.sum_hi = self.sum_hi.wrapping_add(1);
+    }
+
+    /// Takes `amount` out of the sum, stopping at zero, with integer operations only.
+    /// Returns the sum left.
+    pub(super) fn take_from_sum(&mut self, amount: u128) -> u128 {
+        let total = self.sum().saturating_sub(amount);
+        self.sum_lo = total as u64; // the low word
+        self.sum_hi = total.wrapping_shr(64) as u64;
+        total
+    }
+
+    /// Folds in another sketch's integer statistics; `count` is the sketch's count after
+    /// the merge (see [`merge_sum`](Self::merge_sum)).
+    pub(super) fn fold(&mut self, other: &IntStats, count: u64) {
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.merge_sum(other.sum(), count);
     }
 
     /// Adds another sketch's sum, exactly up to [`MERGED_SUM_CAP`]; `count` is the

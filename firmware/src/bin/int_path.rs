@@ -1,7 +1,8 @@
 //! The integer hedge path on a microcontroller: a [`McuHedger`] (the microcontroller
 //! preset, `IntMapping`) with a ratio budget, and a token bucket, drive simulated requests
 //! through `start`, `should_hedge`, `on_success`, window records, threshold reads and a
-//! rank query, all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
+//! rank query, and every latency is recorded into an auto-scaling [`ExponentialSketch`]
+//! (which downscales on the way), all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
 //! disassembles this image and fails if anything that function can reach is a soft-float
 //! helper, a 64-bit division or a float instruction: with link-time optimisation only
 //! reachable code is linked, and the construction (which validates its `f64`
@@ -29,7 +30,7 @@ use panic_semihosting as _;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
-use tailguard::sketch::{presets, DDSketch, IntMapping};
+use tailguard::sketch::{presets, DDSketch, ExponentialSketch, IntMapping};
 use tailguard_support::Xorshift32;
 
 /// Simulated requests.
@@ -72,6 +73,9 @@ fn device_sketch() -> Option<DDSketch<IntMapping, BINS>> {
 
 type Device<'a> = Hedger<&'a SimClock, &'a RatioBudget, IntMapping, BINS>;
 
+/// The auto-scaling sketch every latency goes into: 64 buckets of 16-bit counters.
+type Latencies = ExponentialSketch<u16, 64>;
+
 /// What one request did.
 #[derive(Clone, Copy, Default)]
 struct Tally {
@@ -107,6 +111,7 @@ fn int_hot_path(
     rng: &mut Xorshift32,
     request: u32,
     tally: &mut Tally,
+    latencies: &mut Latencies,
 ) {
     let stall = request % STALL_EVERY == STALL_EVERY - 1;
     let start = clock.now().as_nanos();
@@ -151,6 +156,9 @@ fn int_hot_path(
     if request.is_multiple_of(64) {
         hedger.window().record_u64(end.wrapping_sub(start));
     }
+    // Its bucket from the exponent and the table of scale 8, shifted to the sketch's scale,
+    // and the downscales when a latency falls outside its 64 buckets.
+    latencies.record_u64(end.wrapping_sub(start));
     hedger.budget().on_request();
     if bucket.try_acquire() {
         tally.bucket_grants += 1;
@@ -188,8 +196,17 @@ fn main() -> ! {
 
     let mut rng = Xorshift32(0x1234_5678);
     let mut tally = Tally::default();
+    let mut latencies = Latencies::new();
     for request in 0..REQUESTS {
-        int_hot_path(&hedger, &bucket, &clock, &mut rng, request, &mut tally);
+        int_hot_path(
+            &hedger,
+            &bucket,
+            &clock,
+            &mut rng,
+            request,
+            &mut tally,
+            &mut latencies,
+        );
         // Requests 1 ms apart on average, so the window rotates a few times (30 s).
         clock.advance_to(
             clock
@@ -201,7 +218,7 @@ fn main() -> ! {
 
     let granted = budget.granted();
     hprintln!(
-        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns, sizes: hedger {} B, sketch {} B",
+        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns, sizes: hedger {} B, sketch {} B; auto-scaling sketch at scale {}, {} B",
         REQUESTS,
         tally.stalls,
         tally.rescued,
@@ -211,6 +228,8 @@ fn main() -> ! {
         tally.bound_ns,
         core::mem::size_of::<Device<'_>>(),
         core::mem::size_of::<DDSketch<IntMapping, BINS>>(),
+        latencies.scale(),
+        core::mem::size_of::<Latencies>(),
     );
     // After warm-up nearly every stall is rescued (a few fall on an empty budget or on a
     // rotation's fresh window); hedges stay within ratio * requests + cap; the threshold
@@ -221,7 +240,11 @@ fn main() -> ! {
         && tally.bucket_grants > 0
         && tally.bucket_grants < REQUESTS
         && (1_200_000..1_400_000).contains(&tally.bound_ns)
-        && tally.within_stall > 0;
+        && tally.within_stall > 0
+        // 1 ms to 20 ms (and the hedged reads between) do not fit 64 buckets of scale 8.
+        && latencies.count() == u64::from(REQUESTS)
+        && latencies.saturated() == 0
+        && (0..8).contains(&latencies.scale());
     hprintln!("{}", if ok { "ok   int_path" } else { "FAIL int_path" });
     exit::exit(u32::from(!ok))
 }

@@ -1,0 +1,594 @@
+//! [`ExponentialSketch`]: `B` OpenTelemetry buckets that downscale in place as the range
+//! of the values grows.
+
+use core::fmt;
+use core::time::Duration;
+
+use super::counter::Counter;
+use super::downscale::{collapse, position, scale_change};
+use super::index::{self, mapping_at, FINEST_SCALE, MAX_DOWNSHIFT};
+use super::loss::{FloatLoss, IntLoss, Loss};
+use crate::sketch::error::{InvalidQuantile, RecordError};
+use crate::sketch::mapping::{IndexMapping, OtelMapping};
+use crate::sketch::rank::{rank_bin, sketch_quantile, RankBin, RankedBins};
+use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
+
+/// An OpenTelemetry exponential histogram of `B` buckets of counters `C` that **scales
+/// itself**: it starts at scale 8 (256 buckets per power of two, 0.14 %) and, when a value
+/// falls outside the `B` buckets, downscales in place (each halving of the scale merges
+/// pairs of buckets), exactly as the OpenTelemetry SDKs aggregate with `max_size = B`. No
+/// range to choose, fixed memory, and the finest scale the values allow.
+///
+/// * Buckets: `(b^i, b^(i+1)]` with `b = 2^(2^-scale)`, [`scale`](Self::scale) in
+///   `-10..=8`, [`offset`](Self::offset) the lowest index; zeros in a zero bucket of their
+///   own. For the same values, the same scale, offset and bucket counts as the SDKs
+///   (checked against the Python SDK by `tests/exponential_interop.rs`).
+/// * Exact buckets, with integer operations only, for floats and integers alike (see
+///   [Exact buckets](#exact-buckets-integer-operations-only) below).
+/// * Exact [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
+///   [`sum`](Self::sum) (integers summed exactly in 128 bits), as [`DDSketch`](crate::sketch::DDSketch) keeps
+///   them; [`quantile`](Self::quantile)s within [`relative_accuracy`](Self::relative_accuracy)
+///   of the exact sample quantile, the accuracy of the scale it is at.
+/// * NaN and negative values are refused with a [`RecordError`]; `-0.0` is a zero; `+inf`
+///   is recorded as `f64::MAX` (its bucket in the SDKs) and counted by
+///   [`clamped`](Self::clamped).
+/// * A bucket that is full drops the value, counted by [`saturated`](Self::saturated)
+///   and left out of count, min, max and sum (a downscale or merge whose sums overflow a
+///   counter drops the excess too, its value estimated from its bucket).
+///
+/// Empty, it is all zero bytes (a `static` of it lands in `.bss`) and
+/// [`new`](Self::new) is `const`. [`presets::OtelAuto`](crate::sketch::presets::OtelAuto)
+/// is the SDKs' default size, 160 buckets.
+///
+/// # Exact buckets, integer operations only
+///
+/// A value's bucket at scale 8 is found from its float's exponent and its mantissa
+/// against a table of the 256 bucket edges of one power of two (the OpenTelemetry
+/// specification's lookup-table method; a second table, by the mantissa's top bits,
+/// leaves one comparison to make); the buckets nest (the index at scale `s` is the
+/// index at `s + 1` shifted right by one), so a shift gives it at every coarser scale. No
+/// float arithmetic and no division, at any scale: [`record_u64`](Self::record_u64) suits
+/// a core without an FPU (`.ci/check-int-path.sh` checks the Cortex-M0's image).
+///
+/// The bucket is exact: for a `u64` the integer's own (not its nearest `f64`'s), for an
+/// `f64` the float's. At scales above 0 the SDKs compute `floor(ln(v) * 2^scale / ln 2)`,
+/// which may put a value within about `2^-50` (relative) of a bucket edge in the bucket
+/// beside it (see [`OtelMapping`]): there, and only there, this sketch and an SDK can
+/// disagree. Powers of two, edges at every scale, are exact in both.
+///
+/// Scale 8 is the finest because of the tables' flash: 256 `u64` edges are 2 KiB (and the
+/// slices' counts 512 bytes), and each finer scale doubles that. It is Prometheus's finest native-histogram schema too, and
+/// little is lost below it: `B` buckets at scale 8 span a factor of only `2^(B / 256)`
+/// (1.54 for 160 buckets), so wider data downscales past it anyway. (The Python SDK's
+/// default `max_scale` is 20: compare with `max_scale = 8`.)
+///
+/// ```
+/// use tailguard::sketch::ExponentialSketch;
+///
+/// let mut s = ExponentialSketch::<u32, 160>::new();
+/// s.record_u64(1_000); // one value: scale 8, the finest
+/// assert_eq!(s.scale(), 8);
+/// for v in 1..=100_000u64 {
+///     s.record_u64(v * 1_000); // 1 µs to 100 ms, in ns: five decades
+/// }
+/// assert_eq!(s.scale(), 3); // 160 buckets of 8 per power of two span 2^20
+/// let p99 = s.quantile(0.99).unwrap().unwrap();
+/// assert!((p99 - 99e6).abs() <= s.relative_accuracy() * 99e6); // the exact p99: 99 ms
+/// assert_eq!((s.count(), s.min(), s.max()), (100_001, Some(1e3), Some(1e8)));
+/// ```
+#[derive(Clone)]
+pub struct ExponentialSketch<C: Counter, const B: usize> {
+    /// A ring: bucket `i` is at [`position`]`(i, base, B)`.
+    counts: [C; B],
+    /// The bucket at position 0 (within `start..=end` while any bucket is occupied).
+    base: i32,
+    /// The lowest and highest occupied buckets (`end - start < B`), if `occupied`.
+    start: i32,
+    end: i32,
+    /// Whether any bucket has held a value (false, like every other field, when empty).
+    occupied: bool,
+    /// `FINEST_SCALE - scale`, in `0..=MAX_DOWNSHIFT`.
+    downshift: u32,
+    /// Values held by the buckets and the zero bucket.
+    count: u64,
+    zero_count: u64,
+    clamped: u64,
+    saturated: u64,
+    /// Meaningful only while `count > 0`: the first value held resets them to their empty
+    /// statistics, so that the empty sketch is all zero bytes.
+    float_stats: FloatStats,
+    int_stats: IntStats,
+}
+
+impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
+    /// An empty sketch, at scale 8. `const`, and all zero bytes: a `static` of it costs no
+    /// flash for its initial value.
+    ///
+    /// `B` must be at least 2 (the SDKs' smallest `max_size`: at scale -10 every float
+    /// fits in two buckets) and at most 2^20: a compile-time error otherwise.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use tailguard::sketch::ExponentialSketch;
+    ///
+    /// static LATENCIES: Mutex<ExponentialSketch<u16, 64>> = Mutex::new(ExponentialSketch::new());
+    ///
+    /// LATENCIES.lock().unwrap().record_u64(1_500_000);
+    /// assert_eq!(LATENCIES.lock().unwrap().count(), 1);
+    /// ```
+    ///
+    /// One bucket does not compile:
+    ///
+    /// ```compile_fail
+    /// let s = tailguard::sketch::ExponentialSketch::<u32, 1>::new();
+    /// ```
+    pub const fn new() -> Self {
+        const {
+            assert!(
+                B >= 2 && B <= 1 << 20,
+                "ExponentialSketch needs 2 to 2^20 buckets"
+            )
+        };
+        ExponentialSketch {
+            counts: [C::ZERO; B],
+            base: 0,
+            start: 0,
+            end: 0,
+            occupied: false,
+            downshift: 0,
+            count: 0,
+            zero_count: 0,
+            clamped: 0,
+            saturated: 0,
+            // Zero bytes; reset to the empty statistics by the first value (`begin`).
+            float_stats: FloatStats {
+                min: 0.0,
+                max: 0.0,
+                sum: 0.0,
+            },
+            int_stats: IntStats {
+                min: 0,
+                max: 0,
+                sum_lo: 0,
+                sum_hi: 0,
+            },
+        }
+    }
+
+    /// Before a value is added: the statistics of an empty sketch are zero bytes, not the
+    /// empty statistics.
+    #[inline(always)]
+    fn begin(&mut self) {
+        if self.count == 0 {
+            self.float_stats = FloatStats::EMPTY;
+            self.int_stats = IntStats::EMPTY;
+        }
+    }
+
+    /// Records an integer value (nanoseconds, say). Never fails. Integer operations only,
+    /// at every scale (no float, no division: `.ci/check-int-path.sh` checks the
+    /// Cortex-M0's image), and exact: the bucket of the integer itself, not of its
+    /// nearest `f64`.
+    #[inline]
+    pub fn record_u64(&mut self, value: u64) {
+        self.begin();
+        let added = if value == 0 {
+            self.zero_count = self.zero_count.saturating_add(1);
+            true
+        } else {
+            self.add_one::<IntLoss>(index::of_u64(value))
+        };
+        if added {
+            self.count = self.count.saturating_add(1);
+            let s = &mut self.int_stats;
+            widen(&mut s.min, &mut s.max, value);
+            s.add_to_sum(value, 0);
+        } else {
+            self.saturated = self.saturated.saturating_add(1);
+        }
+    }
+
+    /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    #[inline]
+    pub fn record_duration(&mut self, d: Duration) {
+        self.record_u64(crate::clock::duration_to_nanos(d))
+    }
+
+    /// Records one value. NaN and negative values are errors and change nothing; `-0.0`
+    /// is a zero; `+inf` is recorded as `f64::MAX` and counted by
+    /// [`clamped`](Self::clamped). The bucket is found with integer operations (the
+    /// float's bits and the table), exactly.
+    pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        self.begin();
+        // -0.0 passed the check above: make it +0.0 (see `DDSketch::record_n`).
+        let value = value.abs();
+        let clamped = value == f64::INFINITY;
+        let value = if clamped { f64::MAX } else { value };
+        let added = if value == 0.0 {
+            self.zero_count = self.zero_count.saturating_add(1);
+            true
+        } else {
+            self.add_one::<FloatLoss>(index::of_f64(value))
+        };
+        if added {
+            self.count = self.count.saturating_add(1);
+            if clamped {
+                self.clamped = self.clamped.saturating_add(1);
+            }
+            let s = &mut self.float_stats;
+            widen(&mut s.min, &mut s.max, value);
+            s.sum += value;
+        } else {
+            self.saturated = self.saturated.saturating_add(1);
+        }
+        Ok(())
+    }
+
+    /// A [`Loss`] valuing what this sketch drops by its own extremes.
+    fn loss<L: Loss>(&self) -> L {
+        L::new(&self.float_stats, &self.int_stats, self.count)
+    }
+
+    /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`.
+    fn forget(&mut self, loss: impl Loss) {
+        let n = loss.forget(&mut self.float_stats, &mut self.int_stats);
+        self.count = self.count.saturating_sub(n);
+        self.saturated = self.saturated.saturating_add(n);
+    }
+
+    /// Adds one to the bucket of the value of index `fine` at the finest scale,
+    /// downscaling first if it falls outside the `B` buckets. Returns whether it was
+    /// added (not if the bucket is full).
+    #[inline(always)]
+    fn add_one<L: Loss>(&mut self, fine: i32) -> bool {
+        let index = fine >> self.downshift;
+        if !(self.occupied && self.start <= index && index <= self.end) {
+            self.make_room::<L>(fine);
+        }
+        let index = fine >> self.downshift;
+        match self.counts.get_mut(position(index, self.base, B)) {
+            Some(c) => c.add_saturating(1) == 1,
+            None => false, // never (see `position`)
+        }
+    }
+
+    /// Makes `start..=end` take the bucket of finest index `fine`, downscaling first if
+    /// that would span more than `B` buckets: the SDKs' rule, the halvings that make the
+    /// lowest and highest index fit.
+    #[cold]
+    #[inline(never)]
+    fn make_room<L: Loss>(&mut self, fine: i32) {
+        let index = fine >> self.downshift;
+        if !self.occupied {
+            (self.base, self.start, self.end, self.occupied) = (index, index, index, true);
+            return;
+        }
+        let (low, high) = (self.start.min(index), self.end.max(index));
+        let change = scale_change(low, high, B);
+        if change > 0 {
+            let mut loss = self.loss::<L>();
+            self.downscale(change, &mut loss);
+            self.forget(loss);
+        }
+        let index = fine >> self.downshift;
+        self.start = self.start.min(index);
+        self.end = self.end.max(index);
+    }
+
+    /// Halves the scale `change` times, in place (at most down to scale -10).
+    fn downscale(&mut self, change: u32, loss: &mut impl Loss) {
+        let change = change.min(MAX_DOWNSHIFT.saturating_sub(self.downshift));
+        if change == 0 || !self.occupied {
+            self.downshift = self.downshift.saturating_add(change);
+            return;
+        }
+        let downshift = self.downshift.saturating_add(change);
+        let (start, end) = collapse(
+            &mut self.counts,
+            self.base,
+            (self.start, self.end),
+            change,
+            |index, n| loss.lose(index, downshift, n),
+        );
+        (self.base, self.start, self.end) = (start, start, end);
+        self.downshift = downshift;
+    }
+
+    /// Adds every value of `other` into `self`, as if they had all been recorded here:
+    /// at the coarser of the two scales (a merge cannot refine what `other` holds),
+    /// downscaled further if the union does not fit in `B` buckets. The buckets are
+    /// exactly those of recording every value into one sketch of `B` buckets, downscaled
+    /// to that scale: the same buckets when both sketches were at least as fine, as they
+    /// are when `other` has as many buckets or more. Any two sketches merge.
+    ///
+    /// Counters add saturating: what does not fit in a bucket is dropped, counted by
+    /// [`saturated`](Self::saturated), and its value (its bucket's representative clamped
+    /// into the extremes, as [`DDSketch::merge`](crate::sketch::DDSketch::merge) values it)
+    /// taken out of the sum.
+    ///
+    /// ```
+    /// use tailguard::sketch::ExponentialSketch;
+    ///
+    /// let (mut fast, mut slow) = (ExponentialSketch::<u32, 64>::new(), ExponentialSketch::<u32, 64>::new());
+    /// (1_000..2_000).for_each(|v| fast.record_u64(v));
+    /// (1_000_000..1_001_000).for_each(|v| slow.record_u64(v));
+    /// assert_eq!((fast.scale(), slow.scale()), (5, 8)); // 1e3..2e3 is 64 buckets at 6: one too many
+    /// fast.merge(&slow);
+    /// assert_eq!(fast.scale(), 2); // 1e3 to 1e6: ten powers of two in 64 buckets
+    /// assert_eq!(fast.count(), 2_000);
+    /// ```
+    pub fn merge<const B2: usize>(&mut self, other: &ExponentialSketch<C, B2>) {
+        self.clamped = self.clamped.saturating_add(other.clamped);
+        self.saturated = self.saturated.saturating_add(other.saturated);
+        if other.count == 0 {
+            return; // nothing held (its statistics are not meaningful)
+        }
+        self.begin();
+        let mut own_loss = self.loss::<FloatLoss>();
+        let (f, i) = (&other.float_stats, &other.int_stats);
+        let mut other_loss = FloatLoss::new(f, i, other.count);
+        if other.occupied {
+            // The coarser scale, then the halvings that make the union fit.
+            let downshift = self.downshift.max(other.downshift);
+            let theirs = downshift.wrapping_sub(other.downshift); // <= 18
+            let (low, high) = (other.start >> theirs, other.end >> theirs);
+            let (low, high) = if self.occupied {
+                let ours = downshift.wrapping_sub(self.downshift);
+                (low.min(self.start >> ours), high.max(self.end >> ours))
+            } else {
+                (low, high)
+            };
+            let change = scale_change(low, high, B);
+            let target = downshift.saturating_add(change).min(MAX_DOWNSHIFT);
+            self.downscale(target.saturating_sub(self.downshift), &mut own_loss);
+            let theirs = self.downshift.wrapping_sub(other.downshift);
+            let (low, high) = (other.start >> theirs, other.end >> theirs);
+            if self.occupied {
+                self.start = self.start.min(low);
+                self.end = self.end.max(high);
+            } else {
+                (self.base, self.start, self.end, self.occupied) = (low, low, high, true);
+            }
+            for (k, n) in other.ring_counts() {
+                let index = other.start.wrapping_add(k) >> theirs; // within low..=high
+                let added = match self.counts.get_mut(position(index, self.base, B)) {
+                    Some(c) => c.add_saturating(n),
+                    None => 0,
+                };
+                if added < n {
+                    other_loss.lose(index, self.downshift, n.wrapping_sub(added));
+                }
+            }
+        }
+        self.zero_count = self.zero_count.saturating_add(other.zero_count);
+        self.count = self.count.saturating_add(other.count);
+        self.float_stats.fold(f.min, f.max, f.sum);
+        self.int_stats.fold(i, self.count);
+        self.forget(own_loss);
+        self.forget(other_loss);
+    }
+
+    /// The counts of the buckets `start..=end`, from the lowest, with their offset from
+    /// `start` (none if no bucket is occupied).
+    fn ring_counts(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
+        let span = if self.occupied {
+            i64::from(self.end)
+                .wrapping_sub(i64::from(self.start))
+                .wrapping_add(1)
+        } else {
+            0
+        };
+        (0..span).map(move |k| {
+            let k = k as i32; // span <= B <= 2^20
+            let index = self.start.wrapping_add(k);
+            let n = self
+                .counts
+                .get(position(index, self.base, B))
+                .map_or(0, |c| c.get());
+            (k, n)
+        })
+    }
+
+    /// The scale, `-10..=8`: `2^scale` buckets per power of two (8 when empty, and while
+    /// only zeros were recorded: the Python SDK reports 0 then, with no bucket to scale).
+    pub fn scale(&self) -> i32 {
+        FINEST_SCALE.wrapping_sub(self.downshift as i32) // downshift <= 18
+    }
+
+    /// The mapping of the current scale: its
+    /// [`lower_bound`](IndexMapping::lower_bound) and [`value`](IndexMapping::value) are
+    /// a bucket's edge and representative.
+    pub fn mapping(&self) -> OtelMapping {
+        mapping_at(self.downshift)
+    }
+
+    /// The guaranteed relative accuracy of [`quantile`](Self::quantile) at the current
+    /// scale: `(b - 1) / (b + 1)` with `b = 2^(2^-scale)` (0.14 % at scale 8, 1.08 % at
+    /// scale 5, 4.3 % at scale 3; 1, no guarantee, from scale -6 down).
+    pub fn relative_accuracy(&self) -> f64 {
+        self.mapping().relative_accuracy()
+    }
+
+    /// The index of the lowest bucket (OTLP's `positive.offset`): the lowest occupied
+    /// one, 0 if none.
+    pub fn offset(&self) -> i32 {
+        if self.occupied {
+            self.start
+        } else {
+            0
+        }
+    }
+
+    /// The counts of the buckets from [`offset`](Self::offset) up to the highest
+    /// occupied one, empty buckets between included (OTLP's `positive.bucket_counts`).
+    ///
+    /// ```
+    /// use tailguard::sketch::ExponentialSketch;
+    /// let mut s = ExponentialSketch::<u16, 16>::new();
+    /// s.record(1.0).unwrap(); // 1 is the upper edge of bucket -1
+    /// s.record(2.0).unwrap(); // at scale 8, bucket 255: more than 16 buckets up
+    /// // Buckets -1..=15 at scale 4 are 17, one too many: scale 3, where 2 is bucket 7.
+    /// assert_eq!((s.scale(), s.offset()), (3, -1));
+    /// let counts: Vec<u64> = s.bucket_counts().collect();
+    /// assert_eq!(counts, [1, 0, 0, 0, 0, 0, 0, 0, 1]);
+    /// ```
+    pub fn bucket_counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ring_counts().map(|(_, n)| n)
+    }
+
+    /// The value at quantile `q` (0 = min, 0.5 = median, 1 = max), or `None` if empty:
+    /// the representative of the bucket holding rank `floor(q * (count - 1))` (the rank
+    /// rule of [`DDSketch::quantile`](crate::sketch::DDSketch::quantile)), clamped into
+    /// `[min, max]`; within [`relative_accuracy`](Self::relative_accuracy) of the exact
+    /// sample quantile. `q = 0` and `q = 1` are the exact min and max.
+    ///
+    /// Errors if `q` is NaN or outside [0, 1].
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
+        sketch_quantile(q, self.min().zip(self.max()), |q| {
+            let (bin, count) = rank_bin(self, q);
+            let value = bin.map(|bin| match bin {
+                RankBin::Zero => 0.0,
+                RankBin::At(k) => self.mapping().value(self.start.wrapping_add(k as i32)),
+            });
+            (value, count)
+        })
+    }
+
+    /// How many values the sketch holds (the zero bucket's included).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether the sketch holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Values counted as zeros (`0`, `-0.0`).
+    pub fn zero_count(&self) -> u64 {
+        self.zero_count
+    }
+
+    /// `+inf` records, held as `f64::MAX`.
+    pub fn clamped(&self) -> u64 {
+        self.clamped
+    }
+
+    /// Values dropped because their bucket was full: by a record, a downscale or a
+    /// merge. Not part of [`count`](Self::count). It stops at `u64::MAX`.
+    pub fn saturated(&self) -> u64 {
+        self.saturated
+    }
+
+    /// The exact smallest value recorded, or `None` if empty.
+    pub fn min(&self) -> Option<f64> {
+        (self.count > 0).then(|| min_of(&self.float_stats, &self.int_stats))
+    }
+
+    /// The exact largest value recorded, or `None` if empty.
+    pub fn max(&self) -> Option<f64> {
+        (self.count > 0).then(|| max_of(&self.float_stats, &self.int_stats))
+    }
+
+    /// The sum of the values recorded (0 if empty): integers exactly, in 128 bits, rounded
+    /// once here; floats summed in `f64`.
+    pub fn sum(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        self.float_stats.sum + self.int_stats.sum() as f64
+    }
+
+    /// The mean of the values recorded, or `None` if empty.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum() / self.count as f64)
+    }
+
+    /// Empties the sketch: back to scale 8.
+    pub fn clear(&mut self) {
+        *self = Self::new();
+    }
+}
+
+impl<C: Counter, const B: usize> Default for ExponentialSketch<C, B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Counter, const B: usize> RankedBins for ExponentialSketch<C, B> {
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn zero_count(&self) -> u64 {
+        self.zero_count
+    }
+
+    /// The offset from `start` of the first bucket whose cumulative count, added to
+    /// `zero`, exceeds `rank`.
+    fn position_of_rank(&self, rank: u64, zero: u64, _count: u64) -> Option<usize> {
+        let mut cumulative = zero;
+        self.ring_counts()
+            .find(|&(_, n)| {
+                cumulative = cumulative.saturating_add(n);
+                cumulative > rank
+            })
+            .map(|(k, _)| k as usize) // k >= 0
+    }
+}
+
+impl<C: Counter, const B: usize> fmt::Debug for ExponentialSketch<C, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExponentialSketch")
+            .field("buckets", &B)
+            .field("scale", &self.scale())
+            .field("offset", &self.offset())
+            .field("count", &self.count)
+            .field("zero_count", &self.zero_count)
+            .field("clamped", &self.clamped)
+            .field("saturated", &self.saturated)
+            .field("min", &self.min())
+            .field("max", &self.max())
+            .field("sum", &self.sum())
+            .finish()
+    }
+}
+
+impl<C: Counter, const B: usize, const B2: usize> PartialEq<ExponentialSketch<C, B2>>
+    for ExponentialSketch<C, B>
+{
+    /// The same scale, buckets (offset and counts), counters and exact statistics, whatever
+    /// the two sizes and wherever their rings start.
+    fn eq(&self, other: &ExponentialSketch<C, B2>) -> bool {
+        let stats = |s: &ExponentialSketch<C, B2>| (s.float_stats, s.int_stats);
+        self.scale() == other.scale()
+            && self.offset() == other.offset()
+            && self.bucket_counts().eq(other.bucket_counts())
+            && (self.count, self.zero_count, self.clamped, self.saturated)
+                == (other.count, other.zero_count, other.clamped, other.saturated)
+            // The statistics mean nothing while empty (see `begin`).
+            && (self.count == 0 || (self.float_stats, self.int_stats) == stats(other))
+    }
+}
+
+#[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
+impl<C: Counter, const B: usize> defmt::Format for ExponentialSketch<C, B> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "ExponentialSketch {{ buckets: {=usize}, scale: {=i32}, count: {=u64}, saturated: {=u64} }}",
+            B,
+            self.scale(),
+            self.count,
+            self.saturated
+        )
+    }
+}

@@ -1,0 +1,334 @@
+//! The auto-scaling sketch's promises: quantiles within the relative accuracy of the scale
+//! it ends at, exact count, min, max and sum, merges of sketches of different scales equal
+//! to recording everything into one, saturation counted (by a record, a downscale or a
+//! merge), bad input refused, and no input that panics. (Its buckets against the
+//! OpenTelemetry SDK's: tests/exponential_interop.rs; its index against exact big-integer
+//! powers: the unit tests of src/sketch/exponential/index.rs.)
+
+use proptest::prelude::*;
+use tailguard::sketch::{Counter, ExponentialSketch, RecordError};
+
+/// A value spread over up to 12 decades, or a zero now and then.
+fn value() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1 => Just(0u64),
+        8 => (0.0f64..12.0).prop_map(|d| 10f64.powf(d) as u64),
+        1 => any::<u64>(),
+        1 => (0u32..64).prop_map(|e| 1u64 << e),
+    ]
+}
+
+fn sketch_of<C: Counter, const B: usize>(values: &[u64]) -> ExponentialSketch<C, B> {
+    let mut s = ExponentialSketch::new();
+    values.iter().for_each(|&v| s.record_u64(v));
+    s
+}
+
+/// Every quantile of `values` from `s` is within its reported accuracy of the exact one
+/// (`sorted[floor(q * (n - 1))]`), and the ends are exact.
+fn check_quantiles<C: Counter, const B: usize>(s: &ExponentialSketch<C, B>, values: &[u64]) {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    let alpha = s.relative_accuracy();
+    for q in [0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0] {
+        let rank = (q * (sorted.len() - 1) as f64) as usize;
+        let exact = sorted[rank] as f64;
+        let got = s.quantile(q).unwrap().unwrap();
+        // A hair of slack for the float edges of the representative (exp2).
+        assert!(
+            (got - exact).abs() <= alpha * exact * (1.0 + 1e-9),
+            "q {q}: {got} vs {exact}, scale {}, alpha {alpha}",
+            s.scale()
+        );
+    }
+    assert_eq!(s.quantile(0.0).unwrap(), Some(sorted[0] as f64));
+    assert_eq!(s.quantile(1.0).unwrap(), sorted.last().map(|&v| v as f64));
+}
+
+/// Count, min, max and the exact integer sum.
+fn check_stats<C: Counter, const B: usize>(s: &ExponentialSketch<C, B>, values: &[u64]) {
+    assert_eq!(s.count(), values.len() as u64);
+    assert_eq!(s.saturated(), 0);
+    let sum: u128 = values.iter().map(|&v| u128::from(v)).sum();
+    assert_eq!(s.sum(), sum as f64);
+    assert_eq!(s.min(), values.iter().min().map(|&v| v as f64));
+    assert_eq!(s.max(), values.iter().max().map(|&v| v as f64));
+    assert_eq!(
+        s.zero_count(),
+        values.iter().filter(|&&v| v == 0).count() as u64
+    );
+    let held: u64 = s.bucket_counts().sum();
+    assert_eq!(held + s.zero_count(), s.count());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn quantiles_are_within_the_accuracy_of_the_final_scale(
+        values in prop::collection::vec(value(), 1..400),
+        narrow in prop::collection::vec(1_000u64..1_100, 1..300),
+    ) {
+        // Within 64 buckets of the finest scale (0.14 %).
+        let s = sketch_of::<u32, 64>(&narrow);
+        assert_eq!(s.scale(), 8);
+        check_quantiles(&s, &narrow);
+        check_stats(&s, &narrow);
+        let s = sketch_of::<u32, 16>(&values);
+        check_quantiles(&s, &values);
+        check_stats(&s, &values);
+        let s = sketch_of::<u32, 64>(&values);
+        check_quantiles(&s, &values);
+        check_stats(&s, &values);
+        let s = sketch_of::<u16, 160>(&values);
+        check_quantiles(&s, &values);
+        check_stats(&s, &values);
+    }
+
+    /// Merging a sketch of other values, at another scale, is recording them all into one,
+    /// downscaled exactly to the coarser of the two scales where the other is coarser (a
+    /// merge cannot refine what it holds): the same offset and buckets as the buckets of
+    /// recording everything into one, each index shifted (`i >> d`) and their counts added,
+    /// and the same stats, whatever the two sizes.
+    #[test]
+    fn merges_of_different_scales_are_recording_everything_into_one(
+        a in prop::collection::vec(value(), 0..200),
+        b in prop::collection::vec(1_000u64..2_000, 0..200),
+    ) {
+        fn check<const B: usize, const B2: usize>(a: &[u64], b: &[u64]) {
+            let mut merged = sketch_of::<u32, B>(a);
+            let ours = merged.scale();
+            let other = sketch_of::<u32, B2>(b);
+            merged.merge(&other);
+            let whole = sketch_of::<u32, B>(&[a, b].concat());
+            let scale = whole.scale().min(other.scale()).min(ours);
+            assert_eq!(merged.scale(), scale, "B {B}, B2 {B2}");
+            // `whole`'s buckets downscaled to `scale`.
+            let d = whole.scale() - scale;
+            let mut want: Vec<(i32, u64)> = Vec::new();
+            for (k, n) in whole.bucket_counts().enumerate() {
+                let index = (whole.offset() + k as i32) >> d;
+                match want.last_mut() {
+                    Some((i, sum)) if *i == index => *sum += n,
+                    _ => want.push((index, n)),
+                }
+            }
+            let got: Vec<(i32, u64)> = (merged.offset()..).zip(merged.bucket_counts()).collect();
+            assert_eq!(got, want, "B {B}, B2 {B2}");
+            assert_eq!(merged.count(), whole.count());
+            assert_eq!(merged.zero_count(), whole.zero_count());
+            assert_eq!((merged.min(), merged.max()), (whole.min(), whole.max()));
+            assert_eq!(merged.sum(), whole.sum());
+            assert_eq!(merged.saturated(), 0);
+            if d == 0 {
+                assert_eq!(merged, whole);
+            }
+        }
+        check::<16, 16>(&a, &b);
+        check::<16, 160>(&a, &b);
+        check::<64, 16>(&a, &b);
+        check::<64, 64>(&b, &a);
+        check::<160, 2>(&a, &b);
+    }
+
+    /// Floats and integers take the same buckets (both exact), and any input records
+    /// without a panic: NaN and negatives refused, everything else counted.
+    #[test]
+    fn any_input_records_without_a_panic(
+        bits in prop::collection::vec(any::<u64>(), 1..100),
+    ) {
+        let mut s = ExponentialSketch::<u8, 3>::new();
+        let mut accepted = 0u64;
+        for &b in &bits {
+            let v = f64::from_bits(b);
+            match s.record(v) {
+                Ok(()) => accepted += 1,
+                Err(RecordError::NaN) => prop_assert!(v.is_nan()),
+                Err(RecordError::Negative) => prop_assert!(v < 0.0),
+                Err(e) => panic!("{e:?}"),
+            }
+            s.record_u64(b);
+            accepted += 1;
+        }
+        prop_assert_eq!(s.count() + s.saturated(), accepted);
+        let (min, max) = (s.min().unwrap(), s.max().unwrap());
+        for q in [0.0, 0.3, 0.5, 0.99, 1.0] {
+            let got = s.quantile(q).unwrap().unwrap();
+            prop_assert!(min <= got && got <= max);
+        }
+        prop_assert!(s.sum().is_finite() || s.sum() == f64::INFINITY);
+        prop_assert!((-10..=8).contains(&s.scale()));
+        let held: u64 = s.bucket_counts().sum();
+        prop_assert_eq!(held + s.zero_count(), s.count());
+    }
+}
+
+#[test]
+fn floats_and_integers_take_the_same_buckets() {
+    let values: Vec<u64> = (0..3000u64)
+        .map(|i| (i * i * 7919) % (1 << 53))
+        .chain((0..53).map(|e| 1 << e))
+        .collect();
+    let ints = sketch_of::<u32, 64>(&values);
+    let mut floats = ExponentialSketch::<u32, 64>::new();
+    values
+        .iter()
+        .for_each(|&v| floats.record(v as f64).unwrap());
+    assert_eq!(
+        (ints.scale(), ints.offset()),
+        (floats.scale(), floats.offset())
+    );
+    assert!(ints.bucket_counts().eq(floats.bucket_counts()));
+    assert_eq!((ints.min(), ints.max()), (floats.min(), floats.max()));
+}
+
+#[test]
+fn nan_and_negatives_are_refused_and_change_nothing() {
+    let mut s = ExponentialSketch::<u32, 16>::new();
+    s.record(5.0).unwrap();
+    let before = s.clone();
+    for v in [f64::NAN, -f64::NAN, -1.0, -5e-324, f64::NEG_INFINITY] {
+        let want = if v.is_nan() {
+            RecordError::NaN
+        } else {
+            RecordError::Negative
+        };
+        assert_eq!(s.record(v), Err(want), "{v}");
+    }
+    assert_eq!(s, before);
+    // Nor on an empty sketch.
+    let mut empty = ExponentialSketch::<u32, 16>::new();
+    assert_eq!(empty.record(-2.0), Err(RecordError::Negative));
+    assert_eq!(empty, ExponentialSketch::<u32, 16>::new());
+}
+
+#[test]
+fn negative_zero_is_a_zero_and_infinity_is_clamped_to_the_largest_float() {
+    let mut s = ExponentialSketch::<u32, 16>::new();
+    s.record(-0.0).unwrap();
+    assert_eq!((s.zero_count(), s.min()), (1, Some(0.0)));
+    assert!(s.min().unwrap().is_sign_positive());
+    assert_eq!(s.scale(), 8); // only zeros: no bucket to scale
+    s.record(f64::INFINITY).unwrap();
+    assert_eq!((s.count(), s.clamped()), (2, 1));
+    assert_eq!((s.max(), s.sum()), (Some(f64::MAX), f64::MAX));
+    // The bucket of f64::MAX, the SDKs' for +inf: the last below 2^1024.
+    assert_eq!((s.scale(), s.offset()), (8, (1024 << 8) - 1));
+    // The whole float range, subnormals included, fits in two buckets at scale -10.
+    let mut tiny = ExponentialSketch::<u32, 2>::new();
+    tiny.record(5e-324).unwrap();
+    tiny.record(f64::MAX).unwrap();
+    assert_eq!((tiny.scale(), tiny.offset()), (-10, -1));
+    assert_eq!(tiny.bucket_counts().collect::<Vec<_>>(), [1, 1]);
+}
+
+/// The finest buckets of `a` and `b` (whole numbers): the offsets of one-value sketches.
+fn finest(v: u64) -> i32 {
+    let s = sketch_of::<u32, 2>(&[v]);
+    assert_eq!(s.scale(), 8);
+    s.offset()
+}
+
+#[test]
+fn a_full_u16_bucket_counts_what_it_drops() {
+    let mut s = ExponentialSketch::<u16, 16>::new();
+    for _ in 0..65_540 {
+        s.record_u64(1_000);
+    }
+    assert_eq!((s.count(), s.saturated()), (65_535, 5));
+    assert_eq!(s.sum(), 65_535.0 * 1e3);
+    assert_eq!(s.bucket_counts().collect::<Vec<_>>(), [65_535]);
+    s.record(1e3).unwrap();
+    assert_eq!((s.count(), s.saturated()), (65_535, 6));
+    assert_eq!(s.sum(), 65_535.0 * 1e3);
+}
+
+#[test]
+fn a_downscale_that_overflows_a_u16_bucket_counts_what_it_drops() {
+    // 1004 and 1006 are in finest buckets 2k and 2k + 1: one bucket a scale coarser.
+    let (a, b) = (1_004u64, 1_006u64);
+    assert_eq!((finest(a) % 2, finest(b) - finest(a)), (0, 1));
+    let mut s = ExponentialSketch::<u16, 4>::new();
+    for _ in 0..40_000 {
+        s.record_u64(a);
+        s.record_u64(b);
+    }
+    assert_eq!((s.scale(), s.count(), s.saturated()), (8, 80_000, 0));
+    s.record_u64(10_000); // downscales: a's and b's buckets merge, 80,000 > 65,535
+    let lost = 80_000 - 65_535;
+    assert!(s.scale() < 8);
+    assert_eq!((s.count(), s.saturated()), (65_536, lost));
+    // The values dropped are valued at their bucket's lower edge clamped into [min, max],
+    // that is at `a`, and leave the exact integer sum.
+    let want = 40_000 * (a + b) + 10_000 - lost * a;
+    assert_eq!(s.sum(), want as f64);
+    assert_eq!((s.min(), s.max()), (Some(a as f64), Some(1e4)));
+    // As floats: valued at the bucket's representative clamped into [min, max].
+    let mut f = ExponentialSketch::<u16, 4>::new();
+    for _ in 0..40_000 {
+        f.record(a as f64).unwrap();
+        f.record(b as f64).unwrap();
+    }
+    f.record(1e4).unwrap();
+    assert_eq!((f.count(), f.saturated()), (65_536, lost));
+    let all = (40_000 * (a + b) + 10_000) as f64;
+    let sum = f.sum();
+    assert!(
+        all - (lost * b) as f64 <= sum && sum <= all - (lost * a) as f64,
+        "{sum}"
+    );
+}
+
+#[test]
+fn a_merge_that_overflows_a_u16_bucket_counts_what_it_drops() {
+    let mut s = ExponentialSketch::<u16, 16>::new();
+    for _ in 0..40_000 {
+        s.record_u64(7_000);
+    }
+    let other = s.clone();
+    s.merge(&other);
+    assert_eq!((s.count(), s.saturated()), (65_535, 80_000 - 65_535));
+    assert_eq!(s.sum(), 65_535.0 * 7e3);
+    assert_eq!(s.mean(), Some(7e3));
+}
+
+#[test]
+fn counters_of_every_width_and_clear() {
+    fn fill<C: Counter>() {
+        let mut s = ExponentialSketch::<C, 32>::new();
+        (1..=300u64).for_each(|v| s.record_u64(v));
+        assert_eq!(s.count() + s.saturated(), 300);
+        s.clear();
+        assert!(s.is_empty());
+        assert_eq!((s.scale(), s.offset(), s.min(), s.sum()), (8, 0, None, 0.0));
+        assert_eq!(s.bucket_counts().count(), 0);
+        assert_eq!(s.quantile(0.5), Ok(None));
+        assert!(s.quantile(f64::NAN).is_err());
+    }
+    fill::<u8>();
+    fill::<u16>();
+    fill::<u32>();
+    fill::<u64>();
+}
+
+/// A `static` built at compile time (all zero bytes: `.bss`) is the sketch `new` builds at
+/// run time, and answers as it does after the same records.
+#[test]
+fn a_static_sketch_is_the_run_time_one() {
+    use std::sync::Mutex;
+    static LATENCIES: Mutex<ExponentialSketch<u16, 64>> = Mutex::new(ExponentialSketch::new());
+    let mut run_time = ExponentialSketch::<u16, 64>::new();
+    assert_eq!(*LATENCIES.lock().unwrap(), run_time);
+    for v in [0u64, 1_500_000, 20_000_000, 999, 1 << 40] {
+        LATENCIES.lock().unwrap().record_u64(v);
+        run_time.record_u64(v);
+    }
+    let s = LATENCIES.lock().unwrap();
+    assert_eq!(*s, run_time);
+    assert_eq!(s.quantile(0.5), run_time.quantile(0.5));
+    assert_eq!(ExponentialSketch::<u16, 64>::default(), {
+        let mut c = run_time.clone();
+        c.clear();
+        c
+    });
+}

@@ -1,0 +1,261 @@
+//! The auto-scaling sketch against the real thing: for the same values, an
+//! `ExponentialSketch<u32, B>` has the scale, offset, bucket counts, zero count, count, min
+//! and max (and the sum to 1e-12) of the OpenTelemetry Python SDK's exponential histogram
+//! aggregated with `max_size = B` and `max_scale = 8` (tailguard's finest scale; the SDK's
+//! default is 20), at several `B`, on data spanning 1 to 12 decades, with zeros and with
+//! values on power-of-two edges.
+//!
+//! Needs a Python with `opentelemetry-sdk`, named by `TAILGUARD_PYTHON` (`.ci/run` makes
+//! a venv). Without it the test is skipped with a loud message, unless
+//! `TAILGUARD_REQUIRE_INTEROP=1`, which turns the skip into a failure (CI sets it).
+//!
+//! ```sh
+//! python3 -m venv .venv
+//! .venv/bin/pip install opentelemetry-sdk==1.45.2
+//! TAILGUARD_PYTHON=.venv/bin/python cargo test --test exponential_interop -- --nocapture
+//! ```
+//!
+//! The Python side (tests/interop/exponential_interop.py) writes the SDK's points; this
+//! side compares, prints the table, and fails on any difference.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tailguard::sketch::ExponentialSketch;
+use tailguard_support::Rng;
+
+const N_VALUES: usize = 3000;
+
+/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
+fn python() -> Option<PathBuf> {
+    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
+    match std::env::var_os("TAILGUARD_PYTHON") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => {
+            let msg = "TAILGUARD_PYTHON is not set: the auto-scaling sketch's interop test \
+                       did NOT run. Set it to a python with `opentelemetry-sdk` installed \
+                       (bash .ci/run does).";
+            if required {
+                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
+            }
+            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
+            None
+        }
+    }
+}
+
+/// A value as both sides record it: integers through `record_u64` and as Python ints.
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    Int(u64),
+    Float(f64),
+}
+
+/// `10^(lo + u * decades)`, `u` uniform: log-uniform over `decades` decades from `10^lo`.
+fn log_uniform(rng: &mut Rng, lo: f64, decades: f64) -> f64 {
+    10f64.powf(lo + rng.unit() * decades)
+}
+
+/// The data sets: integers (nanoseconds, say) spanning 1, 3, 6, 9 and 12 decades; floats
+/// spanning 2 and 12 decades, below and above 1; powers of two (edges at every scale),
+/// with zeros, as floats and as integers; and one value repeated.
+fn data_sets() -> Vec<(String, Vec<Value>)> {
+    let mut rng = Rng::new(0x0e28);
+    let mut sets = Vec::new();
+    for decades in [1u32, 3, 6, 9, 12] {
+        let values = (0..N_VALUES)
+            .map(|_| Value::Int(log_uniform(&mut rng, 3.0, f64::from(decades)) as u64))
+            .collect();
+        sets.push((format!("ints_{decades}d"), values));
+    }
+    let floats = (0..N_VALUES)
+        .map(|_| Value::Float(log_uniform(&mut rng, -3.0, 2.0)))
+        .collect();
+    sets.push(("floats_2d".into(), floats));
+    let floats = (0..N_VALUES)
+        .map(|i| match i % 11 {
+            0 => Value::Float(0.0),
+            _ => Value::Float(log_uniform(&mut rng, -6.0, 12.0)),
+        })
+        .collect();
+    sets.push(("floats_12d_zeros".into(), floats));
+    let powers = (0..N_VALUES)
+        .map(|i| match i % 7 {
+            0 => Value::Float(0.0),
+            _ => Value::Float(2f64.powi((rng.next_u64() % 60) as i32 - 25)),
+        })
+        .collect();
+    sets.push(("powers_of_two_zeros".into(), powers));
+    let powers = (0..N_VALUES)
+        .map(|i| match i % 5 {
+            0 => Value::Int(0),
+            1 => Value::Int((1u64 << (rng.next_u64() % 40)) + 1),
+            _ => Value::Int(1u64 << (rng.next_u64() % 40)),
+        })
+        .collect();
+    sets.push(("int_powers_of_two".into(), powers));
+    sets.push(("one_value".into(), vec![Value::Int(1_500_000); 100]));
+    sets
+}
+
+/// The SDK's point, as tests/interop/exponential_interop.py writes it.
+#[derive(Debug)]
+struct Point {
+    scale: i32,
+    offset: i32,
+    zero_count: u64,
+    count: u64,
+    counts: Vec<u64>,
+    min: f64,
+    max: f64,
+    sum: f64,
+}
+
+fn parse(text: &str) -> (Point, Vec<u64>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let nums = |line: &str| -> Vec<u64> {
+        line.split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect()
+    };
+    let head: Vec<i64> = lines[0]
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let floats: Vec<f64> = lines[2]
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let point = Point {
+        scale: head[0] as i32,
+        offset: head[1] as i32,
+        zero_count: head[2] as u64,
+        count: head[3] as u64,
+        counts: nums(lines[1]),
+        min: floats[0],
+        max: floats[1],
+        sum: floats[2],
+    };
+    (point, nums(lines.get(3).copied().unwrap_or("")))
+}
+
+fn ours<const B: usize>(values: &[Value]) -> Point {
+    let mut s = Box::new(ExponentialSketch::<u32, B>::new());
+    for &v in values {
+        match v {
+            Value::Int(n) => s.record_u64(n),
+            Value::Float(x) => s.record(x).unwrap(),
+        }
+    }
+    assert_eq!((s.saturated(), s.clamped()), (0, 0));
+    Point {
+        scale: s.scale(),
+        offset: s.offset(),
+        zero_count: s.zero_count(),
+        count: s.count(),
+        counts: s.bucket_counts().collect(),
+        min: s.min().unwrap(),
+        max: s.max().unwrap(),
+        sum: s.sum(),
+    }
+}
+
+const SIZES: [usize; 4] = [2, 16, 64, 160];
+
+fn ours_at(b: usize, values: &[Value]) -> Point {
+    match b {
+        2 => ours::<2>(values),
+        16 => ours::<16>(values),
+        64 => ours::<64>(values),
+        160 => ours::<160>(values),
+        _ => unreachable!(),
+    }
+}
+
+fn run_python(python: &Path, dir: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/exponential_interop.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the Python side failed:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    print!("{stdout}");
+}
+
+#[test]
+fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
+    let Some(python) = python() else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exponential-interop");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let sets = data_sets();
+    let mut cases_txt = String::new();
+    for (set, values) in &sets {
+        let text: String = values
+            .iter()
+            .map(|v| match v {
+                Value::Int(n) => format!("{n}\n"),
+                Value::Float(x) => format!("{x:?}\n"),
+            })
+            .collect();
+        std::fs::write(dir.join(format!("{set}.values")), text).unwrap();
+        for b in SIZES {
+            cases_txt.push_str(&format!("{set}-{b} {b} {set}\n"));
+        }
+    }
+    std::fs::write(dir.join("cases.txt"), cases_txt).unwrap();
+    run_python(&python, &dir);
+
+    let mut differences = Vec::new();
+    println!("| B | data set | scale | offset | buckets | equal |");
+    println!("|---|---|---|---|---|---|");
+    for (set, values) in &sets {
+        for b in SIZES {
+            let name = format!("{set}-{b}");
+            let text = std::fs::read_to_string(dir.join(format!("{name}.sdk.txt"))).unwrap();
+            let (sdk, negative) = parse(&text);
+            let mine = ours_at(b, values);
+            // The sum to 1e-12: Python adds ints and floats in one running sum, tailguard
+            // integers exactly apart from the floats.
+            let sums_agree = (mine.sum - sdk.sum).abs() <= 1e-12 * sdk.sum.abs();
+            let key = |p: &Point| {
+                let counts = p.counts.clone();
+                (
+                    p.scale,
+                    p.offset,
+                    p.zero_count,
+                    p.count,
+                    counts,
+                    p.min,
+                    p.max,
+                )
+            };
+            let equal = negative.is_empty() && sums_agree && key(&mine) == key(&sdk);
+            println!(
+                "| {b} | {set} | {} | {} | {} | {} |",
+                mine.scale,
+                mine.offset,
+                mine.counts.len(),
+                if equal { "yes" } else { "NO" }
+            );
+            if !equal {
+                differences.push(format!("{name}: tailguard {mine:?}\n  SDK {sdk:?}"));
+            }
+            // tailguard's point never ends in an empty bucket.
+            assert!(mine.counts.first() != Some(&0) && mine.counts.last() != Some(&0));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "the SDK disagrees:\n{}",
+        differences.join("\n")
+    );
+}
