@@ -62,6 +62,9 @@ const THIRD: f64 = 1.0 / 3.0;
 
 /// An upper bound on `|ln(v) - exact ln v|` for every `v` that [`ln`] accepts: `2^-34`,
 /// derived in the module docs.
+// Read only by log.rs's compile-time check (and the tests), which some rustc versions
+// do not count as a use.
+#[allow(dead_code)]
 pub(crate) const LN_ERROR: f64 = 1.0 / (1u64 << 34) as f64;
 
 /// For segment `j`, at `2j` and `2j + 1`: `2^-52 / c_j`, with `c_j = 1 + (2j + 1)/256`
