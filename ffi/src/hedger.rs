@@ -283,8 +283,8 @@ pub unsafe extern "C" fn tg_hedger_init(
         .to_config()?;
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Hedger, preset);
-        // Checked before the storage is written (the rest of `config` is checked by
-        // `reset` before it changes anything).
+        // Checked before the storage is written; the rest of `config` is checked by
+        // `reset`, after the image is written (a refusal leaves no hedger there).
         let budget = RatioBudget::new(config.budget_ratio(), config.budget_cap())
             .map_err(|_| TG_ERR_CONFIG)?;
         // The preset's constant image (its layout, a placeholder clock), then the
