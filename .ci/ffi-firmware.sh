@@ -8,7 +8,8 @@
 # and must write the host's bytes (ffi/firmware/ddsketch-int-coarse.hex, checked current
 # by tests/ffi_firmware_fixture.rs first), and hedges a stalling sensor from a super-loop
 # on a SysTick clock by the embassy firmware's criteria. It exits through semihosting,
-# non-zero on a failed check, which fails this script. Last, the images' flash and RAM.
+# non-zero on a failed check, which fails this script. Each image also prints the stack
+# its set-up calls take. Last, the images' flash, RAM and peak stack.
 #
 #   bash .ci/ffi-firmware.sh
 set -euo pipefail
@@ -40,27 +41,32 @@ python3 "$src/gen-expected.py" "$root/firmware/src/expected.rs" "$src/ddsketch-i
   "$out/expected.h"
 
 # image, target, QEMU cpu, QEMU machine, linker script, icount shift, core clock (Hz),
-# gcc's flags for the core. The shift: one instruction per 2^S ns of virtual time, which
+# the presets its C code uses (the staticlib links those alone: the others' code and
+# constant images stay out of flash), gcc's flags for the core. The shift: one instruction per 2^S ns of virtual time, which
 # SysTick counts, so the run is deterministic and the core runs near the board's clock (as
 # firmware-embassy.sh). The core clock is SysTick's, as QEMU models the board. The third
 # image is the micro:bit's code (thumbv6m, soft float, the microcontroller hedger) on the
 # MPS2 AN385's Cortex-M3, which runs ARMv6-M code, with 4 MiB of RAM: when the micro:bit
 # fails and it passes, the micro:bit ran out of RAM.
+v6m_presets=preset-int,preset-int-coarse,preset-mcu
+v7em_presets=preset-cubic,preset-int,preset-int-coarse,preset-log,preset-mcu
 boards=(
-  "microbit thumbv6m-none-eabi cortex-m0 microbit microbit 6 16000000 -mcpu=cortex-m0 -mfloat-abi=soft"
-  "mps2-an386 thumbv7em-none-eabihf cortex-m4 mps2-an386 mps2-an386 5 25000000 -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16"
-  "thumbv6m-on-an385 thumbv6m-none-eabi cortex-m3 mps2-an385 mps2-an386 6 25000000 -mcpu=cortex-m0 -mfloat-abi=soft"
+  "microbit thumbv6m-none-eabi cortex-m0 microbit microbit 6 16000000 $v6m_presets -mcpu=cortex-m0 -mfloat-abi=soft"
+  "mps2-an386 thumbv7em-none-eabihf cortex-m4 mps2-an386 mps2-an386 5 25000000 $v7em_presets -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+  "thumbv6m-on-an385 thumbv6m-none-eabi cortex-m3 mps2-an385 mps2-an386 6 25000000 $v6m_presets -mcpu=cortex-m0 -mfloat-abi=soft"
 )
 
 cflags=(-mthumb -Os -g -std=c11 -Wall -Wextra -Wconversion -Werror -ffunction-sections
   -fdata-sections -ffreestanding)
 for board in "${boards[@]}"; do
-  read -r image target cpu machine ld shift hz mflags <<<"$board"
+  read -r image target cpu machine ld shift hz presets mflags <<<"$board"
   # The thumbv6m core has no compare-and-swap, and the thumbv7em none of 64 bits: the C
-  # program is single-core, so portable-atomic's fallbacks disable interrupts (as the Rust
-  # firmware's critical sections do), never spin on a lock an interrupt could hold.
-  cargo build -q --release --locked --manifest-path "$ffi/Cargo.toml" --target "$target" \
-    --features portable-atomic/unsafe-assume-single-core
+  # program is single-core and privileged, so the ffi crate's `single-core` feature makes
+  # those atomics disable interrupts (as the Rust firmware's critical sections do), never
+  # spin on a lock an interrupt could hold. The same feature as .ci/ffi.sh's thumb builds:
+  # the dependencies built there are reused here.
+  cargo build -q --release --locked --lib --manifest-path "$ffi/Cargo.toml" --target "$target" \
+    --no-default-features --features "single-core,$presets"
   # shellcheck disable=SC2086 # mflags is a list of flags
   arm-none-eabi-gcc $mflags "${cflags[@]}" -DCORE_HZ="$hz" \
     -I "$ffi/include" -I "$out" -I "$src" "$src"/*.c \
@@ -73,7 +79,7 @@ done
 # Both boards run, and the sizes print, before a failure fails the script.
 failed=()
 for board in "${boards[@]}"; do
-  read -r image target cpu machine ld shift hz mflags <<<"$board"
+  read -r image target cpu machine ld shift hz presets mflags <<<"$board"
   elf="$out/$image.elf"
   log="$out/$image.log"
   echo "--- C firmware $image on $machine ($cpu, $target)"
@@ -92,12 +98,14 @@ for board in "${boards[@]}"; do
 done
 
 # Flash = .text + .data (its initial values live in flash), RAM = .data + .bss (the stack
-# is the rest of RAM). Berkeley's text includes .rodata and the vector table.
-echo "--- flash and static RAM of the C images (arm-none-eabi-size)"
+# is the rest of RAM). Berkeley's text includes .rodata and the vector table. The peak
+# stack is what the image measured of its whole run (its "stack: peak" line).
+echo "--- flash, static RAM and peak stack of the C images (arm-none-eabi-size, the run's log)"
 for board in "${boards[@]}"; do
-  read -r image target cpu machine ld shift hz mflags <<<"$board"
-  arm-none-eabi-size -B "$out/$image.elf" | awk -v m="$image ($cpu, $target)" \
-    'NR == 2 { printf "%s: text %d, data %d, bss %d: flash %d, static RAM %d\n", m, $1, $2, $3, $1 + $2, $2 + $3 }'
+  read -r image target cpu machine ld shift hz presets mflags <<<"$board"
+  peak="$(sed -n 's/^stack: peak \([0-9]*\) B of \([0-9]*\) B.*/\1 B of \2 B/p' "$out/$image.log")"
+  arm-none-eabi-size -B "$out/$image.elf" | awk -v m="$image ($cpu, $target)" -v peak="${peak:-unknown}" \
+    'NR == 2 { printf "%s: text %d, data %d, bss %d: flash %d, static RAM %d, peak stack %s\n", m, $1, $2, $3, $1 + $2, $2 + $3, peak }'
 done
 
 if [ "${#failed[@]}" -ne 0 ]; then

@@ -25,3 +25,11 @@ stack_use stack_high_water(void) {
     };
     return use;
 }
+
+uint32_t stack_below(uintptr_t sp) {
+    const uint32_t *p = &_ebss;
+    while ((uintptr_t)p < sp && *p == PAINT) {
+        p++;
+    }
+    return (uint32_t)(sp - (uintptr_t)p);
+}

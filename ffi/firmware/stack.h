@@ -16,4 +16,15 @@ typedef struct {
 } stack_use;
 stack_use stack_high_water(void);
 
+/* The stack pointer where it is read (inlined into the caller). */
+static inline __attribute__((always_inline)) uintptr_t stack_pointer(void) {
+    uintptr_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
+/* How far below `sp` (a stack_pointer() read before a stack_paint() and a call) the stack
+   has been since that paint: the stack the call took. */
+uint32_t stack_below(uintptr_t sp);
+
 #endif

@@ -705,7 +705,7 @@ tg_status tg_hedge_config_default(struct tg_hedge_config *config);
  * configuration's ratio and cap, in `size` bytes at `storage` (aligned to `TG_ALIGN`,
  * at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`.
  * Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
- * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG.
+ * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
  */
 tg_status tg_hedger_init(void *storage,
                          size_t size,
@@ -950,7 +950,7 @@ tg_status tg_window_config_default(struct tg_window_config *config);
  * (aligned to `TG_ALIGN`, at least `TG_WINDOW_<PRESET>_SIZE`), and writes its handle to
  * `*out`. Its first interval starts at the clock's current time.
  * Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
- * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG.
+ * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
  */
 tg_status tg_window_init(void *storage,
                          size_t size,

@@ -33,7 +33,20 @@ pub(crate) struct CallbackClock {
     ctx: *mut c_void,
 }
 
+/// The callback of [`CallbackClock::UNSET`]: time zero.
+unsafe extern "C" fn unset_now(_ctx: *mut c_void) -> u64 {
+    0
+}
+
 impl CallbackClock {
+    /// The clock of the windows and hedgers in the constant images `_init` copies into the
+    /// storage (see `object::Image`); `_init` replaces it with the caller's before the
+    /// object is used.
+    pub(crate) const UNSET: CallbackClock = CallbackClock {
+        now_ns: unset_now,
+        ctx: core::ptr::null_mut(),
+    };
+
     /// The clock of `c`, or `TG_ERR_NULL` without a callback.
     pub(crate) fn new(c: tg_clock) -> Result<Self> {
         match c.now_ns {

@@ -7,16 +7,17 @@
 
 use core::time::Duration;
 
+use tailguard::budget::RatioBudget;
 use tailguard::clock::Instant;
 use tailguard::deadline::Deadline;
 use tailguard::hedge::{
-    Attempt, ColdStart, CubicHedger, Decision, HedgeConfig, IntHedger, LogHedger, McuHedger,
-    SkipReason, Ticket, MAX_HEDGES,
+    Attempt, ColdStart, CubicHedger, Decision, HedgeConfig, Hedger, IntHedger, LogHedger,
+    McuHedger, SkipReason, Ticket, MAX_HEDGES,
 };
-use tailguard::sketch::presets;
+use tailguard::sketch::{presets, BinLayout, IndexMapping};
 
 use crate::clock::{nanos, tg_clock, CallbackClock};
-use crate::object::{self, fits, magic, Kind, Out, Preset};
+use crate::object::{self, fits, magic, Image, Kind, Out, Preset};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
     TG_ERR_UNINIT, TG_ERR_VALUE,
@@ -157,6 +158,52 @@ const _: () = assert!(fits::<CubicH>(TG_HEDGER_CUBIC_SIZE));
 const _: () = assert!(fits::<IntH>(TG_HEDGER_INT_SIZE));
 const _: () = assert!(fits::<McuH>(TG_HEDGER_MCU_SIZE));
 
+/// The hedger of `layout` that `tg_hedger_init` copies into the storage before it gives
+/// it the caller's clock, configuration and budget.
+const fn image<M: IndexMapping, const N: usize>(
+    layout: BinLayout<M, N>,
+) -> Hedger<CallbackClock, RatioBudget, M, N> {
+    let config = HedgeConfig::new();
+    let clock = CallbackClock::UNSET;
+    // The defaults: not refused (and, at compile time, a refusal is a build error).
+    #[allow(clippy::panic)]
+    let budget = match RatioBudget::new(config.budget_ratio(), config.budget_cap()) {
+        Ok(budget) => budget,
+        Err(_) => panic!("the default budget is refused"),
+    };
+    #[allow(clippy::panic)]
+    match Hedger::with_origin(clock, config, budget, layout, Instant::ZERO) {
+        Ok(hedger) => hedger,
+        Err(_) => panic!("the default hedge configuration is refused"),
+    }
+}
+
+impl Image for LogH {
+    const IMAGE: Self = image(presets::LOG_LATENCY_LAYOUT);
+}
+impl Image for CubicH {
+    const IMAGE: Self = image(presets::CUBIC_LATENCY_LAYOUT);
+}
+impl Image for IntH {
+    const IMAGE: Self = image(presets::INT_LATENCY_LAYOUT);
+}
+impl Image for McuH {
+    const IMAGE: Self = image(presets::MCU_LATENCY_LAYOUT);
+}
+
+/// Gives the hedger (a copied image) the caller's clock, configuration and budget: what
+/// `with_layout` would build, in place.
+fn set_up<M: IndexMapping, const N: usize>(
+    hedger: &mut Hedger<CallbackClock, RatioBudget, M, N>,
+    clock: CallbackClock,
+    config: HedgeConfig,
+    budget: RatioBudget,
+) -> Result<()> {
+    hedger
+        .reset(clock, config, budget)
+        .map_err(|_| TG_ERR_CONFIG)
+}
+
 /// Runs `$body` with `$x` bound to the hedger at handle `$h` as its preset's type and
 /// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
 ///
@@ -213,7 +260,7 @@ pub unsafe extern "C" fn tg_hedge_config_default(config: *mut tg_hedge_config) -
 /// configuration's ratio and cap, in `size` bytes at `storage` (aligned to `TG_ALIGN`,
 /// at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`.
 /// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
-/// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG.
+/// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_init(
     storage: *mut core::ffi::c_void,
@@ -236,26 +283,28 @@ pub unsafe extern "C" fn tg_hedger_init(
         .to_config()?;
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Hedger, preset);
+        // Checked before the storage is written; the rest of `config` is checked by
+        // `reset`, after the image is written (a refusal leaves no hedger there).
+        let budget = RatioBudget::new(config.budget_ratio(), config.budget_cap())
+            .map_err(|_| TG_ERR_CONFIG)?;
+        // The preset's constant image (its layout, a placeholder clock), then the
+        // caller's clock, configuration and budget, in place: no hedger on the stack.
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => object::init(storage, size, k, p, || {
-                LogH::with_layout(clock, config, presets::LOG_LATENCY_LAYOUT)
-                    .map_err(|_| TG_ERR_CONFIG)
+            Preset::Log => object::init_image::<LogH>(storage, size, k, p, |h| {
+                set_up(h, clock, config, budget)
             })?,
             #[cfg(feature = "preset-cubic")]
-            Preset::Cubic => object::init(storage, size, k, p, || {
-                CubicH::with_layout(clock, config, presets::CUBIC_LATENCY_LAYOUT)
-                    .map_err(|_| TG_ERR_CONFIG)
+            Preset::Cubic => object::init_image::<CubicH>(storage, size, k, p, |h| {
+                set_up(h, clock, config, budget)
             })?,
             #[cfg(feature = "preset-int")]
-            Preset::Int => object::init(storage, size, k, p, || {
-                IntH::with_layout(clock, config, presets::INT_LATENCY_LAYOUT)
-                    .map_err(|_| TG_ERR_CONFIG)
+            Preset::Int => object::init_image::<IntH>(storage, size, k, p, |h| {
+                set_up(h, clock, config, budget)
             })?,
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => object::init(storage, size, k, p, || {
-                McuH::with_layout(clock, config, presets::MCU_LATENCY_LAYOUT)
-                    .map_err(|_| TG_ERR_CONFIG)
+            Preset::Mcu => object::init_image::<McuH>(storage, size, k, p, |h| {
+                set_up(h, clock, config, budget)
             })?,
             // No window or hedger of these (a preset compiled out is not in the enum).
             #[allow(unreachable_patterns)]

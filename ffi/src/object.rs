@@ -136,6 +136,55 @@ pub(crate) unsafe fn init<T>(
     Ok(storage)
 }
 
+/// A type whose objects start as a constant image: an empty object of one preset (windows
+/// and hedgers with [`CallbackClock::UNSET`](crate::clock::CallbackClock::UNSET) for a
+/// clock), which [`init_image`] copies into the storage and then sets up in place.
+pub(crate) trait Image: Sized {
+    /// The image (evaluated at compile time; on a microcontroller, it lives in flash).
+    const IMAGE: Self;
+}
+
+/// Checks `size` bytes at `storage` for an `Object<T>`, then writes `T::IMAGE` there, lets
+/// `setup` finish the value in place (give it the caller's clock and configuration), and
+/// writes `kind` and `preset`'s magic; returns the handle. Unlike [`init`], no `T` is
+/// built on the stack: the image is copied straight into the storage, so the stack this
+/// needs does not grow with the object. Nothing is written if the pointer or the size is
+/// refused; after that the magic is cleared first and written last, so storage whose
+/// `setup` failed holds no object (`TG_ERR_UNINIT`).
+///
+/// Not inlined: each type (each preset) has a function of its own, whose frame is sized
+/// for its own set-up only.
+///
+/// # Safety
+/// As [`init`].
+#[inline(never)]
+pub(crate) unsafe fn init_image<T: Image>(
+    storage: *mut u8,
+    size: usize,
+    kind: Kind,
+    preset: u32,
+    setup: impl FnOnce(&mut T) -> Result<()>,
+) -> Result<*mut u8> {
+    check_ptr(storage, TG_ALIGN)?;
+    if size < core::mem::size_of::<Object<T>>() {
+        return Err(TG_ERR_SIZE);
+    }
+    let object = storage.cast::<Object<T>>();
+    // SAFETY: `storage` is not null, aligned to TG_ALIGN (at least `Object<T>`'s
+    // alignment, const-asserted by each kind) and, by the caller's contract, valid for
+    // `size` bytes, which hold an `Object<T>` (checked above) that nothing else uses.
+    // Writes do not read the old bytes; once the image is written the value is a valid
+    // `T`, so the reference `setup` gets is to a valid value.
+    unsafe {
+        core::ptr::addr_of_mut!((*object).magic).write(0);
+        let value = core::ptr::addr_of_mut!((*object).value);
+        value.write(T::IMAGE);
+        setup(&mut *value)?;
+        core::ptr::addr_of_mut!((*object).magic).write(magic(kind, preset));
+    }
+    Ok(storage)
+}
+
 /// The magic word of the object at `handle`, checked to be of `kind`: returns its preset.
 ///
 /// # Safety

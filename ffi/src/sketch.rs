@@ -9,7 +9,7 @@ use tailguard::sketch::presets::{
 };
 use tailguard::sketch::{DDSketch, IndexMapping};
 
-use crate::object::{self, fits, Kind, Out, Preset};
+use crate::object::{self, fits, Image, Kind, Out, Preset};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_QUANTILE, TG_ERR_VALUE,
 };
@@ -39,6 +39,25 @@ const _: () = assert!(fits::<IntLatency>(TG_SKETCH_INT_SIZE));
 const _: () = assert!(fits::<IntLatencyCoarse>(TG_SKETCH_INT_COARSE_SIZE));
 const _: () = assert!(fits::<McuLatency>(TG_SKETCH_MCU_SIZE));
 const _: () = assert!(fits::<OtelLatency>(TG_SKETCH_OTEL_SIZE));
+
+impl Image for LogLatency {
+    const IMAGE: Self = presets::log_latency();
+}
+impl Image for CubicLatency {
+    const IMAGE: Self = presets::cubic_latency();
+}
+impl Image for IntLatency {
+    const IMAGE: Self = presets::int_latency();
+}
+impl Image for IntLatencyCoarse {
+    const IMAGE: Self = presets::int_latency_coarse();
+}
+impl Image for McuLatency {
+    const IMAGE: Self = presets::mcu_latency();
+}
+impl Image for OtelLatency {
+    const IMAGE: Self = presets::otel_latency();
+}
 
 /// Runs `$body` with `$s` bound to the sketch at handle `$h` as its preset's type
 /// (through `object::value` or `object::value_mut`: `$get`) and `$p` to its preset code;
@@ -136,21 +155,23 @@ pub unsafe extern "C" fn tg_sketch_init(
         let out = Out::new(out)?;
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Sketch, preset);
+        // The preset's empty sketch, copied from its constant image (no sketch built on
+        // the stack).
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => object::init(storage, size, k, p, || Ok(presets::log_latency()))?,
+            Preset::Log => object::init_image::<LogLatency>(storage, size, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-cubic")]
-            Preset::Cubic => object::init(storage, size, k, p, || Ok(presets::cubic_latency()))?,
+            Preset::Cubic => object::init_image::<CubicLatency>(storage, size, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-int")]
-            Preset::Int => object::init(storage, size, k, p, || Ok(presets::int_latency()))?,
+            Preset::Int => object::init_image::<IntLatency>(storage, size, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-int-coarse")]
             Preset::IntCoarse => {
-                object::init(storage, size, k, p, || Ok(presets::int_latency_coarse()))?
+                object::init_image::<IntLatencyCoarse>(storage, size, k, p, |_| Ok(()))?
             }
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => object::init(storage, size, k, p, || Ok(presets::mcu_latency()))?,
+            Preset::Mcu => object::init_image::<McuLatency>(storage, size, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-otel")]
-            Preset::Otel => object::init(storage, size, k, p, || Ok(presets::otel_latency()))?,
+            Preset::Otel => object::init_image::<OtelLatency>(storage, size, k, p, |_| Ok(()))?,
         };
         out.set(handle.cast());
         Ok(())
@@ -328,11 +349,28 @@ pub unsafe extern "C" fn tg_sketch_relative_accuracy(
 }
 
 /// Merges `from` into `to`: one preset, so one type and layout (the merge cannot fail).
+/// Not inlined, as the other per-preset paths: no frame is sized for another preset.
+#[inline(never)]
 fn merge<M: IndexMapping, const N: usize>(
     to: &mut DDSketch<M, N>,
     from: &DDSketch<M, N>,
 ) -> Result<()> {
     to.merge(from).map_err(|_| TG_ERR_MISMATCH)
+}
+
+/// Merges a sketch into itself, through a copy (`&mut` and `&` cannot alias): a frame the
+/// size of the sketch, on this rare path only, and only for its own preset.
+#[cold]
+#[inline(never)]
+fn merge_self<M: IndexMapping, const N: usize>(sketch: &mut DDSketch<M, N>) -> Result<()> {
+    let copy = sketch.clone();
+    merge(sketch, &copy)
+}
+
+/// Empties a sketch in place (its own function per preset, as `merge`).
+#[inline(never)]
+fn clear<M: IndexMapping, const N: usize>(sketch: &mut DDSketch<M, N>) {
+    sketch.clear();
 }
 
 /// Adds every value of `src` to `dst` (both of one preset; `src` may be `dst`).
@@ -342,11 +380,8 @@ fn merge<M: IndexMapping, const N: usize>(
 pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_sketch) -> tg_status {
     status_of((|| {
         if core::ptr::eq(dst.cast_const(), src) {
-            // One sketch as both arguments: merge a copy (`&mut` and `&` cannot alias).
-            return with_sketch!(dst, value_mut, |sk, _| {
-                let copy = sk.clone();
-                merge(sk, &copy)
-            });
+            // One sketch as both arguments: merge a copy.
+            return with_sketch!(dst, value_mut, |sk, _| merge_self(sk));
         }
         with_sketch!(dst, value_mut, |sk, preset| merge(
             sk,
@@ -360,7 +395,7 @@ pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_ske
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
     status_of((|| {
-        with_sketch!(s, value_mut, |sk, _| sk.clear());
+        with_sketch!(s, value_mut, |sk, _| clear(sk));
         Ok(())
     })())
 }

@@ -5,14 +5,15 @@
 
 use core::time::Duration;
 
+use tailguard::clock::Instant;
 use tailguard::sketch::presets;
-use tailguard::sketch::{DDSketch, IndexMapping};
+use tailguard::sketch::{BinLayout, DDSketch, IndexMapping};
 use tailguard::window::{
     CubicLatencyWindow, IntLatencyWindow, LogLatencyWindow, McuLatencyWindow, Window, WindowConfig,
 };
 
 use crate::clock::{tg_clock, CallbackClock};
-use crate::object::{self, fits, Kind, Out, Preset};
+use crate::object::{self, fits, Image, Kind, Out, Preset};
 use crate::sketch::{same_preset_mut, tg_sketch};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_PRESET, TG_ERR_QUANTILE,
@@ -97,6 +98,43 @@ const _: () = assert!(fits::<CubicW>(TG_WINDOW_CUBIC_SIZE));
 const _: () = assert!(fits::<IntW>(TG_WINDOW_INT_SIZE));
 const _: () = assert!(fits::<McuW>(TG_WINDOW_MCU_SIZE));
 
+/// The empty window of `layout` that `tg_window_init` copies into the storage before it
+/// gives it the caller's clock and configuration.
+const fn image<M: IndexMapping, const N: usize>(
+    layout: BinLayout<M, N>,
+) -> Window<CallbackClock, M, N> {
+    let clock = CallbackClock::UNSET;
+    match Window::with_origin(clock, layout, WindowConfig::new(), Instant::ZERO) {
+        Ok(window) => window,
+        // The default configuration: not reached (and, at compile time, a build error).
+        #[allow(clippy::panic)]
+        Err(_) => panic!("the default window configuration is refused"),
+    }
+}
+
+impl Image for LogW {
+    const IMAGE: Self = image(presets::LOG_LATENCY_LAYOUT);
+}
+impl Image for CubicW {
+    const IMAGE: Self = image(presets::CUBIC_LATENCY_LAYOUT);
+}
+impl Image for IntW {
+    const IMAGE: Self = image(presets::INT_LATENCY_LAYOUT);
+}
+impl Image for McuW {
+    const IMAGE: Self = image(presets::MCU_LATENCY_LAYOUT);
+}
+
+/// Gives the window (a copied image) the caller's clock and configuration: what
+/// `with_layout` would build, in place.
+fn set_up<M: IndexMapping, const N: usize>(
+    window: &mut Window<CallbackClock, M, N>,
+    clock: CallbackClock,
+    config: WindowConfig,
+) -> Result<()> {
+    window.reset(clock, config).map_err(|_| TG_ERR_CONFIG)
+}
+
 /// Runs `$body` with `$w` bound to the window at handle `$h` as its preset's type and
 /// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
 ///
@@ -137,10 +175,12 @@ macro_rules! with_window {
     }};
 }
 
-/// Replaces the sketch at `dst` with a snapshot of `w`, if it is of `w`'s preset.
+/// Replaces the sketch at `dst` with a snapshot of `w`, if it is of `w`'s preset. Not
+/// inlined: the snapshot's frame is sized for its own preset, not the largest.
 ///
 /// # Safety
 /// The caller's contract for `dst`; `preset` is `w`'s.
+#[inline(never)]
 unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
     w: &Window<CallbackClock, M, N>,
     dst: *mut tg_sketch,
@@ -168,7 +208,7 @@ pub unsafe extern "C" fn tg_window_config_default(config: *mut tg_window_config)
 /// (aligned to `TG_ALIGN`, at least `TG_WINDOW_<PRESET>_SIZE`), and writes its handle to
 /// `*out`. Its first interval starts at the clock's current time.
 /// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
-/// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG.
+/// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_init(
     storage: *mut core::ffi::c_void,
@@ -191,27 +231,25 @@ pub unsafe extern "C" fn tg_window_init(
         .to_config();
         let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Window, preset);
+        // The preset's constant image (its layout, a placeholder clock), then the
+        // caller's clock and configuration, in place: no window built on the stack.
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => object::init(storage, size, k, p, || {
-                LogW::with_layout(clock, presets::LOG_LATENCY_LAYOUT, config)
-                    .map_err(|_| TG_ERR_CONFIG)
-            })?,
+            Preset::Log => {
+                object::init_image::<LogW>(storage, size, k, p, |w| set_up(w, clock, config))?
+            }
             #[cfg(feature = "preset-cubic")]
-            Preset::Cubic => object::init(storage, size, k, p, || {
-                CubicW::with_layout(clock, presets::CUBIC_LATENCY_LAYOUT, config)
-                    .map_err(|_| TG_ERR_CONFIG)
-            })?,
+            Preset::Cubic => {
+                object::init_image::<CubicW>(storage, size, k, p, |w| set_up(w, clock, config))?
+            }
             #[cfg(feature = "preset-int")]
-            Preset::Int => object::init(storage, size, k, p, || {
-                IntW::with_layout(clock, presets::INT_LATENCY_LAYOUT, config)
-                    .map_err(|_| TG_ERR_CONFIG)
-            })?,
+            Preset::Int => {
+                object::init_image::<IntW>(storage, size, k, p, |w| set_up(w, clock, config))?
+            }
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => object::init(storage, size, k, p, || {
-                McuW::with_layout(clock, presets::MCU_LATENCY_LAYOUT, config)
-                    .map_err(|_| TG_ERR_CONFIG)
-            })?,
+            Preset::Mcu => {
+                object::init_image::<McuW>(storage, size, k, p, |w| set_up(w, clock, config))?
+            }
             // No window or hedger of these (a preset compiled out is not in the enum).
             #[allow(unreachable_patterns)]
             _ => return Err(TG_ERR_PRESET),
@@ -321,7 +359,7 @@ mod tests {
     use crate::object::{TG_PRESET_MCU, TG_PRESET_OTEL};
     use crate::sketch::{tg_sketch_count, tg_sketch_init, TG_SKETCH_INT_SIZE};
     use crate::status::{TG_ERR_MISMATCH, TG_ERR_NULL, TG_ERR_UNINIT, TG_OK};
-    use core::ptr::null_mut;
+    use core::ptr::{null, null_mut};
     use core::sync::atomic::{AtomicU64, Ordering};
 
     #[test]
@@ -380,6 +418,39 @@ mod tests {
             assert_eq!(tg_window_quantile(w, 0.5, &mut q), TG_ERR_EMPTY);
             assert_eq!(tg_window_count(sk.as_ptr().cast(), &mut n), TG_ERR_UNINIT);
             assert_eq!(tg_window_count(w, null_mut()), TG_ERR_NULL);
+        }
+    }
+
+    #[test]
+    fn init_again_empties_and_a_refused_configuration_leaves_no_window() {
+        let time = AtomicU64::new(5);
+        let mut mem = std::vec![0u64; TG_WINDOW_MCU_SIZE / 8];
+        let mut w = null_mut();
+        let mut n = 0u64;
+        let mut bad = tg_window_config::defaults();
+        bad.interval_ns = 1;
+        // SAFETY: storage and out-pointers are locals that outlive the handles' uses.
+        unsafe {
+            let (p, size) = (mem.as_mut_ptr().cast(), mem.len() * 8);
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_MCU, manual(&time), null(), &mut w),
+                TG_OK
+            );
+            assert_eq!(tg_window_record_u64(w, 2_000_000), TG_OK);
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_MCU, manual(&time), null(), &mut w),
+                TG_OK
+            );
+            assert_eq!(tg_window_count(w, &mut n), TG_OK);
+            assert_eq!(n, 0);
+            assert_eq!(tg_window_record_u64(w, 2_000_000), TG_OK);
+            assert_eq!(tg_window_count(w, &mut n), TG_OK);
+            assert_eq!(n, 1);
+            assert_eq!(
+                tg_window_init(p, size, TG_PRESET_MCU, manual(&time), &bad, &mut w),
+                TG_ERR_CONFIG
+            );
+            assert_eq!(tg_window_count(w, &mut n), TG_ERR_UNINIT);
         }
     }
 }

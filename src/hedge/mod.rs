@@ -112,6 +112,23 @@ const fn cooldown_clock(cooldown: Duration) -> CoarseClock {
     CoarseClock::with_unit_at_least_8(0, unit)
 }
 
+/// The longest pushback in cooldown ticks, `ticks` capped at [`PUSHBACK_TICKS_LIMIT`].
+const fn pushback_limit(ticks: u64) -> u32 {
+    if ticks < PUSHBACK_TICKS_LIMIT as u64 {
+        ticks as u32
+    } else {
+        PUSHBACK_TICKS_LIMIT
+    }
+}
+
+/// The cold-start delay in nanoseconds, if any.
+const fn cold_start_nanos(cold_start: ColdStart) -> Option<u64> {
+    match cold_start {
+        ColdStart::Delay(d) => Some(duration_to_nanos(d)),
+        ColdStart::NoHedge => None,
+    }
+}
+
 /// What a hedger's configuration and origin make of it, checked: the window's
 /// configuration and parts.
 struct Parts {
@@ -501,23 +518,83 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
                 cooldown_clock,
                 rate_limited_at: AtomicCoarseInstant::never(),
                 pushback_until: AtomicCoarseInstant::never(),
-                max_pushback_ticks: if max_pushback_ticks < PUSHBACK_TICKS_LIMIT as u64 {
-                    max_pushback_ticks as u32
-                } else {
-                    PUSHBACK_TICKS_LIMIT
-                },
+                max_pushback_ticks: pushback_limit(max_pushback_ticks),
                 min_delay_ns: duration_to_nanos(config.min_delay),
                 max_delay_ns: duration_to_nanos(config.max_delay),
-                cold_start_ns: match config.cold_start {
-                    ColdStart::Delay(d) => Some(duration_to_nanos(d)),
-                    ColdStart::NoHedge => None,
-                },
+                cold_start_ns: cold_start_nanos(config.cold_start),
                 on_time: match config.on_time_chance {
                     Some(chance) => Some(OnTime::new(chance)),
                     None => None,
                 },
             }
         }
+    }
+
+    /// Makes this hedger what [`with_budget`](Hedger::with_budget) would build with
+    /// `clock`, `config` and `budget` and this hedger's layout: its window empty and
+    /// starting now, its statistics and back-off cleared. In place: nothing hedger-sized
+    /// is built on the stack, so a hedger in a `static` (or in storage a C caller
+    /// provides) can be set up at run time on a core with a small stack.
+    ///
+    /// The configuration is checked first: on an error the hedger is unchanged (and
+    /// `clock` and `budget` are dropped).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::RatioBudget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let mut hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// hedger.start();
+    ///
+    /// let config = HedgeConfig::new().with_min_samples(5);
+    /// let budget = RatioBudget::new(config.budget_ratio(), config.budget_cap()).unwrap();
+    /// hedger.reset(&clock, config, budget).unwrap();
+    /// assert_eq!(hedger.stats().requests, 0);
+    /// assert_eq!(hedger.config().min_samples(), 5);
+    ///
+    /// let bad = config.with_percentile(2.0);
+    /// let budget = RatioBudget::new(0.1, 10).unwrap();
+    /// assert!(hedger.reset(&clock, bad, budget).is_err());
+    /// assert_eq!(hedger.config().min_samples(), 5); // unchanged
+    /// ```
+    pub fn reset(&mut self, clock: C, config: HedgeConfig, budget: B) -> Result<(), HedgeError> {
+        let origin = clock.now();
+        let parts = Parts::new(config, origin)?;
+        let cooldown_clock = cooldown_clock(config.cooldown);
+        let max_pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
+        // As `from_parts` builds them; the destructuring names every field.
+        let Hedger {
+            window,
+            budget: self_budget,
+            config: self_config,
+            counters,
+            cooldown_clock: self_cooldown_clock,
+            cooldown_ticks,
+            rate_limited_at,
+            pushback_until,
+            max_pushback_ticks: self_max_pushback_ticks,
+            min_delay_ns,
+            max_delay_ns,
+            cold_start_ns,
+            on_time,
+        } = self;
+        window.reset_from_parts(clock, parts.window_config, parts.window);
+        *self_budget = budget;
+        *self_config = config;
+        *counters = Counters::new();
+        *cooldown_ticks = cooldown_clock.ticks_in(config.cooldown);
+        *self_cooldown_clock = cooldown_clock;
+        *rate_limited_at = AtomicCoarseInstant::never();
+        *pushback_until = AtomicCoarseInstant::never();
+        *self_max_pushback_ticks = pushback_limit(max_pushback_ticks);
+        *min_delay_ns = duration_to_nanos(config.min_delay);
+        *max_delay_ns = duration_to_nanos(config.max_delay);
+        *cold_start_ns = cold_start_nanos(config.cold_start);
+        *on_time = config.on_time_chance.map(OnTime::new);
+        Ok(())
     }
 
     /// The hedger's clock reading (to make a [`Deadline`], say).

@@ -910,7 +910,27 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// Empties the sketch, keeping its configuration.
     pub fn clear(&mut self) {
-        *self = Self::with_layout(self.layout());
+        // What `with_layout` makes, field by field and in place: a new sketch would be
+        // built on the stack and copied, a sketch-sized frame (too much for a small
+        // core's stack). The destructuring names every field: none can be forgotten.
+        let DDSketch {
+            mapping: _,
+            min_index: _,
+            zero_count,
+            bins,
+            count,
+            clamped,
+            saturated,
+            float_stats,
+            int_stats,
+        } = self;
+        *zero_count = 0;
+        bins.fill(0);
+        *count = 0;
+        *clamped = 0;
+        *saturated = 0;
+        *float_stats = FloatStats::EMPTY;
+        *int_stats = IntStats::EMPTY;
     }
 }
 
