@@ -188,8 +188,10 @@ unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
 ) -> Result<()> {
     // A window's preset code is its sketches' preset code: the same type.
     let dst = unsafe { same_preset_mut::<DDSketch<M, N>>(dst, preset)? };
-    *dst = w.snapshot();
-    Ok(())
+    // In place: no window-sized sketch on the stack (a preset's sketches share its layout).
+    dst.clear();
+    w.merge_into(dst)
+        .map_err(|_| crate::status::TG_ERR_MISMATCH)
 }
 
 /// Fills `*config` with the defaults: 30 s intervals, p90 cached, refreshed every second

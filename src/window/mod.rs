@@ -30,7 +30,7 @@ use crate::clock::divisor::Divisor;
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::rank::{rank_value, Occupied, Quantile, RankBin};
 use crate::sketch::{
-    AtomicSketch, BinLayout, DDSketch, IndexMapping, InvalidQuantile, RecordError,
+    AtomicSketch, BinLayout, DDSketch, IndexMapping, InvalidQuantile, MergeError, RecordError,
 };
 use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering};
 
@@ -653,6 +653,32 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         sketch
     }
 
+    /// Adds all values in the window into `target`, which must have the window's layout
+    /// (errors, changing nothing, if not): [`snapshot`](Self::snapshot) without a
+    /// sketch-sized value on the stack, for a sketch in a `static` or a C caller's storage.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    /// use tailguard::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// let w = Window::with_layout(&clock, presets::MCU_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// w.record_u64(2_000_000);
+    /// let mut total = presets::mcu_latency();
+    /// w.merge_into(&mut total).unwrap();
+    /// assert_eq!(total, w.snapshot());
+    /// ```
+    pub fn merge_into(&self, target: &mut DDSketch<M, N>) -> Result<(), MergeError> {
+        self.maintain();
+        target.layout().check_compatible(&self.slot(0).layout())?;
+        for slot in &self.slots {
+            // The window's slots share its layout, checked above: cannot fail.
+            let _ = slot.merge_into(target);
+        }
+        Ok(())
+    }
+
     /// Values that have left the window since it was made (wrapping at 2^32).
     pub fn expired(&self) -> u32 {
         self.expired.load(Ordering::Relaxed)
@@ -1027,5 +1053,16 @@ mod tests {
         assert_eq!(s.count(), 2);
         assert_eq!(s.min(), Some(1e6));
         assert_eq!(s.max(), Some(2e6));
+        // merge_into adds the same values in place, and refuses another layout.
+        let mut added = DDSketch::with_layout(w.slot(0).layout());
+        added.record_u64(5_000_000);
+        w.merge_into(&mut added).unwrap();
+        let mut want = s.clone();
+        want.record_u64(5_000_000);
+        assert_eq!(added, want);
+        let shifted = BinLayout::from_min_index(crate::sketch::CubicMapping::ONE_PERCENT, 0);
+        let mut other = DDSketch::with_layout(shifted.unwrap());
+        assert!(w.merge_into(&mut other).is_err());
+        assert_eq!(other.count(), 0);
     }
 }
