@@ -15,9 +15,8 @@
 //! ```
 
 use super::attributes::{attributes_len, str_field_len, write_attributes, write_str_field};
-use super::encoding::PointBody;
-use super::{EncodeError, KeyValue, Timestamps};
-use crate::sketch::{DDSketch, OtelMapping};
+use super::kind::sealed::Sealed;
+use super::{EncodeError, KeyValue, OtelSketch, Timestamps};
 use crate::wire::{len_field_len, varint_field_len, Writer};
 use core::fmt;
 
@@ -124,20 +123,23 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// One exponential-histogram data point: a sketch of any size (its mapping
-/// [`OtelMapping`]), and the point's attributes.
+/// One exponential-histogram data point: an [`OtelSketch`] of any size (a
+/// [`DDSketch`](crate::sketch::DDSketch) of [`OtelMapping`](crate::sketch::OtelMapping)
+/// or an [`ExponentialSketch`](crate::sketch::ExponentialSketch)), and the point's
+/// attributes. One metric's points may mix both kinds.
 ///
 /// ```
 /// use tailguard::otlp::{DataPoint, KeyValue, Value};
-/// use tailguard::sketch::presets;
+/// use tailguard::sketch::{presets, ExponentialSketch};
 /// let reads = presets::otel_latency();
-/// let attrs = [KeyValue::new("op", Value::Str("read"))];
-/// let point = DataPoint::new(&reads).with_attributes(&attrs);
-/// # let _ = point;
+/// let writes = ExponentialSketch::<u16, 64>::new();
+/// let (r, w) = ([KeyValue::new("op", Value::Str("read"))], [KeyValue::new("op", Value::Str("write"))]);
+/// let points = [DataPoint::new(&reads).with_attributes(&r), DataPoint::new(&writes).with_attributes(&w)];
+/// # let _ = points;
 /// ```
 #[derive(Clone, Copy)]
 pub struct DataPoint<'a> {
-    sketch: &'a dyn PointBody,
+    sketch: &'a dyn Sealed,
     attributes: &'a [KeyValue<'a>],
 }
 
@@ -152,7 +154,7 @@ impl<'a> DataPoint<'a> {
     /// let point = DataPoint::new(&s);
     /// # let _ = point;
     /// ```
-    pub const fn new<const N: usize>(sketch: &'a DDSketch<OtelMapping, N>) -> Self {
+    pub const fn new<S: OtelSketch>(sketch: &'a S) -> Self {
         DataPoint {
             sketch,
             attributes: &[],
