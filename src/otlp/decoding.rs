@@ -41,8 +41,11 @@ pub struct Decoded {
     /// Of those, values of buckets above the sketch's range, now in its top bin (and
     /// counted by [`clamped`](DDSketch::clamped)).
     pub above_range: u64,
-    /// Values dropped because their bin was full (counted by
-    /// [`saturated`](DDSketch::saturated)).
+    /// Values of the point dropped because their bin was full (counted by
+    /// [`saturated`](DDSketch::saturated)). An
+    /// [`ExponentialSketch`](crate::sketch::ExponentialSketch) the point downscales may
+    /// drop some of its own values too (two full buckets merging), which its `saturated`
+    /// counts, as a merge's, but this does not.
     pub saturated: u64,
     /// Of those added, values of the zero bucket whose `zero_threshold` reaches the
     /// sketch's bins: they may be as large as the threshold, and now count as zeros.

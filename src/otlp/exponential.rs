@@ -126,7 +126,8 @@ fn decode<C: Counter, const B: usize>(
         })
         .map_err(|_| DecodeError::BeyondFloats { scale: found.scale })?;
     Ok(Decoded {
-        added: found.count,
+        // As for a `DDSketch`: added and saturated make the point's count.
+        added: found.count.saturating_sub(saturated),
         saturated,
         wide_zero: if found.zero_threshold > 0.0 {
             found.zero_count
@@ -388,7 +389,7 @@ mod tests {
     fn full_counters_saturate_and_are_counted() {
         let mut s = ExponentialSketch::<u8, 8>::new();
         let r = decode_into(&point(0, 3, &[300, 1], 0).0, &mut s).unwrap();
-        assert_eq!((r.added, r.saturated, r.exact_stats), (301, 45, false));
+        assert_eq!((r.added, r.saturated, r.exact_stats), (256, 45, false));
         assert_eq!((s.count(), s.saturated()), (256, 45));
     }
 }

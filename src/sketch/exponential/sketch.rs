@@ -235,11 +235,13 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         L::new(&self.float_stats, &self.int_stats, self.count)
     }
 
-    /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`.
-    fn forget(&mut self, loss: impl Loss) {
+    /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`;
+    /// returns how many.
+    fn forget(&mut self, loss: impl Loss) -> u64 {
         let n = loss.forget(&mut self.float_stats, &mut self.int_stats);
         self.count = self.count.saturating_sub(n);
         self.saturated = self.saturated.saturating_add(n);
+        n
     }
 
     /// Adds one to the bucket of the value of index `fine` at the finest scale,
@@ -344,14 +346,16 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// Adds the buckets of `theirs` (given by `each`, which passes every bucket's index
     /// at its scale and count to a sink) and its values' statistics: the rule of
-    /// [`merge`](Self::merge), for another sketch or a data point.
+    /// [`merge`](Self::merge), for another sketch or a data point. Returns how many of
+    /// their values were dropped as saturated (the sketch's own values a downscale drops
+    /// are counted by `saturated` too, but not here).
     fn merge_buckets(
         &mut self,
         theirs: &Incoming,
         f: &FloatStats,
         i: &IntStats,
         each: impl FnOnce(&mut dyn FnMut(i32, u64)),
-    ) {
+    ) -> u64 {
         self.begin();
         let mut own_loss = self.loss::<FloatLoss>();
         let mut other_loss = FloatLoss::new(f, i, theirs.count);
@@ -395,14 +399,15 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         self.float_stats.fold(f.min, f.max, f.sum);
         self.int_stats.fold(i, self.count);
         self.forget(own_loss);
-        self.forget(other_loss);
+        self.forget(other_loss)
     }
 
     /// Adds the values of an OpenTelemetry data point (the [`otlp`](crate::otlp)
     /// decoder's), as [`merge`](Self::merge) adds another sketch's: `each` passes every
     /// positive bucket's index at `point.scale` and its count to a sink (buckets
     /// outside `point.span` must be empty). A point finer than scale 8 is downscaled to
-    /// it first, exactly. Returns how many values were dropped as saturated; refuses
+    /// it first, exactly. Returns how many of the point's values were dropped as
+    /// saturated; refuses
     /// (changing nothing) a point whose non-empty buckets lie beyond the floats' range,
     /// where no scale down to -10 can hold them.
     pub(crate) fn merge_point(
@@ -430,7 +435,6 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             }
             None => None,
         };
-        let saturated = self.saturated;
         let theirs = Incoming {
             downshift: coarser,
             span,
@@ -442,15 +446,14 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         }
         let (min, max, sum) = point.stats;
         let f = FloatStats { min, max, sum };
-        self.merge_buckets(&theirs, &f, &IntStats::EMPTY, |sink| {
+        Ok(self.merge_buckets(&theirs, &f, &IntStats::EMPTY, |sink| {
             each(&mut |index, n| {
                 if n > 0 {
                     // Non-empty buckets lie within the span checked above.
                     sink((index >> finer) as i32, n);
                 }
             })
-        });
-        Ok(self.saturated.saturating_sub(saturated))
+        }))
     }
 
     /// The counts of the buckets `start..=end`, from the lowest, with their offset from
