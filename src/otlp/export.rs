@@ -636,6 +636,33 @@ mod tests {
     }
 
     #[test]
+    fn auto_scaling_sketches_are_points_too() {
+        let mut fixed = presets::otel_latency();
+        let mut auto = crate::sketch::ExponentialSketch::<u16, 32>::new();
+        for i in 1..300u64 {
+            fixed.record_u64(i * 7_919);
+            auto.record_u64(i * 7_919);
+        }
+        auto.record(0.0).unwrap();
+        let points = [DataPoint::new(&fixed), DataPoint::new(&auto)];
+        let times = Timestamps::new(1, 2);
+        let metrics = [Metric::new("m", Temporality::Delta, times, &points)];
+        let bytes = export_vec(&ExportRequest::new(&[], Scope::new("s"), &metrics));
+        let found = points_of(&bytes);
+        assert_eq!(found.len(), 2);
+        // The second point is what `encode` writes for the auto-scaling sketch.
+        assert_eq!(
+            found[1].1,
+            &crate::otlp::test_msg::encode_vec(&auto, times)[..]
+        );
+        let mut back = crate::sketch::ExponentialSketch::<u16, 32>::new();
+        let report = decode_into(found[1].1, &mut back).unwrap();
+        assert!(report.exact_stats);
+        assert_eq!((back.scale(), back.offset()), (auto.scale(), auto.offset()));
+        assert!(back.bucket_counts().eq(auto.bucket_counts()));
+    }
+
+    #[test]
     fn a_buffer_too_small_is_refused_at_every_length_and_left_alone() {
         let mut s = presets::otel_latency();
         s.record_u64(1_000);
