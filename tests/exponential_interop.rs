@@ -16,12 +16,17 @@
 //! ```
 //!
 //! The Python side (tests/interop/exponential_interop.py) writes the SDK's points; this
-//! side compares, prints the table, and fails on any difference.
+//! side compares, prints the table, and fails on any difference. It also decodes each
+//! SDK point, as opentelemetry-proto serializes it, with `otlp::decode_into` into an
+//! empty `ExponentialSketch<u32, B>`: bucket for bucket the sketch that recorded the
+//! values, with the point's exact min, max and sum; and the sketch's own `otlp::encode`
+//! decodes back into an equal one.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tailguard::otlp::{self, Timestamps};
 use tailguard::sketch::ExponentialSketch;
 use tailguard_support::Rng;
 
@@ -140,15 +145,7 @@ fn parse(text: &str) -> (Point, Vec<u64>) {
     (point, nums(lines.get(3).copied().unwrap_or("")))
 }
 
-fn ours<const B: usize>(values: &[Value]) -> Point {
-    let mut s = Box::new(ExponentialSketch::<u32, B>::new());
-    for &v in values {
-        match v {
-            Value::Int(n) => s.record_u64(n),
-            Value::Float(x) => s.record(x).unwrap(),
-        }
-    }
-    assert_eq!((s.saturated(), s.clamped()), (0, 0));
+fn point_of<const B: usize>(s: &ExponentialSketch<u32, B>) -> Point {
     Point {
         scale: s.scale(),
         offset: s.offset(),
@@ -158,6 +155,46 @@ fn ours<const B: usize>(values: &[Value]) -> Point {
         min: s.min().unwrap(),
         max: s.max().unwrap(),
         sum: s.sum(),
+    }
+}
+
+fn recorded<const B: usize>(values: &[Value]) -> Box<ExponentialSketch<u32, B>> {
+    let mut s = Box::new(ExponentialSketch::<u32, B>::new());
+    for &v in values {
+        match v {
+            Value::Int(n) => s.record_u64(n),
+            Value::Float(x) => s.record(x).unwrap(),
+        }
+    }
+    assert_eq!((s.saturated(), s.clamped()), (0, 0));
+    s
+}
+
+fn ours<const B: usize>(values: &[Value]) -> Point {
+    point_of(&recorded::<B>(values))
+}
+
+/// The SDK's serialized point decoded into an empty sketch of `B` buckets, and the
+/// recorded sketch's own point decoded back: both as points, for comparison.
+fn decoded<const B: usize>(values: &[Value], sdk_bytes: &[u8]) -> (Point, Point) {
+    let mut from_sdk = Box::new(ExponentialSketch::<u32, B>::new());
+    let report = otlp::decode_into(sdk_bytes, &mut *from_sdk).unwrap();
+    assert!(report.exact_stats && report.saturated == 0);
+    let mine = recorded::<B>(values);
+    let mut buf = vec![0u8; otlp::encoded_len(&*mine, Timestamps::default())];
+    otlp::encode(&*mine, Timestamps::default(), &mut buf).unwrap();
+    let mut back = Box::new(ExponentialSketch::<u32, B>::new());
+    otlp::decode_into(&buf, &mut *back).unwrap();
+    (point_of(&from_sdk), point_of(&back))
+}
+
+fn decoded_at(b: usize, values: &[Value], sdk_bytes: &[u8]) -> (Point, Point) {
+    match b {
+        2 => decoded::<2>(values, sdk_bytes),
+        16 => decoded::<16>(values, sdk_bytes),
+        64 => decoded::<64>(values, sdk_bytes),
+        160 => decoded::<160>(values, sdk_bytes),
+        _ => unreachable!(),
     }
 }
 
@@ -215,8 +252,8 @@ fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
     run_python(&python, &dir);
 
     let mut differences = Vec::new();
-    println!("| B | data set | scale | offset | buckets | equal |");
-    println!("|---|---|---|---|---|---|");
+    println!("| B | data set | scale | offset | buckets | equal | SDK point decodes equal |");
+    println!("|---|---|---|---|---|---|---|");
     for (set, values) in &sets {
         for b in SIZES {
             let name = format!("{set}-{b}");
@@ -226,6 +263,8 @@ fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
             // The sum to 1e-12: Python adds ints and floats in one running sum, tailguard
             // integers exactly apart from the floats.
             let sums_agree = (mine.sum - sdk.sum).abs() <= 1e-12 * sdk.sum.abs();
+            let bytes = std::fs::read(dir.join(format!("{name}.sdk.pb"))).unwrap();
+            let (from_sdk, back) = decoded_at(b, values, &bytes);
             let key = |p: &Point| {
                 let counts = p.counts.clone();
                 (
@@ -239,15 +278,27 @@ fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
                 )
             };
             let equal = negative.is_empty() && sums_agree && key(&mine) == key(&sdk);
+            // The decoded point: the recorded sketch's buckets, the SDK's exact sum (a
+            // sketch that held only zeros stays at scale 8, as the recording one does).
+            let decodes = key(&from_sdk) == key(&mine)
+                && from_sdk.sum.to_bits() == sdk.sum.to_bits()
+                && key(&back) == key(&mine)
+                && back.sum.to_bits() == mine.sum.to_bits();
             println!(
-                "| {b} | {set} | {} | {} | {} | {} |",
+                "| {b} | {set} | {} | {} | {} | {} | {} |",
                 mine.scale,
                 mine.offset,
                 mine.counts.len(),
-                if equal { "yes" } else { "NO" }
+                if equal { "yes" } else { "NO" },
+                if decodes { "yes" } else { "NO" }
             );
             if !equal {
                 differences.push(format!("{name}: tailguard {mine:?}\n  SDK {sdk:?}"));
+            }
+            if !decodes {
+                differences.push(format!(
+                    "{name}: decoded from the SDK {from_sdk:?}\n  recorded {mine:?}\n  own point decoded {back:?}"
+                ));
             }
             // tailguard's point never ends in an empty bucket.
             assert!(mine.counts.first() != Some(&0) && mine.counts.last() != Some(&0));

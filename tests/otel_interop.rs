@@ -176,7 +176,8 @@ fn otlp_points_equal_the_opentelemetry_sdks_both_ways() {
         assert_eq!(otlp::read_scale(&bytes), Ok(*scale), "{name}");
         // At the same scale: tailguard's own sketch, bin for bin, with the exact stats.
         let mut back = Box::new(Sketch::new(*ours.mapping(), MIN_VALUE).unwrap());
-        let report = otlp::decode_into(&bytes, &mut back).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let report =
+            otlp::decode_into(&bytes, &mut *back).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(report.added, values.len() as u64, "{name}");
         assert_eq!(
             (
@@ -197,7 +198,7 @@ fn otlp_points_equal_the_opentelemetry_sdks_both_ways() {
         // Two scales coarser: downscaled exactly, as if recorded at that scale.
         let coarse = sketch_of(scale - 2, values);
         let mut down = Box::new(Sketch::new(*coarse.mapping(), MIN_VALUE).unwrap());
-        let report = otlp::decode_into(&bytes, &mut down).unwrap();
+        let report = otlp::decode_into(&bytes, &mut *down).unwrap();
         assert_eq!((report.added, report.scale), (values.len() as u64, *scale));
         assert!(
             down.bins().eq(coarse.bins()),

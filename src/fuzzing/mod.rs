@@ -9,6 +9,9 @@
 //!   merges fill them, up to saturation. [`DDSketch::arbitrary_with_layout`] fills a
 //!   sketch of a given layout, so that two arbitrary sketches merge (see the example
 //!   below).
+//! * [`Arbitrary`] for [`ExponentialSketch`], filled by records of values within a drawn
+//!   spread (one power of two to most of the floats: every scale from 8 to -10), zeros,
+//!   `+inf`, any bit pattern, and merges with itself, up to saturation.
 //! * [`ddsketch_message`]: a DDSketch protobuf message, written into the caller's buffer
 //!   as DataDog's Go, Java or Python library writes one, and a [`DDSketchMessage`] saying
 //!   what it holds and which sketch decodes it exactly (or why none does).
@@ -104,15 +107,18 @@
 //! [`Arbitrary`]: arbitrary::Arbitrary
 //! [`OtelMapping`]: crate::sketch::OtelMapping
 //! [`DDSketch`]: crate::sketch::DDSketch
+//! [`ExponentialSketch`]: crate::sketch::ExponentialSketch
 //! [`DDSketch::arbitrary_with_layout`]: crate::sketch::DDSketch::arbitrary_with_layout
 //! [`BinLayout`]: crate::sketch::BinLayout
 //! [`LogMapping`]: crate::sketch::LogMapping
 //! [`CubicMapping`]: crate::sketch::CubicMapping
 //! [`IntMapping`]: crate::sketch::IntMapping
 
-// One generator per file: `sketch` (the `Arbitrary` impls), `ddsketch` (DataDog's
-// message), `otlp` (OpenTelemetry's data point).
+// One generator per file: `sketch` (the `Arbitrary` impls of `DDSketch` and its parts),
+// `exponential` (that of `ExponentialSketch`), `ddsketch` (DataDog's message), `otlp`
+// (OpenTelemetry's data point).
 mod ddsketch;
+mod exponential;
 mod otlp;
 mod sketch;
 

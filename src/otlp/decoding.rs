@@ -1,8 +1,9 @@
 //! Decoding a data point into a sketch: [`read_scale`] and [`decode_into`], two passes of
-//! [`walk`] over the same bytes (the first validates, the second cannot fail).
+//! [`walk`] over the same bytes (the first, [`scan`], validates, the second cannot fail);
+//! here for a `DDSketch`, in [`super::exponential`] for an `ExponentialSketch`.
 
 use super::message::{walk, Event, Sign};
-use super::{DecodeError, Timestamps};
+use super::{DecodeError, OtelSketch, Timestamps};
 use crate::sketch::mapping::near_edge;
 use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
 use crate::wire::{Range, Side, Tally};
@@ -40,8 +41,11 @@ pub struct Decoded {
     /// Of those, values of buckets above the sketch's range, now in its top bin (and
     /// counted by [`clamped`](DDSketch::clamped)).
     pub above_range: u64,
-    /// Values dropped because their bin was full (counted by
-    /// [`saturated`](DDSketch::saturated)).
+    /// Values of the point dropped because their bin was full (counted by
+    /// [`saturated`](DDSketch::saturated)). An
+    /// [`ExponentialSketch`](crate::sketch::ExponentialSketch) the point downscales may
+    /// drop some of its own values too (two full buckets merging), which its `saturated`
+    /// counts, as a merge's, but this does not.
     pub saturated: u64,
     /// Of those added, values of the zero bucket whose `zero_threshold` reaches the
     /// sketch's bins: they may be as large as the threshold, and now count as zeros.
@@ -62,21 +66,23 @@ pub struct Decoded {
 
 /// What the validating pass learns: the final value of every scalar, and the totals.
 #[derive(Debug, Clone, Copy, Default)]
-struct Scan {
-    times: Timestamps,
-    count: u64,
-    sum: Option<f64>,
-    scale: i32,
-    zero_count: u64,
-    min: Option<f64>,
-    max: Option<f64>,
-    zero_threshold: f64,
-    offset: i32,
-    positive: u128,
-    negative: u128,
+pub(super) struct Scan {
+    pub(super) times: Timestamps,
+    pub(super) count: u64,
+    pub(super) sum: Option<f64>,
+    pub(super) scale: i32,
+    pub(super) zero_count: u64,
+    pub(super) min: Option<f64>,
+    pub(super) max: Option<f64>,
+    pub(super) zero_threshold: f64,
+    pub(super) offset: i32,
+    pub(super) positive: u128,
+    pub(super) negative: u128,
 }
 
-fn scan(bytes: &[u8]) -> Result<Scan, DecodeError> {
+/// Validates a data point (well formed, its scale in `-10..=20`, its count the zero
+/// count plus the buckets') and learns its scalars.
+pub(super) fn scan(bytes: &[u8]) -> Result<Scan, DecodeError> {
     let mut s = Scan::default();
     walk(bytes, &mut |event| {
         match event {
@@ -135,11 +141,15 @@ pub fn read_scale(bytes: &[u8]) -> Result<i32, DecodeError> {
     scan(bytes).map(|s| s.scale)
 }
 
-/// Decodes an OTLP `ExponentialHistogramDataPoint` and adds its values to `sketch`, as
-/// [`DDSketch::merge`] would add another sketch's. See the
+/// Decodes an OTLP `ExponentialHistogramDataPoint` and adds its values to `sketch` (either
+/// [`OtelSketch`]), as the sketch's `merge` would add another sketch's. See the
 /// [module docs](crate::otlp#decoding) for the rules.
 ///
-/// The data point's scale must be the sketch's, or finer: a bucket of scale `s + d` is
+/// Into an [`ExponentialSketch`](crate::sketch::ExponentialSketch), a point of any scale
+/// goes in, whichever of the two is finer downscaled exactly
+/// ([Decoding into an `ExponentialSketch`](crate::otlp#decoding-into-an-exponentialsketch)).
+/// Into a `DDSketch<OtelMapping, N>`,
+/// the data point's scale must be the sketch's, or finer: a bucket of scale `s + d` is
 /// inside the sketch's bucket `index >> d`, exactly, so nothing is re-binned. Buckets
 /// outside the sketch's range are clamped and counted; the returned [`Decoded`] says how
 /// many values were added, clamped or saturated. On error the sketch is unchanged.
@@ -161,7 +171,12 @@ pub fn read_scale(bytes: &[u8]) -> Result<i32, DecodeError> {
 /// assert!(total.bins().eq(device.bins()));
 /// assert_eq!(total.max(), Some(48e6));
 /// ```
-pub fn decode_into<const N: usize>(
+pub fn decode_into<S: OtelSketch>(bytes: &[u8], sketch: &mut S) -> Result<Decoded, DecodeError> {
+    sketch.decode(bytes)
+}
+
+/// [`decode_into`] for a `DDSketch`.
+pub(super) fn decode_ddsketch<const N: usize>(
     bytes: &[u8],
     sketch: &mut DDSketch<OtelMapping, N>,
 ) -> Result<Decoded, DecodeError> {

@@ -1,11 +1,14 @@
 //! Encoding a sketch as a data point: [`encode`] and [`encoded_len`], both from one
-//! [`Layout`], and [`PointBody`], through which an export request writes its points.
+//! [`Layout`] (what a sketch kind's [`Sealed`] implementation works out), and
+//! [`write_fields`], which writes it.
 
+use super::decoding::decode_ddsketch;
+use super::kind::sealed::Sealed;
 use super::message::{
     BUCKETS_COUNTS, BUCKETS_OFFSET, COUNT, MAX, MIN, POSITIVE, SCALE, START_TIME, SUM, TIME,
     ZERO_COUNT, ZERO_THRESHOLD,
 };
-use super::{EncodeError, Timestamps};
+use super::{DecodeError, Decoded, EncodeError, OtelSketch, Timestamps};
 use crate::sketch::{DDSketch, OtelMapping};
 use crate::wire::{
     dense_counts, len_field_len, sint32_field_len, varint_len, Run, Writer, FIXED64_FIELD_LEN,
@@ -15,20 +18,20 @@ use crate::wire::{
 const STATS_LEN: usize = 3 * FIXED64_FIELD_LEN;
 
 /// What [`encode`] writes, worked out once.
-struct Layout {
-    times: Timestamps,
-    count: u64,
+pub(super) struct Layout {
+    pub(super) times: Timestamps,
+    pub(super) count: u64,
     /// Sum, min and max; `None` for an empty sketch (protobuf's "not set").
-    stats: Option<(f64, f64, f64)>,
-    scale: i32,
-    zero_count: u32,
-    zero_threshold: f64,
+    pub(super) stats: Option<(f64, f64, f64)>,
+    pub(super) scale: i32,
+    pub(super) zero_count: u64,
+    pub(super) zero_threshold: f64,
     /// The index of the lowest non-empty bin.
-    offset: i32,
+    pub(super) offset: i32,
     /// Bins from the lowest to the highest non-empty one (0 if none).
-    run: usize,
+    pub(super) run: usize,
     /// The length of the packed bucket counts.
-    packed_len: usize,
+    pub(super) packed_len: usize,
 }
 
 fn fixed_len(present: bool) -> usize {
@@ -57,7 +60,7 @@ impl Layout {
             count: sketch.count(),
             stats,
             scale: sketch.mapping().scale(),
-            zero_count: sketch.zero_count(),
+            zero_count: u64::from(sketch.zero_count()),
             zero_threshold,
             offset: first,
             run,
@@ -73,7 +76,7 @@ impl Layout {
         len
     }
 
-    fn total_len(&self) -> usize {
+    pub(super) fn total_len(&self) -> usize {
         let mut len = fixed_len(self.times.start_unix_nano != 0)
             .saturating_add(fixed_len(self.times.time_unix_nano != 0))
             .saturating_add(fixed_len(self.count != 0))
@@ -92,7 +95,7 @@ impl Layout {
     }
 }
 
-/// The length of the data point [`encode`] writes for `sketch`.
+/// The length of the data point [`encode`] writes for `sketch` (either [`OtelSketch`]).
 ///
 /// ```
 /// use tailguard::otlp::{encoded_len, Timestamps};
@@ -104,14 +107,18 @@ impl Layout {
 /// // count, sum, min, max; the bucket's offset and count (with their tags and lengths).
 /// assert_eq!(encoded_len(&s, Timestamps::default()), 11 + 4 * 9 + 2 + 3 + 3);
 /// ```
-pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Timestamps) -> usize {
+pub fn encoded_len<S: OtelSketch>(sketch: &S, times: Timestamps) -> usize {
     sketch.body_len(times)
 }
 
 /// Writes `sketch` into `buf` as an OTLP `ExponentialHistogramDataPoint` (protobuf), and
-/// returns the number of bytes written ([`encoded_len`]). No heap.
+/// returns the number of bytes written ([`encoded_len`]). No heap. `sketch` is either
+/// [`OtelSketch`]: a `DDSketch<OtelMapping, N>`, described here, or an
+/// [`ExponentialSketch`](crate::sketch::ExponentialSketch), written at its current scale
+/// with a zero threshold of 0, as the SDKs write it (see the
+/// [module docs](crate::otlp#the-auto-scaling-sketch)).
 ///
-/// The point holds the sketch's scale, its bins as the positive buckets (from the
+/// A `DDSketch`'s point holds the sketch's scale, its bins as the positive buckets (from the
 /// lowest non-empty one), its zero bin as the zero count with the zero threshold just
 /// below [`min_trackable`](DDSketch::min_trackable), the count, and the exact sum, min
 /// and max (absent when the sketch is empty), with `times`. No negative buckets, no
@@ -136,49 +143,38 @@ pub fn encoded_len<const N: usize>(sketch: &DDSketch<OtelMapping, N>, times: Tim
 /// // start time (field 2) and time (field 3) come first.
 /// assert_eq!((buf[0], buf[9]), (0x11, 0x19));
 /// ```
-pub fn encode<const N: usize>(
-    sketch: &DDSketch<OtelMapping, N>,
+pub fn encode<S: OtelSketch>(
+    sketch: &S,
     times: Timestamps,
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let layout = Layout::of(sketch, times);
-    let needed = layout.total_len();
+    let needed = sketch.body_len(times);
     if buf.len() < needed {
         return Err(EncodeError::BufferTooSmall { needed });
     }
     let mut w = Writer::new(buf);
-    write_fields(sketch, &layout, &mut w);
+    sketch.write_body(times, &mut w);
     Ok(w.pos())
 }
 
-/// A data point's fields but its attributes, for any sketch size: what an export request
-/// ([`super::export`]) holds its points as, so that one request can mix sketches of
-/// several sizes.
-pub(super) trait PointBody {
-    /// The length of what [`write_body`](Self::write_body) writes.
-    fn body_len(&self, times: Timestamps) -> usize;
-    /// Writes the point's fields from `start_time_unix_nano` on (every field but the
-    /// attributes, field 1, which the caller writes first to keep field order).
-    fn write_body(&self, times: Timestamps, w: &mut Writer<'_>);
-}
-
-impl<const N: usize> PointBody for DDSketch<OtelMapping, N> {
+impl<const N: usize> Sealed for DDSketch<OtelMapping, N> {
     fn body_len(&self, times: Timestamps) -> usize {
         Layout::of(self, times).total_len()
     }
 
     fn write_body(&self, times: Timestamps, w: &mut Writer<'_>) {
-        write_fields(self, &Layout::of(self, times), w);
+        let counts = dense_counts(self.bins(), Run::of(self.bins()).first).map(u64::from);
+        write_fields(&Layout::of(self, times), counts, w);
+    }
+
+    fn decode(&mut self, bytes: &[u8]) -> Result<Decoded, DecodeError> {
+        decode_ddsketch(bytes, self)
     }
 }
 
 /// Every field of `layout` (all but the attributes), in number order, as protobuf's own
-/// serializers write them.
-fn write_fields<const N: usize>(
-    sketch: &DDSketch<OtelMapping, N>,
-    layout: &Layout,
-    w: &mut Writer<'_>,
-) {
+/// serializers write them; `counts` are the run's bucket counts.
+pub(super) fn write_fields(layout: &Layout, counts: impl Iterator<Item = u64>, w: &mut Writer<'_>) {
     let times = layout.times;
     if times.start_unix_nano != 0 {
         w.fixed64_field(START_TIME, times.start_unix_nano);
@@ -196,7 +192,7 @@ fn write_fields<const N: usize>(
         w.sint32_field(SCALE, layout.scale);
     }
     if layout.zero_count != 0 {
-        w.fixed64_field(ZERO_COUNT, u64::from(layout.zero_count));
+        w.fixed64_field(ZERO_COUNT, layout.zero_count);
     }
     if layout.run > 0 {
         w.len_prefix(POSITIVE, layout.buckets_len());
@@ -204,8 +200,8 @@ fn write_fields<const N: usize>(
             w.sint32_field(BUCKETS_OFFSET, layout.offset);
         }
         w.len_prefix(BUCKETS_COUNTS, layout.packed_len);
-        for count in dense_counts(sketch.bins(), layout.offset) {
-            w.varint(u64::from(count));
+        for count in counts {
+            w.varint(count);
         }
     }
     if let Some((_, min, max)) = layout.stats {

@@ -45,6 +45,15 @@ pub enum DecodeError {
     },
     /// The negative buckets hold values; tailguard sketches hold none.
     NegativeValues,
+    /// A non-empty positive bucket lies beyond the floats' range (below the bucket of
+    /// `2^-1022` or above that of `f64::MAX`, at the point's scale): no span of an
+    /// [`ExponentialSketch`](crate::sketch::ExponentialSketch)'s buckets reaches it at
+    /// any scale down to -10, where every float fits in two buckets. Only decoding into
+    /// an `ExponentialSketch` refuses it (a `DDSketch` clamps such buckets into its range).
+    BeyondFloats {
+        /// The point's scale.
+        scale: i32,
+    },
     /// `count` is not the zero count plus every bucket count.
     Count {
         /// `count` on the wire.
@@ -76,6 +85,10 @@ impl fmt::Display for DecodeError {
             DecodeError::CoarserScale { found, expected } => write!(
                 f,
                 "the data point's scale {found} is coarser than the sketch's ({expected})"
+            ),
+            DecodeError::BeyondFloats { scale } => write!(
+                f,
+                "a bucket of the data point (scale {scale}) lies beyond the floats' range"
             ),
             DecodeError::NegativeValues => {
                 f.write_str("the data point holds negative values, which tailguard does not record")

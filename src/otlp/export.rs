@@ -15,9 +15,8 @@
 //! ```
 
 use super::attributes::{attributes_len, str_field_len, write_attributes, write_str_field};
-use super::encoding::PointBody;
-use super::{EncodeError, KeyValue, Timestamps};
-use crate::sketch::{DDSketch, OtelMapping};
+use super::kind::sealed::Sealed;
+use super::{EncodeError, KeyValue, OtelSketch, Timestamps};
 use crate::wire::{len_field_len, varint_field_len, Writer};
 use core::fmt;
 
@@ -124,20 +123,23 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// One exponential-histogram data point: a sketch of any size (its mapping
-/// [`OtelMapping`]), and the point's attributes.
+/// One exponential-histogram data point: an [`OtelSketch`] of any size (a
+/// [`DDSketch`](crate::sketch::DDSketch) of [`OtelMapping`](crate::sketch::OtelMapping)
+/// or an [`ExponentialSketch`](crate::sketch::ExponentialSketch)), and the point's
+/// attributes. One metric's points may mix both kinds.
 ///
 /// ```
 /// use tailguard::otlp::{DataPoint, KeyValue, Value};
-/// use tailguard::sketch::presets;
+/// use tailguard::sketch::{presets, ExponentialSketch};
 /// let reads = presets::otel_latency();
-/// let attrs = [KeyValue::new("op", Value::Str("read"))];
-/// let point = DataPoint::new(&reads).with_attributes(&attrs);
-/// # let _ = point;
+/// let writes = ExponentialSketch::<u16, 64>::new();
+/// let (r, w) = ([KeyValue::new("op", Value::Str("read"))], [KeyValue::new("op", Value::Str("write"))]);
+/// let points = [DataPoint::new(&reads).with_attributes(&r), DataPoint::new(&writes).with_attributes(&w)];
+/// # let _ = points;
 /// ```
 #[derive(Clone, Copy)]
 pub struct DataPoint<'a> {
-    sketch: &'a dyn PointBody,
+    sketch: &'a dyn Sealed,
     attributes: &'a [KeyValue<'a>],
 }
 
@@ -152,7 +154,7 @@ impl<'a> DataPoint<'a> {
     /// let point = DataPoint::new(&s);
     /// # let _ = point;
     /// ```
-    pub const fn new<const N: usize>(sketch: &'a DDSketch<OtelMapping, N>) -> Self {
+    pub const fn new<S: OtelSketch>(sketch: &'a S) -> Self {
         DataPoint {
             sketch,
             attributes: &[],
@@ -631,6 +633,33 @@ mod tests {
             assert!(back_b.bins().eq(b.bins()));
             assert_eq!(back_b.zero_count(), b.zero_count());
         }
+    }
+
+    #[test]
+    fn auto_scaling_sketches_are_points_too() {
+        let mut fixed = presets::otel_latency();
+        let mut auto = crate::sketch::ExponentialSketch::<u16, 32>::new();
+        for i in 1..300u64 {
+            fixed.record_u64(i * 7_919);
+            auto.record_u64(i * 7_919);
+        }
+        auto.record(0.0).unwrap();
+        let points = [DataPoint::new(&fixed), DataPoint::new(&auto)];
+        let times = Timestamps::new(1, 2);
+        let metrics = [Metric::new("m", Temporality::Delta, times, &points)];
+        let bytes = export_vec(&ExportRequest::new(&[], Scope::new("s"), &metrics));
+        let found = points_of(&bytes);
+        assert_eq!(found.len(), 2);
+        // The second point is what `encode` writes for the auto-scaling sketch.
+        assert_eq!(
+            found[1].1,
+            &crate::otlp::test_msg::encode_vec(&auto, times)[..]
+        );
+        let mut back = crate::sketch::ExponentialSketch::<u16, 32>::new();
+        let report = decode_into(found[1].1, &mut back).unwrap();
+        assert!(report.exact_stats);
+        assert_eq!((back.scale(), back.offset()), (auto.scale(), auto.offset()));
+        assert!(back.bucket_counts().eq(auto.bucket_counts()));
     }
 
     #[test]

@@ -112,15 +112,72 @@
 //!   concatenated), and packed and unpacked `bucket_counts` are both accepted.
 //! * Decoding is all or nothing: the whole message is validated before the sketch is
 //!   touched.
+//!
+//! # The auto-scaling sketch
+//!
+//! An [`ExponentialSketch`](crate::sketch::ExponentialSketch) is the other
+//! [`OtelSketch`]: [`encode`], [`encoded_len`], [`decode_into`] and [`DataPoint`] take it
+//! as they take a `DDSketch`. It is written at its current scale, its buckets from
+//! [`offset`](crate::sketch::ExponentialSketch::offset) up (as
+//! [`bucket_counts`](crate::sketch::ExponentialSketch::bucket_counts) gives them), with the
+//! count, zero count, exact sum, min and max, and a zero threshold of 0 (its zero bucket
+//! holds zeros only): the point the SDKs write for the same values with `max_size = B`.
+//!
+//! ```
+//! use tailguard::otlp::{self, Timestamps};
+//! use tailguard::sketch::ExponentialSketch;
+//!
+//! let mut device = ExponentialSketch::<u16, 64>::new();
+//! (1..=1_000u64).for_each(|us| device.record_u64(us * 1_000));
+//! let mut buf = [0u8; 256];
+//! let len = otlp::encode(&device, Timestamps::default(), &mut buf).unwrap();
+//!
+//! let mut total = ExponentialSketch::<u32, 160>::new(); // more buckets: finer
+//! total.record_u64(5_000_000);
+//! otlp::decode_into(&buf[..len], &mut total).unwrap();
+//! assert_eq!((total.count(), total.scale()), (1_001, device.scale())); // the coarser one
+//! assert_eq!(total.max(), Some(5e6));
+//! ```
+//!
+//! ## Decoding into an `ExponentialSketch`
+//!
+//! A point merges in as another sketch would ([`merge`](crate::sketch::ExponentialSketch::merge)),
+//! exactly, whatever the two scales:
+//!
+//! * A point finer than the sketch (finer than 8 included, up to 20) is downscaled to it:
+//!   its bucket `i` is inside the sketch's bucket `i >> d`. A coarser one downscales the
+//!   sketch, in place, to its scale; and if the union of the two spans more than `B`
+//!   buckets, both go further down, as the SDKs do, until it fits. Nothing is lost (but
+//!   counts a full counter cannot hold: [`Decoded::saturated`], as in a merge). So the
+//!   point of an SDK with `max_size = B` and `max_scale = 8` decodes into an empty
+//!   `ExponentialSketch<_, B>` bucket for bucket (`tests/exponential_interop.rs`).
+//! * Only non-empty buckets count: empty ones at either end of the point's (the SDKs'
+//!   backing array may leave some) do not widen the span, and a point of zeros alone does
+//!   not change the sketch's scale.
+//! * A point with a non-empty bucket beyond the floats' range, which no scale down to -10
+//!   holds in `B >= 2` buckets, is refused with [`DecodeError::BeyondFloats`], and one
+//!   with negative values with [`DecodeError::NegativeValues`]; both change nothing. The
+//!   scale must be in `-10..=20` and the count consistent, as for a `DDSketch`.
+//! * Sum, min and max are the point's when present and consistent with its buckets (as
+//!   for a `DDSketch`: min in the lowest class holding values, the zero bucket up to its
+//!   threshold or a bucket, max in the highest, the logarithm method's error allowed at
+//!   an edge); otherwise the buckets' representatives. `+inf` is held as `f64::MAX`.
+//!   [`Decoded::exact_stats`] says which. A `zero_threshold` above 0 counts the zero
+//!   count in [`Decoded::wide_zero`]; `below_range` and `above_range` are 0 (the sketch
+//!   has no range).
 
 // One concept per file: `message` (the data point, field by field, over the protobuf
-// primitives of `crate::wire`), `timestamps`, `encoding`, `decoding`, `error`, and for
-// the export body `attributes` and `export` (the messages around the points).
+// primitives of `crate::wire`), `timestamps`, `kind` (the sketches that are points),
+// `encoding`, `decoding` (a `DDSketch`'s), `exponential` (an `ExponentialSketch`'s both
+// ways), `error`, and for the export body `attributes` and `export` (the messages
+// around the points).
 mod attributes;
 mod decoding;
 mod encoding;
 mod error;
+mod exponential;
 mod export;
+mod kind;
 pub(crate) mod message;
 #[cfg(test)]
 mod test_msg;
@@ -135,4 +192,5 @@ pub use error::DecodeError;
 pub use export::{
     encode_export_request, export_request_len, DataPoint, ExportRequest, Metric, Scope, Temporality,
 };
+pub use kind::OtelSketch;
 pub use timestamps::Timestamps;

@@ -1,7 +1,7 @@
 //! What the unit tests share: a sketch, `encode` into a `Vec`, and protobuf messages
 //! built field by field.
 
-use super::{encode, encoded_len, Timestamps};
+use super::{encode, encoded_len, OtelSketch, Timestamps};
 use crate::sketch::{DDSketch, OtelMapping};
 use crate::wire::test_msg::encoded;
 use std::vec::Vec;
@@ -14,10 +14,7 @@ pub(super) fn sketch(scale: i32) -> Sketch {
     Sketch::new(OtelMapping::with_scale(scale).unwrap(), 1.0).unwrap()
 }
 
-pub(super) fn encode_vec<const N: usize>(
-    s: &DDSketch<OtelMapping, N>,
-    times: Timestamps,
-) -> Vec<u8> {
+pub(super) fn encode_vec<S: OtelSketch>(s: &S, times: Timestamps) -> Vec<u8> {
     encoded(encoded_len(s, times), |buf| encode(s, times, buf))
 }
 

@@ -1,4 +1,6 @@
-//! Encoding a sketch: [`encode`] and [`encoded_len`], both from one [`Layout`].
+//! Encoding a sketch: [`encode`] and [`encoded_len`], and for the auto-scaling sketch
+//! [`encode_exponential`] and [`exponential_encoded_len`], all from one [`Layout`] and
+//! one writer ([`write`]).
 
 use super::convention::go_layout_shift;
 use super::message::{
@@ -6,7 +8,7 @@ use super::message::{
     POSITIVE, ZERO_COUNT,
 };
 use super::{EncodeError, IndexConvention};
-use crate::sketch::{DDSketch, IndexMapping};
+use crate::sketch::{Counter, DDSketch, ExponentialSketch, IndexMapping};
 use crate::wire::{
     dense_counts, len_field_len, sint32_field_len, varint_field_len, Run, Writer, FIXED64_FIELD_LEN,
 };
@@ -18,11 +20,9 @@ struct Layout {
     interpolation: i32,
     /// The wire key of the lowest non-empty bin.
     first_key: i32,
-    /// tailguard's index of the lowest non-empty bin.
-    first_index: i32,
     /// Bins from the lowest to the highest non-empty one (0 if none).
     run: usize,
-    zero_count: u32,
+    zero_count: u64,
 }
 
 impl Layout {
@@ -30,9 +30,33 @@ impl Layout {
         sketch: &DDSketch<M, N>,
         convention: IndexConvention,
     ) -> Layout {
-        let mapping = sketch.mapping();
+        let run = Run::of(sketch.bins());
+        Layout::new(
+            sketch.mapping(),
+            run,
+            u64::from(sketch.zero_count()),
+            convention,
+        )
+    }
+
+    fn of_exponential<C: Counter, const B: usize>(
+        sketch: &ExponentialSketch<C, B>,
+        convention: IndexConvention,
+    ) -> Layout {
+        let run = Run {
+            first: sketch.offset(),
+            len: sketch.bucket_counts().count(),
+        };
+        Layout::new(&sketch.mapping(), run, sketch.zero_count(), convention)
+    }
+
+    fn new<M: IndexMapping>(
+        mapping: &M,
+        Run { first, len: run }: Run,
+        zero_count: u64,
+        convention: IndexConvention,
+    ) -> Layout {
         let interpolation = M::INTERPOLATION;
-        let Run { first, len: run } = Run::of(sketch.bins());
         let offset = mapping.index_offset();
         // The wire key of a bin is its index plus `shift`, written with `index_offset`.
         let (shift, index_offset) = match convention {
@@ -52,9 +76,8 @@ impl Layout {
             index_offset,
             interpolation: interpolation as i32,
             first_key,
-            first_index: first,
             run,
-            zero_count: sketch.zero_count(),
+            zero_count,
         }
     }
 
@@ -138,7 +161,71 @@ pub fn encode<M: IndexMapping, const N: usize>(
     convention: IndexConvention,
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let layout = Layout::of(sketch, convention);
+    let counts = dense_counts(sketch.bins(), Run::of(sketch.bins()).first).map(f64::from);
+    write(&Layout::of(sketch, convention), counts, buf)
+}
+
+/// The length of the message [`encode_exponential`] writes for `sketch`.
+///
+/// ```
+/// use tailguard::proto::{exponential_encoded_len, IndexConvention};
+/// use tailguard::sketch::ExponentialSketch;
+/// let mut s = ExponentialSketch::<u32, 160>::new();
+/// let empty = exponential_encoded_len(&s, IndexConvention::GoJava);
+/// s.record(1.0).unwrap();
+/// // One bucket: its count (8 bytes), the run's tag and length, the key (-1: 2 bytes).
+/// assert_eq!(exponential_encoded_len(&s, IndexConvention::GoJava), empty + 12);
+/// ```
+pub fn exponential_encoded_len<C: Counter, const B: usize>(
+    sketch: &ExponentialSketch<C, B>,
+    convention: IndexConvention,
+) -> usize {
+    Layout::of_exponential(sketch, convention).total_len()
+}
+
+/// Writes an [`ExponentialSketch`] into `buf` as a DDSketch protobuf message in
+/// `convention`, at its current scale `s`, bucket for bucket, and returns the number of
+/// bytes written ([`exponential_encoded_len`]): DataDog's logarithmic mapping (`NONE`
+/// interpolation) with `gamma = 2^(2^-s)` and `indexOffset` 0, each bucket's count at its
+/// OpenTelemetry index as the key (Go/Java's `floor` keys; Python's `ceil` keys are one
+/// higher), and the zero count. It is what a `DDSketch<OtelMapping, N>` at that scale
+/// writes for the same buckets; see the [module docs](crate::proto#the-auto-scaling-sketch)
+/// for why it is exact.
+///
+/// Errors as [`encode`] does: [`EncodeError::UnrepresentableMapping`] at scale -10
+/// (whose gamma, `2^1024`, is no float), [`EncodeError::BufferTooSmall`].
+///
+/// ```
+/// use tailguard::proto::{self, decode_into, encode_exponential, IndexConvention};
+/// use tailguard::sketch::{DDSketch, ExponentialSketch, OtelMapping};
+///
+/// let mut device = ExponentialSketch::<u16, 64>::new();
+/// (1..=1_000u64).for_each(|us| device.record_u64(us * 1_000));
+/// let mut buf = [0u8; 1024];
+/// let len = encode_exponential(&device, IndexConvention::GoJava, &mut buf).unwrap();
+///
+/// // Any DataDog reader takes it; tailguard decodes it into a sketch of that scale.
+/// let mapping = OtelMapping::with_scale(device.scale()).unwrap();
+/// let mut total = DDSketch::<OtelMapping, 4096>::new(mapping, 1.0).unwrap();
+/// decode_into(&buf[..len], IndexConvention::GoJava, &mut total).unwrap();
+/// assert!(total.bins().map(|b| u64::from(b.count)).eq(device.bucket_counts().filter(|&c| c > 0)));
+/// ```
+pub fn encode_exponential<C: Counter, const B: usize>(
+    sketch: &ExponentialSketch<C, B>,
+    convention: IndexConvention,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    // A count above 2^53 rounds to its float, as DataDog's own (double) counts do.
+    let counts = sketch.bucket_counts().map(|c| c as f64);
+    write(&Layout::of_exponential(sketch, convention), counts, buf)
+}
+
+/// Writes the message of `layout`, its run's counts `counts`.
+fn write(
+    layout: &Layout,
+    counts: impl Iterator<Item = f64>,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
     if !layout.gamma.is_finite() {
         return Err(EncodeError::UnrepresentableMapping);
     }
@@ -158,8 +245,8 @@ pub fn encode<M: IndexMapping, const N: usize>(
     w.len_prefix(POSITIVE, layout.positive_len());
     if layout.run > 0 {
         w.len_prefix(CONTIGUOUS_COUNTS, layout.packed_len());
-        for count in dense_counts(sketch.bins(), layout.first_index) {
-            w.double(f64::from(count));
+        for count in counts {
+            w.double(count);
         }
         if layout.first_key != 0 {
             w.sint32_field(CONTIGUOUS_OFFSET, layout.first_key);
@@ -167,13 +254,46 @@ pub fn encode<M: IndexMapping, const N: usize>(
     }
     w.len_prefix(NEGATIVE, 0);
     if layout.zero_count > 0 {
-        w.double_field(ZERO_COUNT, f64::from(layout.zero_count));
+        w.double_field(ZERO_COUNT, layout.zero_count as f64);
     }
     Ok(w.pos())
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_exponential_sketch_writes_what_an_otel_ddsketch_of_its_scale_writes() {
+        use crate::sketch::{ExponentialSketch, OtelMapping};
+        let values = [0.0, 1.0, 1.5, 2.0, 3.0, 7.0, 100.0, 1e4, 0.0, 0.3];
+        let mut auto = ExponentialSketch::<u32, 64>::new();
+        values.iter().for_each(|&v| auto.record(v).unwrap());
+        assert_eq!(auto.scale(), 2);
+        let mapping = OtelMapping::with_scale(auto.scale()).unwrap();
+        let mut fixed = DDSketch::<OtelMapping, 512>::new(mapping, 1e-3).unwrap();
+        values.iter().for_each(|&v| fixed.record(v).unwrap());
+        for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+            let len = exponential_encoded_len(&auto, convention);
+            let mut a = std::vec![0u8; len];
+            assert_eq!(encode_exponential(&auto, convention, &mut a), Ok(len));
+            let mut b = std::vec![0u8; encoded_len(&fixed, convention)];
+            encode(&fixed, convention, &mut b).unwrap();
+            assert_eq!(a, b, "{convention:?}");
+            assert_eq!(
+                encode_exponential(&auto, convention, &mut a[..len - 1]),
+                Err(EncodeError::BufferTooSmall { needed: len })
+            );
+        }
+        // Scale -10 has no gamma to write.
+        let mut coarse = ExponentialSketch::<u8, 2>::new();
+        coarse.record(f64::MIN_POSITIVE).unwrap();
+        coarse.record(f64::MAX).unwrap();
+        assert_eq!(coarse.scale(), -10);
+        assert_eq!(
+            encode_exponential(&coarse, IndexConvention::GoJava, &mut [0u8; 128]),
+            Err(EncodeError::UnrepresentableMapping)
+        );
+    }
+
     use crate::sketch::{DDSketch, OtelMapping};
 
     #[test]

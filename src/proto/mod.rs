@@ -52,7 +52,7 @@ mod test_msg;
 
 pub use convention::IndexConvention;
 pub use decoding::{decode_into, read_mapping, Decoded};
-pub use encoding::{encode, encoded_len};
+pub use encoding::{encode, encode_exponential, encoded_len, exponential_encoded_len};
 pub use error::{DecodeError, EncodeError};
 pub use mapping::WireMapping;
 pub use rebinning::{decode_rebinned, Rebinned};

@@ -84,7 +84,7 @@ mod atomic;
 pub(crate) mod cdf;
 mod ddsketch;
 mod error;
-mod exponential;
+pub(crate) mod exponential;
 mod layout;
 pub(crate) mod mapping;
 pub mod presets;

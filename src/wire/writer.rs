@@ -6,7 +6,7 @@ use super::{zigzag, WireType};
 /// Writes protobuf into a caller's buffer, and never panics: past the buffer's end it
 /// writes nothing but counts on, so [`pos`](Self::pos) is what the message needs either
 /// way (an empty buffer measures one).
-pub(crate) struct Writer<'a> {
+pub struct Writer<'a> {
     buf: &'a mut [u8],
     pos: usize,
 }

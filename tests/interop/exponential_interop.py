@@ -19,11 +19,16 @@ scale; the SDK's default is 20), and writes NAME.sdk.txt:
   min max sum (Python's repr of each float)
   the negative bucket counts (none expected)
 
+and NAME.sdk.pb, the same point as opentelemetry-proto's ExponentialHistogramDataPoint,
+serialized (the SDK's backing array as it is, empty end buckets included), for the Rust
+side to decode into an ExponentialSketch of B buckets.
+
 The Rust side compares; this script only fails if the SDK itself does.
 """
 
 import sys
 
+from opentelemetry.proto.metrics.v1 import metrics_pb2 as pb
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation, View
@@ -65,6 +70,28 @@ def sdk_point(max_size, values):
     return points[0]
 
 
+def to_proto(p):
+    """The SDK's point as opentelemetry-proto's message."""
+    return pb.ExponentialHistogramDataPoint(
+        start_time_unix_nano=p.start_time_unix_nano,
+        time_unix_nano=p.time_unix_nano,
+        count=p.count,
+        sum=p.sum,
+        scale=p.scale,
+        zero_count=p.zero_count,
+        positive=pb.ExponentialHistogramDataPoint.Buckets(
+            offset=p.positive.offset, bucket_counts=list(p.positive.bucket_counts)
+        ),
+        negative=pb.ExponentialHistogramDataPoint.Buckets(
+            offset=p.negative.offset, bucket_counts=list(p.negative.bucket_counts)
+        ),
+        flags=p.flags,
+        min=p.min,
+        max=p.max,
+        zero_threshold=getattr(p, "zero_threshold", 0.0),
+    )
+
+
 def trimmed(buckets):
     counts = list(buckets.bucket_counts)
     offset = buckets.offset
@@ -91,6 +118,8 @@ def main():
             f.write(" ".join(str(c) for c in counts) + "\n")
             f.write("%r %r %r\n" % (float(p.min), float(p.max), float(p.sum)))
             f.write(" ".join(str(c) for c in negative) + "\n")
+        with open("%s/%s.sdk.pb" % (work, name), "wb") as f:
+            f.write(to_proto(p).SerializeToString())
     print("opentelemetry-sdk %s: %d cases aggregated" % (sdk_version, len(cases)))
 
 

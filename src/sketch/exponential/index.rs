@@ -192,7 +192,10 @@ pub(super) fn of_u64(value: u64) -> i32 {
 
 /// The SDKs' index at [`FINEST_SCALE`] of the subnormals and of `2^-1022` itself, the
 /// lowest bucket: `(-1022 << 8) - 1`.
-const LOWEST: i32 = (-1022 << FINEST_SCALE) - 1;
+pub(super) const LOWEST: i32 = (-1022 << FINEST_SCALE) - 1;
+
+/// The index at [`FINEST_SCALE`] of `f64::MAX`, the highest bucket: `(1024 << 8) - 1`.
+pub(super) const HIGHEST: i32 = (1024 << FINEST_SCALE) - 1;
 
 /// The exact index at [`FINEST_SCALE`] of a positive finite float, from its bits (integer
 /// operations only). Subnormals share the bucket of `2^-1022`, as in the SDKs.

@@ -55,3 +55,4 @@ mod sketch;
 
 pub use counter::Counter;
 pub use sketch::ExponentialSketch;
+pub(crate) use sketch::Point;

@@ -235,11 +235,13 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         L::new(&self.float_stats, &self.int_stats, self.count)
     }
 
-    /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`.
-    fn forget(&mut self, loss: impl Loss) {
+    /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`;
+    /// returns how many.
+    fn forget(&mut self, loss: impl Loss) -> u64 {
         let n = loss.forget(&mut self.float_stats, &mut self.int_stats);
         self.count = self.count.saturating_sub(n);
         self.saturated = self.saturated.saturating_add(n);
+        n
     }
 
     /// Adds one to the bucket of the value of index `fine` at the finest scale,
@@ -329,15 +331,39 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         if other.count == 0 {
             return; // nothing held (its statistics are not meaningful)
         }
+        let theirs = Incoming {
+            downshift: other.downshift,
+            span: other.occupied.then_some((other.start, other.end)),
+            zero_count: other.zero_count,
+            count: other.count,
+        };
+        self.merge_buckets(&theirs, &other.float_stats, &other.int_stats, |sink| {
+            for (k, n) in other.ring_counts() {
+                sink(other.start.wrapping_add(k), n); // within start..=end
+            }
+        });
+    }
+
+    /// Adds the buckets of `theirs` (given by `each`, which passes every bucket's index
+    /// at its scale and count to a sink) and its values' statistics: the rule of
+    /// [`merge`](Self::merge), for another sketch or a data point. Returns how many of
+    /// their values were dropped as saturated (the sketch's own values a downscale drops
+    /// are counted by `saturated` too, but not here).
+    fn merge_buckets(
+        &mut self,
+        theirs: &Incoming,
+        f: &FloatStats,
+        i: &IntStats,
+        each: impl FnOnce(&mut dyn FnMut(i32, u64)),
+    ) -> u64 {
         self.begin();
         let mut own_loss = self.loss::<FloatLoss>();
-        let (f, i) = (&other.float_stats, &other.int_stats);
-        let mut other_loss = FloatLoss::new(f, i, other.count);
-        if other.occupied {
+        let mut other_loss = FloatLoss::new(f, i, theirs.count);
+        if let Some((start, end)) = theirs.span {
             // The coarser scale, then the halvings that make the union fit.
-            let downshift = self.downshift.max(other.downshift);
-            let theirs = downshift.wrapping_sub(other.downshift); // <= 18
-            let (low, high) = (other.start >> theirs, other.end >> theirs);
+            let downshift = self.downshift.max(theirs.downshift);
+            let shift = downshift.wrapping_sub(theirs.downshift); // <= 18
+            let (low, high) = (start >> shift, end >> shift);
             let (low, high) = if self.occupied {
                 let ours = downshift.wrapping_sub(self.downshift);
                 (low.min(self.start >> ours), high.max(self.end >> ours))
@@ -347,31 +373,87 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             let change = scale_change(low, high, B);
             let target = downshift.saturating_add(change).min(MAX_DOWNSHIFT);
             self.downscale(target.saturating_sub(self.downshift), &mut own_loss);
-            let theirs = self.downshift.wrapping_sub(other.downshift);
-            let (low, high) = (other.start >> theirs, other.end >> theirs);
+            let shift = self.downshift.wrapping_sub(theirs.downshift);
+            let (low, high) = (start >> shift, end >> shift);
             if self.occupied {
                 self.start = self.start.min(low);
                 self.end = self.end.max(high);
             } else {
                 (self.base, self.start, self.end, self.occupied) = (low, low, high, true);
             }
-            for (k, n) in other.ring_counts() {
-                let index = other.start.wrapping_add(k) >> theirs; // within low..=high
-                let added = match self.counts.get_mut(position(index, self.base, B)) {
+            let (base, downshift) = (self.base, self.downshift);
+            let counts = &mut self.counts;
+            each(&mut |index, n| {
+                let index = index >> shift; // within low..=high
+                let added = match counts.get_mut(position(index, base, B)) {
                     Some(c) => c.add_saturating(n),
                     None => 0,
                 };
                 if added < n {
-                    other_loss.lose(index, self.downshift, n.wrapping_sub(added));
+                    other_loss.lose(index, downshift, n.wrapping_sub(added));
                 }
-            }
+            });
         }
-        self.zero_count = self.zero_count.saturating_add(other.zero_count);
-        self.count = self.count.saturating_add(other.count);
+        self.zero_count = self.zero_count.saturating_add(theirs.zero_count);
+        self.count = self.count.saturating_add(theirs.count);
         self.float_stats.fold(f.min, f.max, f.sum);
         self.int_stats.fold(i, self.count);
         self.forget(own_loss);
-        self.forget(other_loss);
+        self.forget(other_loss)
+    }
+
+    /// Adds the values of an OpenTelemetry data point (the [`otlp`](crate::otlp)
+    /// decoder's), as [`merge`](Self::merge) adds another sketch's: `each` passes every
+    /// positive bucket's index at `point.scale` and its count to a sink (buckets
+    /// outside `point.span` must be empty). A point finer than scale 8 is downscaled to
+    /// it first, exactly. Returns how many of the point's values were dropped as
+    /// saturated; refuses
+    /// (changing nothing) a point whose non-empty buckets lie beyond the floats' range,
+    /// where no scale down to -10 can hold them.
+    pub(crate) fn merge_point(
+        &mut self,
+        point: &Point,
+        each: impl FnOnce(&mut dyn FnMut(i64, u64)),
+    ) -> Result<u64, BeyondFloats> {
+        // Halvings from the point's scale to the finest, and below it (both 0 at 8).
+        let finer = u32::try_from(point.scale.wrapping_sub(FINEST_SCALE)).unwrap_or(0);
+        let coarser = u32::try_from(FINEST_SCALE.saturating_sub(point.scale)).unwrap_or(0);
+        if coarser > MAX_DOWNSHIFT || finer > 12 {
+            return Err(BeyondFloats); // outside -10..=20
+        }
+        let span = match point.span {
+            Some((low, high)) => {
+                let (low, high) = (low >> finer, high >> finer);
+                let fits = low <= high
+                    && i64::from(index::LOWEST >> coarser) <= low
+                    && high <= i64::from(index::HIGHEST >> coarser);
+                if !fits {
+                    return Err(BeyondFloats);
+                }
+                // Both within the finest scale's indices: they fit an i32.
+                Some((low as i32, high as i32))
+            }
+            None => None,
+        };
+        let theirs = Incoming {
+            downshift: coarser,
+            span,
+            zero_count: point.zero_count,
+            count: point.count,
+        };
+        if point.count == 0 {
+            return Ok(0);
+        }
+        let (min, max, sum) = point.stats;
+        let f = FloatStats { min, max, sum };
+        Ok(self.merge_buckets(&theirs, &f, &IntStats::EMPTY, |sink| {
+            each(&mut |index, n| {
+                if n > 0 {
+                    // Non-empty buckets lie within the span checked above.
+                    sink((index >> finer) as i32, n);
+                }
+            })
+        }))
     }
 
     /// The counts of the buckets `start..=end`, from the lowest, with their offset from
@@ -515,6 +597,35 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         *self = Self::new();
     }
 }
+
+/// Buckets of another sketch, or of a data point, to merge in.
+struct Incoming {
+    /// Halvings of their scale below the finest (`0..=MAX_DOWNSHIFT`).
+    downshift: u32,
+    /// Their lowest and highest non-empty bucket, at their scale, if any.
+    span: Option<(i32, i32)>,
+    zero_count: u64,
+    /// The values held: the zero count and every bucket's.
+    count: u64,
+}
+
+/// What [`ExponentialSketch::merge_point`] needs of an OpenTelemetry data point, besides
+/// its buckets: all checked by the caller (the scale in `-10..=20`, `count` the zero
+/// count plus the buckets').
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Point {
+    pub(crate) scale: i32,
+    /// The lowest and highest non-empty positive bucket, at `scale`, if any.
+    pub(crate) span: Option<(i64, i64)>,
+    pub(crate) zero_count: u64,
+    pub(crate) count: u64,
+    /// Min, max and sum of the values (the point's own, or estimates), non-negative.
+    pub(crate) stats: (f64, f64, f64),
+}
+
+/// A data point's non-empty buckets lie beyond the floats' range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BeyondFloats;
 
 impl<C: Counter, const B: usize> Default for ExponentialSketch<C, B> {
     fn default() -> Self {
