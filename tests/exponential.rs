@@ -332,3 +332,64 @@ fn a_static_sketch_is_the_run_time_one() {
         c
     });
 }
+
+/// Saturating merges and downscales take dropped values out of the sum at estimates; the
+/// sum reported stays what the values held can sum to: within `count` times min and max.
+fn check_sum_bounds<C: Counter, const B: usize>(s: &ExponentialSketch<C, B>) {
+    if let (Some(min), Some(max)) = (s.min(), s.max()) {
+        let n = s.count() as f64;
+        let sum = s.sum();
+        assert!(
+            sum >= min * n * (1.0 - 1e-12) && sum <= max * n * (1.0 + 1e-12),
+            "sum {sum} outside [{}, {}]: {s:?}",
+            min * n,
+            max * n
+        );
+    }
+}
+
+/// One step of a mix of integer and float records and merges into small `u8` sketches.
+#[derive(Debug, Clone)]
+enum Step {
+    Int(u64, u32),
+    Float(f64, u32),
+    MergeFloats(Vec<f64>, u32),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (1u64..1 << 40, 1u32..300).prop_map(|(v, n)| Step::Int(v, n)),
+        (1e-3f64..1e12, 1u32..300).prop_map(|(v, n)| Step::Float(v, n)),
+        (proptest::collection::vec(1e-3f64..1e12, 1..8), 1u32..300)
+            .prop_map(|(v, n)| Step::MergeFloats(v, n)),
+    ]
+}
+
+fn run_steps<const B: usize>(steps: &[Step]) {
+    let mut s = ExponentialSketch::<u8, B>::new();
+    for st in steps {
+        match st {
+            Step::Int(v, n) => (0..*n).for_each(|_| s.record_u64(*v)),
+            Step::Float(v, n) => (0..*n).for_each(|_| s.record(*v).unwrap()),
+            Step::MergeFloats(vs, n) => {
+                let mut o = ExponentialSketch::<u8, 4>::new();
+                for _ in 0..*n {
+                    vs.iter().for_each(|&v| o.record(v).unwrap());
+                }
+                s.merge(&o);
+            }
+        }
+        check_sum_bounds(&s);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn the_sum_stays_within_count_times_min_and_max(steps in proptest::collection::vec(step(), 1..12)) {
+        run_steps::<2>(&steps);
+        run_steps::<3>(&steps);
+        run_steps::<16>(&steps);
+    }
+}

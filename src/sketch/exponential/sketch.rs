@@ -578,13 +578,22 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         (self.count > 0).then(|| max_of(&self.float_stats, &self.int_stats))
     }
 
-    /// The sum of the values recorded (0 if empty): integers exactly, in 128 bits, rounded
-    /// once here; floats summed in `f64`.
+    /// The sum of the values held (0 if empty): integers exactly, in 128 bits, rounded
+    /// once here; floats summed in `f64`. Values a full counter dropped (`saturated`) are
+    /// taken out at their bucket's estimate, which can leave the running sums outside what
+    /// `count` values between `min` and `max` can sum to; the answer is clamped into
+    /// `[count * min, count * max]`, where the true sum lies.
     pub fn sum(&self) -> f64 {
         if self.count == 0 {
             return 0.0;
         }
-        self.float_stats.sum + self.int_stats.sum() as f64
+        let sum = self.float_stats.sum + self.int_stats.sum() as f64;
+        let n = self.count as f64;
+        let low = n * min_of(&self.float_stats, &self.int_stats);
+        let high = n * max_of(&self.float_stats, &self.int_stats);
+        // max-then-min, not `clamp`, which panics if its bounds cross (they cannot here:
+        // min <= max whenever count > 0). A NaN sum becomes `low`.
+        sum.max(low).min(high)
     }
 
     /// The mean of the values recorded, or `None` if empty.
