@@ -62,7 +62,10 @@ fn generated(selector: u8, bytes: &[u8]) {
                 );
                 assert_eq!(s.count(), before.count() + report.added);
                 // Values dropped as saturated make the sum an estimate.
-                assert_eq!(report.exact_stats, point.exact_stats && report.saturated == 0);
+                assert_eq!(
+                    report.exact_stats,
+                    point.exact_stats && report.saturated == 0
+                );
                 assert_eq!(report.scale, point.scale);
                 if held {
                     assert_eq!((report.below_range, report.above_range), (0, 0));
