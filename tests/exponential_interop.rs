@@ -22,33 +22,13 @@
 //! values, with the point's exact min, max and sum; and the sketch's own `otlp::encode`
 //! decodes back into an equal one.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tailguard::otlp::{self, Timestamps};
 use tailguard::sketch::ExponentialSketch;
-use tailguard_support::Rng;
+use tailguard_support::{python, Rng};
 
 const N_VALUES: usize = 3000;
-
-/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
-fn python() -> Option<PathBuf> {
-    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
-    match std::env::var_os("TAILGUARD_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            let msg = "TAILGUARD_PYTHON is not set: the auto-scaling sketch's interop test \
-                       did NOT run. Set it to a python with `opentelemetry-sdk` installed \
-                       (bash .ci/run does).";
-            if required {
-                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
-            }
-            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
-            None
-        }
-    }
-}
 
 /// A value as both sides record it: integers through `record_u64` and as Python ints.
 #[derive(Debug, Clone, Copy)]
@@ -210,28 +190,14 @@ fn ours_at(b: usize, values: &[Value]) -> Point {
     }
 }
 
-fn run_python(python: &Path, dir: &Path) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/exponential_interop.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    print!("{stdout}");
-}
-
 #[test]
 fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
-    let Some(python) = python() else { return };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exponential-interop");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some(python) =
+        python::interpreter("auto-scaling sketch's interop test", "`opentelemetry-sdk`")
+    else {
+        return;
+    };
+    let dir = python::fresh_dir(env!("CARGO_TARGET_TMPDIR"), "exponential-interop");
 
     let sets = data_sets();
     let mut cases_txt = String::new();
@@ -249,7 +215,7 @@ fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
         }
     }
     std::fs::write(dir.join("cases.txt"), cases_txt).unwrap();
-    run_python(&python, &dir);
+    python::run(&python, &script("exponential_interop.py"), &dir, &[]);
 
     let mut differences = Vec::new();
     println!("| B | data set | scale | offset | buckets | equal | SDK point decodes equal |");
@@ -309,4 +275,11 @@ fn auto_scaling_sketches_equal_the_opentelemetry_sdks_aggregation() {
         "the SDK disagrees:\n{}",
         differences.join("\n")
     );
+}
+
+/// A script of tests/interop/.
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop")
+        .join(name)
 }

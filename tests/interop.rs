@@ -32,14 +32,12 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tailguard::proto::{self, DecodeError, IndexConvention};
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 use tailguard_support::dist::{exact_quantile, Dist, DISTS, QUANTILES};
-use tailguard_support::Rng;
+use tailguard_support::{python, Rng};
 
 const BINS: usize = 8192;
 const MIN_VALUE: f64 = 1e-3;
@@ -47,51 +45,16 @@ const N_VALUES: usize = 20_000;
 
 type Sketch<M> = DDSketch<M, BINS>;
 
-/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
-fn python() -> Option<PathBuf> {
-    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
-    match std::env::var_os("TAILGUARD_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            let msg = "TAILGUARD_PYTHON is not set: the ddsketch interop test did NOT run. \
-                       Set it to a python with `ddsketch` and `protobuf` installed \
-                       (bash .ci/run does).";
-            if required {
-                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
-            }
-            // Straight to stderr: the test harness captures eprintln!.
-            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
-            None
-        }
-    }
-}
-
 /// The interpreter, the interop script and a fresh directory `name` for the files the two
-/// libraries exchange; `None` to skip (see [`python`]).
+/// libraries exchange; `None` to skip (see [`python::interpreter`]).
 fn interop_setup(name: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
-    let python = python()?;
+    let python = python::interpreter("ddsketch interop test", "`ddsketch` and `protobuf`")?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ddsketch_interop.py");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Some((python, script, dir))
-}
-
-/// Runs the interop script on `dir` (with `args` after it); panics with its output if it
-/// fails.
-fn run_python(python: &Path, script: &Path, dir: &Path, args: &[&str]) {
-    let out = Command::new(python)
-        .arg(script)
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Some((
+        python,
+        script,
+        python::fresh_dir(env!("CARGO_TARGET_TMPDIR"), name),
+    ))
 }
 
 /// The data sets: the accuracy tests' distributions, integers (many of them exact bin
@@ -522,7 +485,7 @@ fn tailguard_and_python_ddsketch_read_each_other() {
     let quantiles: String = QUANTILES.iter().map(|q| format!("{q:?}\n")).collect();
     std::fs::write(dir.join("quantiles.txt"), quantiles).unwrap();
 
-    run_python(&python, &script, &dir, &[]);
+    python::run(&python, &script, &dir, &[]);
     let results = parse_results(&std::fs::read_to_string(dir.join("results.txt")).unwrap());
 
     println!(
@@ -618,7 +581,7 @@ fn python_sketches_at_foreign_gammas_rebin_within_the_bound() {
         }
     }
     std::fs::write(dir.join("rebin-cases.txt"), cases_txt).unwrap();
-    run_python(&python, &script, &dir, &["rebin"]);
+    python::run(&python, &script, &dir, &["rebin"]);
     let written = std::fs::read_to_string(dir.join("rebin-results.txt")).unwrap();
 
     println!(

@@ -25,14 +25,12 @@
 //!    the exact count, min, max and sum; and into a sketch two scales coarser, equal bin
 //!    for bin to tailguard's own sketch at that scale (downscaling is exact).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tailguard::otlp::{self, Timestamps};
 use tailguard::sketch::{DDSketch, OtelMapping};
 use tailguard_support::dist::Dist;
-use tailguard_support::Rng;
+use tailguard_support::{python, Rng};
 
 /// 2^15 bins from 2^-40: at scale 8 up to 2^88, which holds every data set below.
 const BINS: usize = 1 << 15;
@@ -40,25 +38,6 @@ const MIN_VALUE: f64 = 1.0 / (1u64 << 40) as f64;
 const N_VALUES: usize = 4000;
 
 type Sketch = DDSketch<OtelMapping, BINS>;
-
-/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
-fn python() -> Option<PathBuf> {
-    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
-    match std::env::var_os("TAILGUARD_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            let msg = "TAILGUARD_PYTHON is not set: the OpenTelemetry interop test did NOT \
-                       run. Set it to a python with `opentelemetry-sdk` and \
-                       `opentelemetry-proto` installed (bash .ci/run does).";
-            if required {
-                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
-            }
-            // Straight to stderr: the test harness captures eprintln!.
-            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
-            None
-        }
-    }
-}
 
 /// A value as both sides record it: integers through `record_u64` and as Python ints.
 #[derive(Debug, Clone, Copy)]
@@ -125,28 +104,15 @@ fn encode(s: &Sketch) -> Vec<u8> {
     buf
 }
 
-fn run_python(python: &Path, dir: &Path) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/otel_interop.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    print!("{stdout}");
-}
-
 #[test]
 fn otlp_points_equal_the_opentelemetry_sdks_both_ways() {
-    let Some(python) = python() else { return };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("otel-interop");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some(python) = python::interpreter(
+        "OpenTelemetry interop test",
+        "`opentelemetry-sdk` and `opentelemetry-proto`",
+    ) else {
+        return;
+    };
+    let dir = python::fresh_dir(env!("CARGO_TARGET_TMPDIR"), "otel-interop");
 
     let sets = data_sets();
     let mut cases = Vec::new();
@@ -169,7 +135,7 @@ fn otlp_points_equal_the_opentelemetry_sdks_both_ways() {
         }
     }
     std::fs::write(dir.join("cases.txt"), cases_txt).unwrap();
-    run_python(&python, &dir);
+    python::run(&python, &script("otel_interop.py"), &dir, &[]);
 
     for (name, scale, values, ours) in &cases {
         let bytes = std::fs::read(dir.join(format!("{name}.sdk.pb"))).unwrap();
@@ -208,4 +174,11 @@ fn otlp_points_equal_the_opentelemetry_sdks_both_ways() {
         assert_eq!(down.zero_count(), coarse.zero_count());
     }
     println!("OTLP INTEROP OK: {} cases both ways", cases.len());
+}
+
+/// A script of tests/interop/.
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop")
+        .join(name)
 }

@@ -27,9 +27,7 @@
 //! buckets at the ends, and attribute order), and byte for byte after the same
 //! normalisation.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tailguard::otlp::{
     encode_export_request, export_request_len, DataPoint, ExportRequest, KeyValue, Metric, Scope,
@@ -37,27 +35,7 @@ use tailguard::otlp::{
 };
 use tailguard::sketch::{presets, DDSketch, OtelMapping};
 use tailguard_support::dist::Dist;
-use tailguard_support::Rng;
-
-/// The Python interpreter to use, or `None` (after saying so, loudly) to skip.
-fn python() -> Option<PathBuf> {
-    let required = std::env::var("TAILGUARD_REQUIRE_INTEROP").is_ok_and(|v| v == "1");
-    match std::env::var_os("TAILGUARD_PYTHON") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => {
-            let msg = "TAILGUARD_PYTHON is not set: the OTLP export interop test did NOT \
-                       run. Set it to a python with `opentelemetry-sdk`, \
-                       `opentelemetry-proto` and `opentelemetry-exporter-otlp-proto-common` \
-                       installed (bash .ci/run does).";
-            if required {
-                panic!("{msg} (TAILGUARD_REQUIRE_INTEROP=1)");
-            }
-            // Straight to stderr: the test harness captures eprintln!.
-            let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! SKIPPED: {msg}\n");
-            None
-        }
-    }
-}
+use tailguard_support::{python, Rng};
 
 /// A recorded value: integers through `record_u64` (Python ints), floats through `record`.
 #[derive(Debug, Clone, Copy)]
@@ -197,29 +175,15 @@ fn encode(request: &ExportRequest<'_>) -> Vec<u8> {
     buf
 }
 
-fn run_python(python: &Path, dir: &Path, cases: &[&str]) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/otlp_export.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(dir)
-        .args(cases)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the Python side failed:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    print!("{stdout}");
-}
-
 #[test]
 fn export_bodies_equal_the_python_sdk_exporters() {
-    let Some(python) = python() else { return };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("otlp-export");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let Some(python) = python::interpreter(
+        "OTLP export interop test",
+        "`opentelemetry-sdk`, `opentelemetry-proto` and `opentelemetry-exporter-otlp-proto-common`",
+    ) else {
+        return;
+    };
+    let dir = python::fresh_dir(env!("CARGO_TARGET_TMPDIR"), "otlp-export");
     let mut rng = Rng::new(0x0e7b);
 
     // Case 1, delta, at the preset's scale 5: a resource and a scope with attributes of
@@ -344,5 +308,17 @@ fn export_bodies_equal_the_python_sdk_exporters() {
         &body,
     );
 
-    run_python(&python, &dir, &["delta", "cumulative"]);
+    python::run(
+        &python,
+        &script("otlp_export.py"),
+        &dir,
+        &["delta", "cumulative"],
+    );
+}
+
+/// A script of tests/interop/.
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop")
+        .join(name)
 }

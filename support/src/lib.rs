@@ -14,6 +14,8 @@
 //!   firmware/ (which runs it on a microcontroller) and tests/firmware_expected.rs (which
 //!   runs it on the host).
 //! * [`sensor`]: the stalling sensor of examples/embassy_hedge.rs and firmware/embassy/.
+//! * `python` (feature `std`): the interop tests' Python side (the interpreter, a fresh
+//!   directory, a script run).
 //! * `loopback` (feature `loopback`): the hyper backend on 127.0.0.1 that
 //!   examples/http_gateway and tests/tower_loopback hedge against.
 //!
@@ -32,6 +34,8 @@ pub mod dist;
 pub mod firmware;
 #[cfg(feature = "loopback")]
 pub mod loopback;
+#[cfg(feature = "std")]
+pub mod python;
 pub mod rng;
 pub mod sensor;
 // The library's unit tests' generators, shared rather than copied: the library cannot

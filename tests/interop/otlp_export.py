@@ -63,6 +63,8 @@ from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.version import __version__ as sdk_version
 
+from otel_sdk import trimmed
+
 MAX_SIZE = 16384
 
 
@@ -116,17 +118,6 @@ def fail(name, what, ours=None, theirs=None):
     sys.exit(1)
 
 
-def trim(buckets):
-    counts = list(buckets.bucket_counts)
-    offset = buckets.offset
-    while counts and counts[0] == 0:
-        counts.pop(0)
-        offset += 1
-    while counts and counts[-1] == 0:
-        counts.pop()
-    return (offset if counts else 0), counts
-
-
 def points_of(request):
     for rm in request.resource_metrics:
         for sm in rm.scope_metrics:
@@ -148,7 +139,7 @@ def normalise_sdk(name, case, ours, sdk):
         key = (m.name, tuple(sorted(attr_items(p.attributes))))
         thresholds[key] = point["zero_threshold"]
         ours_by_key[key] = p
-        if trim(p.positive) != (p.positive.offset, list(p.positive.bucket_counts)):
+        if trimmed(p.positive) != (p.positive.offset, list(p.positive.bucket_counts)):
             fail(name, "tailguard wrote empty buckets at an end of %r" % (key,))
         if p.zero_threshold != thresholds[key]:
             fail(name, "zero threshold of %r: %r, not %r" % (key, p.zero_threshold, thresholds[key]))
@@ -163,12 +154,12 @@ def normalise_sdk(name, case, ours, sdk):
         p.start_time_unix_nano = case["start"]
         p.time_unix_nano = case["time"]
         p.zero_threshold = thresholds[key]
-        offset, counts = trim(p.positive)
+        offset, counts = trimmed(p.positive)
         p.positive.offset = offset
         del p.positive.bucket_counts[:]
         p.positive.bucket_counts.extend(counts)
         # Negative buckets of zeros (the same slack: no negative value was recorded).
-        if not trim(p.negative)[1]:
+        if not trimmed(p.negative)[1]:
             p.ClearField("negative")
         theirs_sum, our_sum = p.sum, ours_by_key[key].sum
         if theirs_sum != our_sum and math.isclose(theirs_sum, our_sum, rel_tol=1e-12, abs_tol=0.0):
