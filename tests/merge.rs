@@ -1,5 +1,6 @@
 //! Merging two sketches equals recording both inputs into one, whatever the bin count (the
-//! merge works in chunks of bins, with a remainder), the range edges and saturation.
+//! merge works in chunks of bins, with a remainder), the range edges and saturation; and a
+//! sketch merged with itself in place equals it merged with a copy.
 
 use proptest::prelude::*;
 use tailguard::sketch::{CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
@@ -45,7 +46,32 @@ fn all<const N: usize>(a: &[(u64, u32)], b: &[(u64, u32)]) {
     check::<IntMapping, N>(a, b);
 }
 
+/// `merge_self` is `merge` with a copy, field for field (`PartialEq` compares them all,
+/// the sums and the saturation counters included), with floats and integers, zeros,
+/// clamped values and bins past `u32::MAX / 2` (the saturating path).
+fn check_self<M: IndexMapping, const N: usize>(a: &[(u64, u32)], floats: &[f64]) {
+    let mut sketch = DDSketch::<M, N>::with_relative_accuracy(0.02, 1.0).unwrap();
+    fill(&mut sketch, a);
+    for &x in floats {
+        let _ = sketch.record(x);
+    }
+    let mut merged = sketch.clone();
+    merged.merge(&sketch).unwrap();
+    sketch.merge_self();
+    assert_eq!(sketch, merged, "N = {N}");
+}
+
 proptest! {
+    #[test]
+    fn merging_a_sketch_with_itself_equals_merging_a_copy(
+        a in prop::collection::vec(value(), 0..40),
+        floats in prop::collection::vec(prop_oneof![0.0..10.0, 1.0..1e12, Just(0.0)], 0..8),
+    ) {
+        check_self::<LogMapping, 1>(&a, &floats);
+        check_self::<CubicMapping, 17>(&a, &floats);
+        check_self::<IntMapping, 300>(&a, &floats);
+    }
+
     #[test]
     fn merge_equals_recording_both(
         a in prop::collection::vec(value(), 0..40),

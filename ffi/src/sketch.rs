@@ -358,13 +358,13 @@ fn merge<M: IndexMapping, const N: usize>(
     to.merge(from).map_err(|_| TG_ERR_MISMATCH)
 }
 
-/// Merges a sketch into itself, through a copy (`&mut` and `&` cannot alias): a frame the
-/// size of the sketch, on this rare path only, and only for its own preset.
+/// Merges a sketch into itself, in place (`&mut` and `&` cannot alias, and a copy would
+/// be a sketch-sized frame on a small core's stack).
 #[cold]
 #[inline(never)]
 fn merge_self<M: IndexMapping, const N: usize>(sketch: &mut DDSketch<M, N>) -> Result<()> {
-    let copy = sketch.clone();
-    merge(sketch, &copy)
+    sketch.merge_self();
+    Ok(())
 }
 
 /// Empties a sketch in place (its own function per preset, as `merge`).

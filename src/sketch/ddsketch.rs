@@ -800,7 +800,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.count = self.count.saturating_add(other.count);
         self.saturated = self.saturated.saturating_add(other.saturated);
         self.clamped = self.clamped.saturating_add(other.clamped);
-        self.merge_stats(other);
+        self.merge_stats(other.float_stats, &other.int_stats);
         Ok(())
     }
 
@@ -809,26 +809,68 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     #[cold]
     #[inline(never)]
     fn merge_saturating<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
-        // Only integers: their extremes as integers, so that the estimate is too.
-        let (f, i) = (&other.float_stats, &other.int_stats);
-        let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
         let dropped = self.add_counts(
             other.zero_count,
             other.bins.iter().copied(),
             other.clamped,
             other.saturated,
-            Extremes::of(other.min().zip(other.max()), integers),
+            other.extremes(),
         );
-        self.merge_stats(other);
+        self.merge_stats(other.float_stats, &other.int_stats);
         self.forget_dropped(dropped);
     }
 
-    /// Folds `other`'s min, max and sums into this sketch's, after its counts.
+    /// Merges the sketch with itself: what [`merge`](Self::merge) with a copy of it would
+    /// make (every count doubled, saturating as a merge does; min and max unchanged; the
+    /// sum doubled), without the copy, a sketch-sized value a small core's stack may not
+    /// hold.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut sketch = presets::int_latency();
+    /// sketch.record_u64(5_000_000);
+    /// let mut merged = sketch.clone();
+    /// merged.merge(&sketch).unwrap();
+    /// sketch.merge_self();
+    /// assert_eq!(sketch, merged);
+    /// assert_eq!(sketch.count(), 2);
+    /// ```
+    pub fn merge_self(&mut self) {
+        // What `merge` reads of `other`, taken before anything changes.
+        let (zero, clamped, saturated) = (self.zero_count, self.clamped, self.saturated);
+        let (float_stats, int_stats) = (self.float_stats, self.int_stats);
+        if self.count.saturating_add(self.count) > u64::from(u32::MAX) {
+            let extremes = self.extremes();
+            let dropped = self.add_counts_with(zero, |a| a, clamped, saturated, extremes);
+            self.merge_stats(float_stats, &int_stats);
+            self.forget_dropped(dropped);
+            return;
+        }
+        // As `merge`'s fast path: no bin can reach `u32::MAX`.
+        for a in self.bins.iter_mut() {
+            *a = a.wrapping_add(*a);
+        }
+        self.zero_count = self.zero_count.wrapping_add(zero);
+        self.count = self.count.saturating_add(self.count);
+        self.saturated = self.saturated.saturating_add(saturated);
+        self.clamped = self.clamped.saturating_add(clamped);
+        self.merge_stats(float_stats, &int_stats);
+    }
+
+    /// The extremes a saturating merge values what it drops by: only integers, their
+    /// extremes as integers, so that the estimate is too.
+    fn extremes(&self) -> Extremes {
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        let integers = (f.min > f.max && i.min <= i.max).then_some((i.min, i.max));
+        Extremes::of(self.min().zip(self.max()), integers)
+    }
+
+    /// Folds another sketch's min, max and sums into this sketch's, after its counts.
     #[inline(always)]
-    fn merge_stats<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
-        let f = other.float_stats;
+    fn merge_stats(&mut self, f: FloatStats, i: &IntStats) {
         self.add_float_stats(f.min, f.max, f.sum);
-        self.int_stats.fold(&other.int_stats, self.count);
+        self.int_stats.fold(i, self.count);
     }
 
     /// Adds bin counts of the same layout (zero bin, then bins from `min_index` up), and
@@ -845,6 +887,23 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         &mut self,
         zero: u32,
         bins: impl IntoIterator<Item = u32>,
+        clamped: u64,
+        saturated: u64,
+        extremes: Extremes,
+    ) -> Dropped {
+        // Bins past the end of `bins` add nothing.
+        let mut bins = bins.into_iter();
+        let incoming = |_: u32| bins.next().unwrap_or(0);
+        self.add_counts_with(zero, incoming, clamped, saturated, extremes)
+    }
+
+    /// [`add_counts`](Self::add_counts) with each bin's incoming count given by
+    /// `incoming(its current count)`, bin by bin from the first: a merge of the sketch
+    /// with itself adds each bin's own count.
+    fn add_counts_with(
+        &mut self,
+        zero: u32,
+        mut incoming: impl FnMut(u32) -> u32,
         clamped: u64,
         saturated: u64,
         extremes: Extremes,
@@ -867,7 +926,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         };
         let top_before = self.bins.last().map_or(0, |&top| top);
         add(&mut self.zero_count, zero, &|| 0.0);
-        for (pos, (a, b)) in self.bins.iter_mut().zip(bins).enumerate() {
+        for (pos, a) in self.bins.iter_mut().enumerate() {
+            let b = incoming(*a);
             add(a, b, &|| layout.value_at(pos));
         }
         // Bins only grow here. Counting the clamped values among those that fit (rather
