@@ -458,7 +458,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// The counts of the buckets `start..=end`, from the lowest, with their offset from
     /// `start` (none if no bucket is occupied).
-    fn ring_counts(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
+    pub(super) fn ring_counts(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
         let span = if self.occupied {
             i64::from(self.end)
                 .wrapping_sub(i64::from(self.start))
@@ -475,6 +475,21 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
                 .map_or(0, |c| c.get());
             (k, n)
         })
+    }
+
+    /// The lowest and highest occupied buckets at the current scale, if any.
+    pub(super) fn span(&self) -> Option<(i32, i32)> {
+        self.occupied.then_some((self.start, self.end))
+    }
+
+    /// The index at the current scale of the value of index `fine` at the finest.
+    pub(super) fn at_scale(&self, fine: i32) -> i32 {
+        fine >> self.downshift
+    }
+
+    /// The exact statistics (meaningful only while the sketch holds values).
+    pub(super) fn stats(&self) -> (&FloatStats, &IntStats) {
+        (&self.float_stats, &self.int_stats)
     }
 
     /// The scale, `-10..=8`: `2^scale` buckets per power of two (8 when empty, and while
