@@ -219,18 +219,33 @@ fn whole_probes(probes: &[f64]) -> impl Iterator<Item = u64> + '_ {
         .map(|v| v.round() as u64)
 }
 
+/// How a value is recorded.
+enum Record {
+    Int(u64),
+    Float(f64),
+}
+
+/// The values, whole ones through the integer path every other time.
+fn records(values: &[f64]) -> impl Iterator<Item = Record> + '_ {
+    values.iter().enumerate().map(|(k, &v)| {
+        if k % 2 == 1 && v.fract() == 0.0 && v < 9e15 {
+            Record::Int(v as u64)
+        } else {
+            Record::Float(v)
+        }
+    })
+}
+
 fn check_ddsketch<M: Edges, const N: usize>(
     layout: BinLayout<M, N>,
     values: &[f64],
     extra: &[f64],
 ) {
     let mut s = DDSketch::with_layout(layout);
-    for (k, &v) in values.iter().enumerate() {
-        // Whole values through the integer path every other time.
-        if k % 2 == 1 && v.fract() == 0.0 && v < 9e15 {
-            s.record_u64(v as u64);
-        } else {
-            s.record(v).unwrap();
+    for r in records(values) {
+        match r {
+            Record::Int(n) => s.record_u64(n),
+            Record::Float(v) => s.record(v).unwrap(),
         }
     }
     let exact = Exact::new(values);
@@ -391,11 +406,10 @@ fn check_exponential_bound<C: Counter, const B: usize>(
 /// exponential sketch and checks its ranks, fractions and integer ranks at the probes.
 fn check_exponential<C: Counter, const B: usize>(values: &[f64], extra: &[f64]) {
     let mut s = ExponentialSketch::<C, B>::new();
-    for (k, &v) in values.iter().enumerate() {
-        if k % 2 == 1 && v.fract() == 0.0 && v < 9e15 {
-            s.record_u64(v as u64);
-        } else {
-            s.record(v).unwrap();
+    for r in records(values) {
+        match r {
+            Record::Int(n) => s.record_u64(n),
+            Record::Float(v) => s.record(v).unwrap(),
         }
     }
     let exact = Exact::new(values);
