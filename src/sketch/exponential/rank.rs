@@ -15,9 +15,9 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// The number of values held at or below `v`, as the buckets tell it: the zero bucket
     /// and every bucket up to the one `v` falls in, with the ends exact (0 below the
     /// minimum, [`count`](Self::count) from the maximum up). NaN is an error; a value
-    /// below zero (`-inf` included) ranks 0, `+inf` ranks the count. Integer operations
-    /// only past the NaN and sign checks (the bucket from the float's bits, as
-    /// [`record`](Self::record) finds it).
+    /// below zero (`-inf` included) ranks 0, `+inf` ranks the count. The bucket is found
+    /// from the float's bits, as [`record`](Self::record) finds it; a scan of at most half
+    /// the occupied buckets, from the nearer end.
     ///
     /// # Guarantee
     ///
@@ -48,7 +48,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// for ns in [2e6, 4e6, 8e6, 16e6] {
     ///     s.record(ns).unwrap();
     /// }
-    /// assert_eq!(s.scale(), 5); // four powers of two in 160 buckets: 32 per power
+    /// assert_eq!(s.scale(), 5); // three powers of two in 160 buckets: 32 per power
     /// assert_eq!(s.rank(10e6), Ok(3));
     /// assert_eq!(s.rank(16e6), Ok(4)); // the maximum: every value
     /// assert_eq!(s.rank(1e6), Ok(0)); // below the minimum: none
