@@ -39,7 +39,8 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// sketch counts only the values it holds. `rank(v) = exact(v)` (less what was
     /// dropped) wherever `v` is below the minimum (0) or at or above the maximum (the
     /// count); `rank(0)` is the zero count (`0` and `-0.0`), once a zero was recorded. A
-    /// recorded `+inf`, held as `f64::MAX`, counts from `f64::MAX` up.
+    /// recorded `+inf` is held as `f64::MAX`, and counts as that value in `exact` (as in
+    /// [`max`](Self::max)).
     /// `tests/rank.rs` checks both sides against exact ranks.
     ///
     /// ```
