@@ -311,6 +311,45 @@ fn counters_of_every_width_and_clear() {
     fill::<u64>();
 }
 
+/// `clear` empties in place: after downscales, full counters, clamped and float records, a
+/// cleared sketch equals a new one, and after the same records again the sketch they make.
+#[test]
+fn a_cleared_sketch_equals_a_new_one_after_downscales_and_saturation() {
+    fn one<C: Counter, const B: usize>() {
+        let values: Vec<u64> = (0..3_000u64)
+            .map(|v| v % 11 * 7_919_003 + (v >> 2))
+            .collect();
+        let mut s = ExponentialSketch::<C, B>::new();
+        values.iter().for_each(|&v| s.record_u64(v));
+        s.record(f64::INFINITY).unwrap();
+        s.record(3.5e-12).unwrap();
+        let mut other = ExponentialSketch::<C, B>::new();
+        other.record_u64(1 << 50);
+        s.merge(&other);
+        assert!(s.scale() < 8 && s.clamped() == 1, "{s:?}");
+        s.clear();
+        let new = ExponentialSketch::<C, B>::new();
+        assert_eq!(s, new);
+        assert_eq!(format!("{s:?}"), format!("{new:?}"));
+        let mut fresh = new.clone();
+        for (k, &v) in values.iter().enumerate().take(500) {
+            s.record_u64(v);
+            fresh.record_u64(v);
+            assert_eq!(s, fresh, "after {k} records");
+        }
+        assert_eq!(s.quantile(0.9), fresh.quantile(0.9));
+        assert_eq!(s.rank_u64(5_000_000), fresh.rank_u64(5_000_000));
+    }
+    one::<u8, 8>(); // saturated
+    one::<u16, 16>();
+    one::<u32, 160>();
+    let mut s = ExponentialSketch::<u8, 8>::new();
+    (0..1_000).for_each(|_| s.record_u64(7));
+    assert!(s.saturated() > 0);
+    s.clear();
+    assert_eq!(s, ExponentialSketch::<u8, 8>::new());
+}
+
 /// A `static` built at compile time (all zero bytes: `.bss`) is the sketch `new` builds at
 /// run time, and answers as it does after the same records.
 #[test]

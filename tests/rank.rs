@@ -7,15 +7,17 @@
 //! the maximum up (an atomic sketch's to a part per million). `OtelMapping`'s edges are
 //! exact only up to its logarithm: there the bound is widened by four times its documented
 //! edge tolerance. Checked for every mapping's preset, for `DDSketch`, `AtomicSketch` and
-//! `Window`, at random values, at recorded values and at bin edges.
+//! `Window`, at random values, at recorded values and at bin edges; and for
+//! `ExponentialSketch` at the scale it reached (its buckets are exact: no tolerance), less
+//! what full counters dropped.
 
 use core::time::Duration;
 use proptest::prelude::*;
 
 use tailguard::clock::ManualClock;
 use tailguard::sketch::{
-    presets, AtomicSketch, BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping,
-    InvalidValue, LogMapping, OtelMapping,
+    presets, AtomicSketch, BinLayout, Counter, CubicMapping, DDSketch, ExponentialSketch,
+    IndexMapping, IntMapping, InvalidValue, LogMapping, OtelMapping,
 };
 use tailguard::window::{Window, WindowConfig};
 
@@ -217,18 +219,33 @@ fn whole_probes(probes: &[f64]) -> impl Iterator<Item = u64> + '_ {
         .map(|v| v.round() as u64)
 }
 
+/// How a value is recorded.
+enum Record {
+    Int(u64),
+    Float(f64),
+}
+
+/// The values, whole ones through the integer path every other time.
+fn records(values: &[f64]) -> impl Iterator<Item = Record> + '_ {
+    values.iter().enumerate().map(|(k, &v)| {
+        if k % 2 == 1 && v.fract() == 0.0 && v < 9e15 {
+            Record::Int(v as u64)
+        } else {
+            Record::Float(v)
+        }
+    })
+}
+
 fn check_ddsketch<M: Edges, const N: usize>(
     layout: BinLayout<M, N>,
     values: &[f64],
     extra: &[f64],
 ) {
     let mut s = DDSketch::with_layout(layout);
-    for (k, &v) in values.iter().enumerate() {
-        // Whole values through the integer path every other time.
-        if k % 2 == 1 && v.fract() == 0.0 && v < 9e15 {
-            s.record_u64(v as u64);
-        } else {
-            s.record(v).unwrap();
+    for r in records(values) {
+        match r {
+            Record::Int(n) => s.record_u64(n),
+            Record::Float(v) => s.record(v).unwrap(),
         }
     }
     let exact = Exact::new(values);
@@ -326,6 +343,115 @@ fn extra() -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec((2.0f64..12.0).prop_map(|e| 10f64.powf(e)), 0..20)
 }
 
+/// `r = rank(v)` of an exponential sketch is within its bound at the scale it reached:
+/// `exact(v) - saturated <= r <= exact(u)`, `u` the upper edge of `v`'s bucket; with
+/// nothing saturated, the ends exact too.
+fn check_exponential_bound<C: Counter, const B: usize>(
+    s: &ExponentialSketch<C, B>,
+    exact: &Exact,
+    v: f64,
+    r: u64,
+) {
+    let m = s.mapping();
+    let saturated = s.saturated();
+    let what = || format!("{s:?}, v = {v:e}, rank {r}, values {:?}", exact.0);
+    assert!(r <= s.count(), "{}", what());
+    if v < 0.0 || s.is_empty() {
+        assert_eq!(r, 0, "{}", what());
+        return;
+    }
+    if saturated == 0 {
+        let (min, max) = (exact.0[0], exact.0[exact.0.len() - 1]);
+        if v < min {
+            assert_eq!(r, 0, "below the minimum: {}", what());
+            return;
+        }
+        if v >= max {
+            assert_eq!(r, s.count(), "at or above the maximum: {}", what());
+            return;
+        }
+    }
+    // `v`'s bucket, exactly: the offset of a sketch of it alone (at the finest scale),
+    // shifted to the scale reached. (`OtelMapping::index` may miss an edge by one.)
+    let mut alone = ExponentialSketch::<u8, 2>::new();
+    alone.record(v).unwrap();
+    if v == 0.0 {
+        assert!(r <= exact.at_or_below(0.0), "{}", what());
+        return;
+    }
+    let i = alone.offset() >> (8 - s.scale());
+    let low = exact.at_or_below(v);
+    assert!(
+        low.saturating_sub(saturated) <= r,
+        "lower bound: exact {low}, {}",
+        what()
+    );
+    // `b^(i + 1)`, to the float's rounding.
+    let u = m.lower_bound(i + 1) * (1.0 + 1e-12);
+    assert!(
+        r <= exact.at_or_below(u),
+        "upper bound: exact {} at {u:e}, {}",
+        exact.at_or_below(u),
+        what()
+    );
+    let alpha = s.relative_accuracy();
+    // Subnormals share the bucket of 2^-1022, as in the SDKs: no relative width there.
+    if alpha < 1.0 && v >= f64::MIN_POSITIVE {
+        let width = (1.0 + alpha) / (1.0 - alpha) * (1.0 + 1e-9);
+        assert!(u <= v * width, "upper edge {u:e}: {}", what());
+    }
+}
+
+/// Records `values` (whole ones through the integer path every other time) into an
+/// exponential sketch and checks its ranks, fractions and integer ranks at the probes.
+fn check_exponential<C: Counter, const B: usize>(values: &[f64], extra: &[f64]) {
+    let mut s = ExponentialSketch::<C, B>::new();
+    for r in records(values) {
+        match r {
+            Record::Int(n) => s.record_u64(n),
+            Record::Float(v) => s.record(v).unwrap(),
+        }
+    }
+    let exact = Exact::new(values);
+    assert_eq!(s.count() + s.saturated(), exact.count());
+    let probes = probes(&s.mapping(), values, extra);
+    for &v in &probes {
+        match s.rank(v) {
+            Ok(r) => {
+                check_exponential_bound(&s, &exact, v, r);
+                let share = s.fraction_at_or_below(v).unwrap();
+                assert_eq!(share, (!s.is_empty()).then(|| r as f64 / s.count() as f64));
+            }
+            Err(InvalidValue) => assert!(v.is_nan()),
+        }
+    }
+    for n in whole_probes(&probes) {
+        assert_eq!(s.rank_u64(n), s.rank(n as f64).unwrap(), "{n}");
+    }
+}
+
+/// Values for the exponential sketch: the latencies above, data spanning up to thirty
+/// decades (so that it downscales far), and powers of two and their neighbours (edges at
+/// every scale).
+fn exponential_value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => value(),
+        2 => (-10.0f64..20.0).prop_map(|e| 10f64.powf(e)),
+        2 => (-20i32..60, -1i32..=1).prop_map(|(k, d)| {
+            let p = 2f64.powi(k);
+            match d {
+                -1 => p.next_down(),
+                0 => p,
+                _ => p.next_up(),
+            }
+        }),
+    ]
+}
+
+fn exponential_values() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(exponential_value(), 0..100)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
 
@@ -349,6 +475,31 @@ proptest! {
     fn window_ranks_are_within_the_bound(values in values(), extra in extra()) {
         check_window(presets::CUBIC_LATENCY_LAYOUT, &values, &extra);
         check_window(presets::MCU_LATENCY_LAYOUT, &values, &extra);
+    }
+
+    #[test]
+    fn exponential_ranks_are_within_the_bound(values in exponential_values(), extra in extra()) {
+        check_exponential::<u32, 160>(&values, &extra);
+        check_exponential::<u16, 64>(&values, &extra);
+        check_exponential::<u16, 8>(&values, &extra);
+        check_exponential::<u32, 2>(&values, &extra);
+    }
+
+    /// Full `u8` counters drop values (by records and by downscales that merge buckets):
+    /// the ranks count what is held, within the saturated values of the exact ranks.
+    #[test]
+    fn saturated_exponential_ranks_are_within_the_bound(
+        values in prop::collection::vec((exponential_value(), 1usize..200), 1..8),
+        extra in extra(),
+    ) {
+        // 300 of one value: its bucket's counter is full whatever the others do.
+        let values: Vec<f64> = values
+            .iter()
+            .flat_map(|&(v, n)| std::iter::repeat_n(v, n))
+            .chain(std::iter::repeat_n(1e6, 300))
+            .collect();
+        check_exponential::<u8, 16>(&values, &extra);
+        check_exponential::<u8, 4>(&values, &extra);
     }
 }
 
@@ -632,4 +783,77 @@ fn ends_kept_to_a_part_per_million_never_count_across_a_bin_edge() {
     one(presets::LOG_LATENCY_LAYOUT);
     one(presets::CUBIC_LATENCY_LAYOUT);
     one(presets::INT_LATENCY_LAYOUT);
+}
+
+/// The exponential sketch's ends, zeros, signs and empty state, as the others'.
+#[test]
+fn exponential_ranks_at_the_ends_zeros_and_when_empty() {
+    let empty = ExponentialSketch::<u16, 64>::new();
+    for v in [0.0, 1.0, 1e6, f64::INFINITY, -1.0] {
+        assert_eq!(empty.rank(v), Ok(0));
+        assert_eq!(empty.fraction_at_or_below(v), Ok(None));
+    }
+    assert_eq!(empty.rank(f64::NAN), Err(InvalidValue));
+    assert_eq!(empty.rank_u64(5), 0);
+    assert_eq!(
+        empty.fraction_at_or_below_duration(Duration::from_millis(1)),
+        None
+    );
+    let mut s = ExponentialSketch::<u32, 160>::new();
+    for v in [0.0, 0.0, -0.0, 2e6, 3e6, 7e6] {
+        s.record(v).unwrap();
+    }
+    s.record_u64(0);
+    assert_eq!(s.rank(f64::NAN), Err(InvalidValue));
+    assert_eq!(s.fraction_at_or_below(f64::NAN), Err(InvalidValue));
+    for v in [-1.0, -1e-300, f64::NEG_INFINITY] {
+        assert_eq!(s.rank(v), Ok(0), "{v}");
+    }
+    assert_eq!(
+        (s.rank(0.0), s.rank(-0.0), s.rank_u64(0)),
+        (Ok(4), Ok(4), 4)
+    );
+    assert_eq!(s.rank(1.0), Ok(4)); // below the lowest bucket: the zero bucket
+    assert_eq!(s.rank(2e6), Ok(5));
+    // The minimum is 0: below 2e6, in its bucket, the buckets cannot tell.
+    assert_eq!(s.rank(2e6_f64.next_down()), Ok(5));
+    assert_eq!(
+        s.rank(7e6_f64.next_down()),
+        Ok(7),
+        "in the maximum's bucket: it cannot tell"
+    );
+    assert_eq!(s.rank(7e6), Ok(7));
+    assert_eq!(s.rank(f64::INFINITY), Ok(7));
+    assert_eq!(s.rank_u64(u64::MAX), 7);
+    assert_eq!(s.rank_duration(Duration::from_millis(5)), 6);
+    // No zero recorded: zero and what lies below the minimum rank 0.
+    let mut t = ExponentialSketch::<u16, 16>::new();
+    t.record_u64(2_000_000);
+    t.record_u64(3_000_000);
+    assert_eq!(
+        (t.rank(0.0), t.rank_u64(0), t.rank_u64(1_999_999)),
+        (Ok(0), 0, 0)
+    );
+    assert_eq!(t.rank_u64(2_000_000), 1);
+    // A recorded +inf is held as f64::MAX: counted from there up.
+    t.record(f64::INFINITY).unwrap();
+    assert_eq!(t.clamped(), 1);
+    assert_eq!((t.rank(f64::MAX), t.rank(f64::INFINITY)), (Ok(3), Ok(3)));
+}
+
+/// Downscaled far (a few buckets over many decades), a rank counts whole buckets: every
+/// value of the bucket `v` is in, none of those above.
+#[test]
+fn exponential_ranks_count_whole_buckets_after_downscales() {
+    let mut s = ExponentialSketch::<u16, 4>::new();
+    let values: Vec<u64> = (0..12).map(|e| 10u64.pow(e)).collect();
+    values.iter().for_each(|&v| s.record_u64(v));
+    assert!(s.scale() < 0, "{s:?}");
+    let m = s.mapping();
+    for &v in &values[1..values.len() - 1] {
+        let i = m.index(v as f64);
+        let (lo, hi) = (m.lower_bound(i), m.lower_bound(i + 1));
+        let in_or_below = values.iter().filter(|&&w| (w as f64) <= hi).count() as u64;
+        assert_eq!(s.rank_u64(v), in_or_below, "{v} in ({lo:e}, {hi:e}]");
+    }
 }

@@ -1,9 +1,9 @@
-//! A sketch's bins as Prometheus's native-histogram buckets: the [`Schema`] (the scale,
+//! A sketch's bins (`(OpenTelemetry index, count)`, ascending) as Prometheus's native-histogram buckets: the [`Schema`] (the scale,
 //! downscaled to at most 8), the [`Buckets`] (downscaled, their indices shifted by one),
 //! and the [`Spans`] and [`dense`] counts the protobuf message and the text format write.
 
 use super::EncodeError;
-use crate::sketch::{Bin, DDSketch, OtelMapping};
+use crate::sketch::OtelMapping;
 use core::iter::{self, Peekable};
 
 /// Prometheus's finest schema: 256 buckets per power of two.
@@ -35,28 +35,15 @@ impl Schema {
     }
 }
 
-/// The zero bucket's threshold: the float just below the sketch's range, whose zero
-/// bin holds zeros and every value below [`min_trackable`](DDSketch::min_trackable)
-/// (Prometheus's zero bucket is `[-t, t]`). Never 0: Prometheus stores a histogram whose
-/// threshold is 0 and which has no buckets as a classic one.
-pub(crate) fn zero_threshold<const N: usize>(sketch: &DDSketch<OtelMapping, N>) -> f64 {
-    let t = sketch.min_trackable().next_down();
-    if t > 0.0 {
-        t
-    } else {
-        f64::MIN_POSITIVE
-    }
-}
-
 /// The non-empty buckets, ascending: `(Prometheus index, count)`. OpenTelemetry's bucket
 /// `i` is `(b^i, b^(i+1)]`, Prometheus's `(b^(i-1), b^i]`: the index is the
 /// (downscaled) OpenTelemetry index plus one.
-pub(crate) struct Buckets<I: Iterator<Item = Bin>> {
+pub(crate) struct Buckets<I: Iterator<Item = (i32, u64)>> {
     bins: Peekable<I>,
     shift: u32,
 }
 
-impl<I: Iterator<Item = Bin>> Buckets<I> {
+impl<I: Iterator<Item = (i32, u64)>> Buckets<I> {
     pub(crate) fn new(bins: I, schema: Schema) -> Self {
         Buckets {
             bins: bins.peekable(),
@@ -65,21 +52,20 @@ impl<I: Iterator<Item = Bin>> Buckets<I> {
     }
 }
 
-impl<I: Iterator<Item = Bin>> Iterator for Buckets<I> {
+impl<I: Iterator<Item = (i32, u64)>> Iterator for Buckets<I> {
     type Item = (i32, u64);
 
     fn next(&mut self) -> Option<(i32, u64)> {
-        let first = self.bins.next()?;
+        let (first, mut count) = self.bins.next()?;
         // Exact downscaling: 2^shift consecutive bins make one bucket (an arithmetic
         // shift floors, negative indices included).
-        let index = first.index.wrapping_shr(self.shift);
+        let index = first.wrapping_shr(self.shift);
         let shift = self.shift;
-        let mut count = u64::from(first.count);
-        while let Some(bin) = self
+        while let Some((_, n)) = self
             .bins
-            .next_if(|bin| bin.index.wrapping_shr(shift) == index)
+            .next_if(|&(bin, _)| bin.wrapping_shr(shift) == index)
         {
-            count = count.saturating_add(u64::from(bin.count));
+            count = count.saturating_add(n);
         }
         // OpenTelemetry's indices of finite floats are far from i32::MAX.
         Some((index.saturating_add(1), count))
@@ -89,12 +75,12 @@ impl<I: Iterator<Item = Bin>> Iterator for Buckets<I> {
 /// The spans of the buckets: `(offset, length)`, the first offset the first bucket's
 /// index, each next one the number of empty buckets since the previous span. A gap of
 /// at most [`MAX_GAP`] empty buckets does not end a span.
-pub(crate) struct Spans<I: Iterator<Item = Bin>> {
+pub(crate) struct Spans<I: Iterator<Item = (i32, u64)>> {
     buckets: Peekable<Buckets<I>>,
     last: Option<i32>,
 }
 
-impl<I: Iterator<Item = Bin>> Spans<I> {
+impl<I: Iterator<Item = (i32, u64)>> Spans<I> {
     pub(crate) fn new(bins: I, schema: Schema) -> Self {
         Spans {
             buckets: Buckets::new(bins, schema).peekable(),
@@ -108,7 +94,7 @@ fn gap(from: i32, to: i32) -> i64 {
     i64::from(to).wrapping_sub(i64::from(from)).wrapping_sub(1)
 }
 
-impl<I: Iterator<Item = Bin>> Iterator for Spans<I> {
+impl<I: Iterator<Item = (i32, u64)>> Iterator for Spans<I> {
     type Item = (i32, u32);
 
     fn next(&mut self) -> Option<(i32, u32)> {
@@ -136,7 +122,10 @@ impl<I: Iterator<Item = Bin>> Iterator for Spans<I> {
 
 /// The counts of the spans' buckets, ascending: each non-empty bucket's, and a 0 for
 /// each empty bucket inside a span.
-pub(crate) fn dense<I: Iterator<Item = Bin>>(bins: I, schema: Schema) -> impl Iterator<Item = u64> {
+pub(crate) fn dense<I: Iterator<Item = (i32, u64)>>(
+    bins: I,
+    schema: Schema,
+) -> impl Iterator<Item = u64> {
     let mut last: Option<i32> = None;
     Buckets::new(bins, schema).flat_map(move |(index, count)| {
         let zeros = match last {
@@ -150,13 +139,14 @@ pub(crate) fn dense<I: Iterator<Item = Bin>>(bins: I, schema: Schema) -> impl It
 
 /// The deltas Prometheus's spans carry: the first count, then each count minus the one
 /// before it.
-pub(crate) fn deltas<I: Iterator<Item = Bin>>(
+pub(crate) fn deltas<I: Iterator<Item = (i32, u64)>>(
     bins: I,
     schema: Schema,
 ) -> impl Iterator<Item = i64> {
     let mut prev: i64 = 0;
     dense(bins, schema).map(move |count| {
-        // A bucket holds at most N * u32::MAX values: far below i64::MAX.
+        // A count above i64::MAX (a sketch of u64 counters could hold one) is written
+        // as i64::MAX.
         let count = i64::try_from(count).unwrap_or(i64::MAX);
         let delta = count.wrapping_sub(prev);
         prev = count;
@@ -169,8 +159,10 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
-    fn bins(pairs: &[(i32, u32)]) -> impl Iterator<Item = Bin> + '_ {
-        pairs.iter().map(|&(index, count)| Bin { index, count })
+    fn bins(pairs: &[(i32, u32)]) -> impl Iterator<Item = (i32, u64)> + '_ {
+        pairs
+            .iter()
+            .map(|&(index, count)| (index, u64::from(count)))
     }
 
     const SAME: Schema = Schema {

@@ -1,7 +1,7 @@
 //! Which exposition a scrape asked for: [`Format`], from its `Accept` header.
 
+use super::NativeHistogram;
 use super::{encode_metric_family, encode_text, metric_family_len, text_len, EncodeError};
-use crate::sketch::{DDSketch, OtelMapping};
 
 /// The `Content-Type` of [`Format::Protobuf`].
 const PROTOBUF: &str =
@@ -85,11 +85,11 @@ impl Format {
 
     /// The length of what [`encode`](Self::encode) writes ([`metric_family_len`] or
     /// [`text_len`]).
-    pub fn encoded_len<const N: usize>(
+    pub fn encoded_len<S: NativeHistogram>(
         self,
         name: &str,
         help: &str,
-        sketch: &DDSketch<OtelMapping, N>,
+        sketch: &S,
         labels: &[(&str, &str)],
     ) -> Result<usize, EncodeError> {
         match self {
@@ -99,11 +99,11 @@ impl Format {
     }
 
     /// Writes `sketch` in this format ([`encode_metric_family`] or [`encode_text`]).
-    pub fn encode<const N: usize>(
+    pub fn encode<S: NativeHistogram>(
         self,
         name: &str,
         help: &str,
-        sketch: &DDSketch<OtelMapping, N>,
+        sketch: &S,
         labels: &[(&str, &str)],
         buf: &mut [u8],
     ) -> Result<usize, EncodeError> {

@@ -30,18 +30,25 @@
 //!
 //! # From bins to buckets
 //!
-//! Only sketches of [`OtelMapping`](crate::sketch::OtelMapping) are written, and that
-//! is checked by the types: the encoders take `DDSketch<OtelMapping, N>`, so a
-//! DataDog-mapped sketch (`LogMapping`, `CubicMapping`, `IntMapping`) does not compile.
-//! Its bins are not Prometheus's buckets; re-binning would spread a bin over two or
-//! more buckets, inventing where its values were. Record into an `OtelMapping` sketch
-//! ([`presets::otel_latency`](crate::sketch::presets::otel_latency)) instead.
+//! Only sketches of OpenTelemetry buckets are written, and that is checked by the types:
+//! the encoders take a [`NativeHistogram`], which is
+//! [`DDSketch<OtelMapping, N>`](crate::sketch::DDSketch) or
+//! [`ExponentialSketch<C, B>`](crate::sketch::ExponentialSketch) (any counter, any size),
+//! so a DataDog-mapped sketch (`LogMapping`, `CubicMapping`, `IntMapping`) does not
+//! compile. Its bins are not Prometheus's buckets; re-binning would spread a bin over two
+//! or more buckets, inventing where its values were. Record into an `OtelMapping` sketch
+//! ([`presets::otel_latency`](crate::sketch::presets::otel_latency)) or an
+//! `ExponentialSketch` ([`presets::OtelAuto`](crate::sketch::presets::OtelAuto)) instead.
 //!
 //! * **Schema.** Prometheus's schema is OpenTelemetry's scale, for scales `-4..=8`.
 //!   A finer sketch (scale `s` up to 20) is downscaled exactly to schema 8: bin `i` is in
 //!   the schema-8 bucket `i >> (s - 8)`, and the `2^(s - 8)` bins of a bucket add up. A
 //!   sketch coarser than `-4` is refused ([`EncodeError::ScaleTooCoarse`]): its buckets
-//!   straddle Prometheus's.
+//!   straddle Prometheus's. An `ExponentialSketch` is written at the scale it has
+//!   reached (at most 8: schema = scale), so successive scrapes of one that downscaled
+//!   change schema, which Prometheus handles as client_golang's own downscaling; once it
+//!   is coarser than `-4` (its values span more than about `16 * B` powers of two: only
+//!   a small `B`, the floats spanning 2,098) it is refused.
 //! * **Indices.** OpenTelemetry's bucket `i` is `(b^i, b^(i+1)]`, Prometheus's bucket
 //!   `i` is `(b^(i-1), b^i]`: the same bucket has the index one higher in Prometheus.
 //!   The encoders add the one (after downscaling).
@@ -50,11 +57,18 @@
 //!   `sint64` deltas (the first count, then each count minus the one before). A run of
 //!   one or two empty buckets stays inside a span as zero counts (a new span costs more
 //!   bytes), as client_golang writes them; three or more start a new span.
-//! * **Zero bucket.** The sketch's zero bin (zeros, and every value below
+//! * **Zero bucket.** A `DDSketch`'s zero bin (zeros, and every value below
 //!   [`min_trackable`](crate::sketch::DDSketch::min_trackable)) is the zero count; the
 //!   threshold is the float just below `min_trackable`, always above 0 (Prometheus
 //!   stores an empty histogram whose threshold is 0 as a classic one). Values the sketch
-//!   clamped into its top bin are in the top bucket, as the sketch holds them.
+//!   clamped into its top bin are in the top bucket, as the sketch holds them. An
+//!   `ExponentialSketch`'s zero count (`0` and `-0.0`) is the zero count, under a
+//!   threshold of `2^-1024` at every scale: above 0, and at or below the lower edge of
+//!   the lowest bucket it can have at any schema (that of `2^-1022`, `(2^-1024, 2^-1008]`
+//!   at schema -4), so Prometheus never folds a bucket into the zero bucket nor widens
+//!   the threshold, and one threshold serves a sketch whatever scale it reaches. Only the
+//!   subnormals, which it holds in the bucket of `2^-1022` as the SDKs do, lie at or
+//!   below it.
 //! * **Count and sum** are the sketch's (the sum exact). No negative buckets: tailguard
 //!   records no negative values. Min and max have no field in Prometheus's histogram.
 //! * **Units** are the sketch's: a latency preset holds nanoseconds, so name the metric
@@ -92,11 +106,12 @@
 //! no HTTP dependency for it.
 
 // One concept per file: `message` (the field numbers), `buckets` (bins as Prometheus's
-// buckets: schema, downscaling, spans, deltas), `names`, `protobuf`, `text`, `format`,
+// buckets: schema, downscaling, spans, deltas), `kind` (the sketches written), `names`, `protobuf`, `text`, `format`,
 // `error`.
 mod buckets;
 mod error;
 mod format;
+mod kind;
 mod message;
 mod names;
 mod protobuf;
@@ -106,5 +121,6 @@ mod text;
 
 pub use error::EncodeError;
 pub use format::Format;
+pub use kind::NativeHistogram;
 pub use protobuf::{encode_metric_family, metric_family_len};
 pub use text::{encode_text, text_len};

@@ -1,14 +1,14 @@
 //! The protobuf exposition: [`encode_metric_family`] and [`metric_family_len`], both from
 //! one [`Layout`].
 
-use super::buckets::{deltas, zero_threshold, Schema, Spans};
+use super::buckets::{deltas, Schema, Spans};
+use super::kind::NativeHistogram;
 use super::message::{
     FAMILY_HELP, FAMILY_METRIC, FAMILY_NAME, FAMILY_TYPE, LABEL_NAME, LABEL_VALUE,
     METRIC_HISTOGRAM, METRIC_LABEL, POSITIVE_DELTA, POSITIVE_SPAN, SAMPLE_COUNT, SAMPLE_SUM,
     SCHEMA, SPAN_LENGTH, SPAN_OFFSET, TYPE_HISTOGRAM, ZERO_COUNT, ZERO_THRESHOLD,
 };
 use super::{names, EncodeError};
-use crate::sketch::{DDSketch, OtelMapping};
 use crate::wire::FIXED64_FIELD_LEN;
 use crate::wire::{len_field_len, sint32_field_len, varint_field_len, varint_len, Writer};
 
@@ -37,24 +37,24 @@ struct Layout {
 }
 
 impl Layout {
-    fn of<const N: usize>(
+    fn of<S: NativeHistogram>(
         name: &str,
         help: &str,
-        sketch: &DDSketch<OtelMapping, N>,
+        sketch: &S,
         labels: &[(&str, &str)],
     ) -> Result<Layout, EncodeError> {
         names::check(name, labels)?;
-        let schema = Schema::of(sketch.mapping())?;
-        let deltas_len = deltas(sketch.bins(), schema)
+        let schema = Schema::of(&sketch.buckets_mapping())?;
+        let deltas_len = deltas(sketch.buckets(), schema)
             .fold(0usize, |len, d| len.saturating_add(varint_len(zigzag64(d))));
-        let spans_len = Spans::new(sketch.bins(), schema).fold(0usize, |len, (offset, n)| {
+        let spans_len = Spans::new(sketch.buckets(), schema).fold(0usize, |len, (offset, n)| {
             len.saturating_add(len_field_len(span_len(offset, n)))
         });
-        let mut histogram_len = varint_field_len(sketch.count())
+        let mut histogram_len = varint_field_len(sketch.sample_count())
             .saturating_add(FIXED64_FIELD_LEN) // sum
             .saturating_add(sint32_field_len(schema.schema))
             .saturating_add(FIXED64_FIELD_LEN) // zero threshold
-            .saturating_add(varint_field_len(u64::from(sketch.zero_count())))
+            .saturating_add(varint_field_len(sketch.zeros()))
             .saturating_add(spans_len);
         if deltas_len > 0 {
             histogram_len = histogram_len.saturating_add(len_field_len(deltas_len));
@@ -97,10 +97,10 @@ impl Layout {
 /// let mut buf = vec![0u8; len];
 /// assert_eq!(encode_metric_family("rpc_latency_ns", "RPC latency", &s, &[("route", "/a")], &mut buf), Ok(len));
 /// ```
-pub fn metric_family_len<const N: usize>(
+pub fn metric_family_len<S: NativeHistogram>(
     name: &str,
     help: &str,
-    sketch: &DDSketch<OtelMapping, N>,
+    sketch: &S,
     labels: &[(&str, &str)],
 ) -> Result<usize, EncodeError> {
     Ok(Layout::of(name, help, sketch, labels)?.total_len())
@@ -116,8 +116,22 @@ pub fn metric_family_len<const N: usize>(
 /// [module docs](crate::prometheus) for how bins become buckets. The message has no
 /// timestamp: Prometheus stamps a scrape itself.
 ///
-/// A snapshot of a [`Window`](crate::window::Window) (or of a hedger's window) of
-/// OpenTelemetry buckets is a `DDSketch<OtelMapping, N>` and encodes the same way.
+/// `sketch` is a [`NativeHistogram`]: a `DDSketch<OtelMapping, N>` (a snapshot of a
+/// [`Window`](crate::window::Window), or of a hedger's window, of OpenTelemetry buckets is
+/// one) or an [`ExponentialSketch`](crate::sketch::ExponentialSketch) at the scale it
+/// reached.
+///
+/// ```
+/// use tailguard::prometheus::encode_metric_family;
+/// use tailguard::sketch::ExponentialSketch;
+///
+/// let mut s = ExponentialSketch::<u16, 64>::new();
+/// (1..=1_000u64).for_each(|ms| s.record_u64(ms * 1_000_000)); // 1 ms to 1 s
+/// assert_eq!(s.scale(), 2); // ten powers of two in 64 buckets: schema 2
+/// let mut buf = [0u8; 512];
+/// let len = encode_metric_family("rpc_latency_ns", "", &s, &[], &mut buf).unwrap();
+/// assert!(len > 0);
+/// ```
 ///
 /// ```
 /// use tailguard::prometheus::encode_metric_family;
@@ -139,10 +153,10 @@ pub fn metric_family_len<const N: usize>(
 /// let s = presets::cubic_latency();
 /// let _ = encode_metric_family("rpc_latency_ns", "", &s, &[], &mut [0u8; 256]);
 /// ```
-pub fn encode_metric_family<const N: usize>(
+pub fn encode_metric_family<S: NativeHistogram>(
     name: &str,
     help: &str,
-    sketch: &DDSketch<OtelMapping, N>,
+    sketch: &S,
     labels: &[(&str, &str)],
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
@@ -171,19 +185,19 @@ pub fn encode_metric_family<const N: usize>(
     w.len_prefix(METRIC_HISTOGRAM, layout.histogram_len);
     // Every field written, zeros included: the message is proto2, where a field present
     // with its default is not a field absent.
-    w.varint_field(SAMPLE_COUNT, sketch.count());
-    w.double_field(SAMPLE_SUM, sketch.sum());
+    w.varint_field(SAMPLE_COUNT, sketch.sample_count());
+    w.double_field(SAMPLE_SUM, sketch.sample_sum());
     w.sint32_field(SCHEMA, layout.schema.schema);
-    w.double_field(ZERO_THRESHOLD, zero_threshold(sketch));
-    w.varint_field(ZERO_COUNT, u64::from(sketch.zero_count()));
-    for (offset, len) in Spans::new(sketch.bins(), layout.schema) {
+    w.double_field(ZERO_THRESHOLD, sketch.zero_threshold());
+    w.varint_field(ZERO_COUNT, sketch.zeros());
+    for (offset, len) in Spans::new(sketch.buckets(), layout.schema) {
         w.len_prefix(POSITIVE_SPAN, span_len(offset, len));
         w.sint32_field(SPAN_OFFSET, offset);
         w.varint_field(SPAN_LENGTH, u64::from(len));
     }
     if layout.deltas_len > 0 {
         w.len_prefix(POSITIVE_DELTA, layout.deltas_len);
-        for delta in deltas(sketch.bins(), layout.schema) {
+        for delta in deltas(sketch.buckets(), layout.schema) {
             w.varint(zigzag64(delta));
         }
     }
@@ -194,7 +208,7 @@ pub fn encode_metric_family<const N: usize>(
 mod tests {
     use super::*;
     use crate::prometheus::test_decode::{family, Family};
-    use crate::sketch::{presets, IndexMapping};
+    use crate::sketch::{presets, DDSketch, IndexMapping, OtelMapping};
     use crate::wire::test_msg::Msg;
     use std::vec;
     use std::vec::Vec;

@@ -1,9 +1,10 @@
 //! The text exposition (version 0.0.4), for a scrape that does not ask for protobuf:
 //! [`encode_text`] and [`text_len`], a classic histogram of the same buckets.
 
-use super::buckets::{zero_threshold, Buckets, Schema};
+use super::buckets::{Buckets, Schema};
+use super::kind::NativeHistogram;
 use super::{names, EncodeError};
-use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
+use crate::sketch::{IndexMapping, OtelMapping};
 use core::fmt::{self, Write};
 
 /// Text into a caller's buffer that never fails: past the end it writes nothing but
@@ -84,11 +85,11 @@ impl Text<'_> {
         self.write_str("} ")
     }
 
-    fn family<const N: usize>(
+    fn family<S: NativeHistogram>(
         &mut self,
         name: &str,
         help: &str,
-        sketch: &DDSketch<OtelMapping, N>,
+        sketch: &S,
         labels: &[(&str, &str)],
         schema: Schema,
     ) -> fmt::Result {
@@ -98,39 +99,39 @@ impl Text<'_> {
             self.write_char('\n')?;
         }
         writeln!(self, "# TYPE {name} histogram")?;
-        let mut cumulative = u64::from(sketch.zero_count());
+        let mut cumulative = sketch.zeros();
         if cumulative > 0 {
-            self.series(name, "_bucket", labels, Some(zero_threshold(sketch)))?;
+            self.series(name, "_bucket", labels, Some(sketch.zero_threshold()))?;
             writeln!(self, "{cumulative}")?;
         }
         // Prometheus's bucket j is (b^(j-1), b^j]: its upper edge is OpenTelemetry's
         // lower edge of bucket j at the schema.
         // The schema is in -4..=8 (`Schema::of`): a valid scale.
-        let edges = OtelMapping::with_scale(schema.schema).unwrap_or(*sketch.mapping());
-        for (index, count) in Buckets::new(sketch.bins(), schema) {
+        let edges = OtelMapping::with_scale(schema.schema).unwrap_or(sketch.buckets_mapping());
+        for (index, count) in Buckets::new(sketch.buckets(), schema) {
             cumulative = cumulative.saturating_add(count);
             self.series(name, "_bucket", labels, Some(edges.lower_bound(index)))?;
             writeln!(self, "{cumulative}")?;
         }
         self.series(name, "_bucket", labels, Some(f64::INFINITY))?;
-        writeln!(self, "{}", sketch.count())?;
+        writeln!(self, "{}", sketch.sample_count())?;
         self.series(name, "_sum", labels, None)?;
-        self.float(sketch.sum())?;
+        self.float(sketch.sample_sum())?;
         self.write_char('\n')?;
         self.series(name, "_count", labels, None)?;
-        writeln!(self, "{}", sketch.count())
+        writeln!(self, "{}", sketch.sample_count())
     }
 }
 
-fn write<const N: usize>(
+fn write<S: NativeHistogram>(
     name: &str,
     help: &str,
-    sketch: &DDSketch<OtelMapping, N>,
+    sketch: &S,
     labels: &[(&str, &str)],
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
     names::check(name, labels)?;
-    let schema = Schema::of(sketch.mapping())?;
+    let schema = Schema::of(&sketch.buckets_mapping())?;
     let mut text = Text { buf, pos: 0 };
     // `Text` never fails, and neither do the integer and float formatters.
     let _ = text.family(name, help, sketch, labels, schema);
@@ -139,10 +140,10 @@ fn write<const N: usize>(
 
 /// The length of what [`encode_text`] writes, or why it would fail (other than for the
 /// buffer).
-pub fn text_len<const N: usize>(
+pub fn text_len<S: NativeHistogram>(
     name: &str,
     help: &str,
-    sketch: &DDSketch<OtelMapping, N>,
+    sketch: &S,
     labels: &[(&str, &str)],
 ) -> Result<usize, EncodeError> {
     write(name, help, sketch, labels, &mut [])
@@ -177,10 +178,10 @@ pub fn text_len<const N: usize>(
 ///      m_count{a=\"x\"} 2\n"
 /// );
 /// ```
-pub fn encode_text<const N: usize>(
+pub fn encode_text<S: NativeHistogram>(
     name: &str,
     help: &str,
-    sketch: &DDSketch<OtelMapping, N>,
+    sketch: &S,
     labels: &[(&str, &str)],
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
@@ -194,6 +195,8 @@ pub fn encode_text<const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prometheus::kind::sealed::Sealed;
+    use crate::sketch::DDSketch;
     use std::string::String;
     use std::vec;
 
@@ -218,7 +221,7 @@ mod tests {
         s.record(4.0).unwrap();
         s.record(60.0).unwrap(); // (16, 64]: j = 3
         let t = text("m", "a\\b\nc", &s, &[("k", "q\"\\\n")]);
-        let zt = zero_threshold(&s);
+        let zt = s.zero_threshold();
         let want = std::format!(
             "# HELP m a\\\\b\\nc\n# TYPE m histogram\n\
              m_bucket{{k=\"q\\\"\\\\\\n\",le=\"{zt}\"}} 1\n\

@@ -15,6 +15,7 @@ use super::error::InvalidValue;
 use super::layout::{BinLayout, Slot};
 use super::mapping::IndexMapping;
 use super::scan::{bin_sum, SCAN_CHUNK};
+use super::stats::{FloatStats, IntStats};
 
 /// Which counters hold the values a rank query counts, before the ends are applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +148,38 @@ pub(crate) fn u64_below(v: u64, x: f64) -> bool {
         (m >> s).wrapping_add(u64::from(below != 0)) // m >> s < 2^53: cannot wrap
     };
     v < ceil
+}
+
+/// Where `v` (not negative) lies against a sketch's exact min and max (`None` if empty).
+#[inline]
+pub(super) fn ends_f64(v: f64, extremes: Option<(f64, f64)>) -> Ends {
+    match extremes {
+        Some((min, max)) => Ends {
+            below_every: v < min,
+            at_or_above_every: v >= max,
+        },
+        None => Ends::EMPTY,
+    }
+}
+
+/// [`ends_f64`] of an integer against a sketch's exact statistics of floats and integers,
+/// with integer operations only: the float min and max are compared through their bits.
+pub(super) fn ends_u64(v: u64, f: &FloatStats, i: &IntStats) -> Ends {
+    // A part with no values says nothing (an empty float part's min and max are +inf
+    // and -inf, which `u64_below` takes as they are).
+    let ints = if i.min <= i.max {
+        Ends {
+            below_every: v < i.min,
+            at_or_above_every: v >= i.max,
+        }
+    } else {
+        Ends::EMPTY
+    };
+    let floats = Ends {
+        below_every: u64_below(v, f.min),
+        at_or_above_every: !u64_below(v, f.max),
+    };
+    ints.and(floats)
 }
 
 /// The share `rank / count`, or `None` for no values.

@@ -5,7 +5,7 @@
 use core::time::Duration;
 
 use super::DDSketch;
-use crate::sketch::cdf::{fraction, sum_of_bins, u64_below, Cut, Ends};
+use crate::sketch::cdf::{ends_f64, ends_u64, fraction, sum_of_bins, Cut, Ends};
 use crate::sketch::error::InvalidValue;
 use crate::sketch::mapping::IndexMapping;
 
@@ -62,7 +62,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     pub fn rank(&self, v: f64) -> Result<u64, InvalidValue> {
         let cut = Cut::of_f64(&self.layout(), v)?;
-        Ok(self.rank_of(cut, || self.ends_f64(v)))
+        Ok(self.rank_of(cut, || ends_f64(v, self.min().zip(self.max()))))
     }
 
     /// [`rank`](Self::rank) of an integer value (nanoseconds, say), which never fails.
@@ -80,7 +80,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     pub fn rank_u64(&self, v: u64) -> u64 {
         let cut = Cut::of_u64(&self.layout(), v);
-        self.rank_of(cut, || self.ends_u64(v))
+        self.rank_of(cut, || ends_u64(v, &self.float_stats, &self.int_stats))
     }
 
     /// [`rank_u64`](Self::rank_u64) of a duration as whole nanoseconds (saturating at
@@ -162,37 +162,5 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 }
             }
         }
-    }
-
-    /// Where `v` (not negative) lies against the exact min and max.
-    fn ends_f64(&self, v: f64) -> Ends {
-        match self.min().zip(self.max()) {
-            Some((min, max)) => Ends {
-                below_every: v < min,
-                at_or_above_every: v >= max,
-            },
-            None => Ends::EMPTY,
-        }
-    }
-
-    /// [`ends_f64`](Self::ends_f64) of an integer, with integer operations only: the float
-    /// min and max are compared through their bits.
-    fn ends_u64(&self, v: u64) -> Ends {
-        let (f, i) = (&self.float_stats, &self.int_stats);
-        // A part with no values says nothing (an empty float part's min and max are +inf
-        // and -inf, which `u64_below` takes as they are).
-        let ints = if i.min <= i.max {
-            Ends {
-                below_every: v < i.min,
-                at_or_above_every: v >= i.max,
-            }
-        } else {
-            Ends::EMPTY
-        };
-        let floats = Ends {
-            below_every: u64_below(v, f.min),
-            at_or_above_every: !u64_below(v, f.max),
-        };
-        ints.and(floats)
     }
 }

@@ -45,12 +45,13 @@
 //! One idea per file: `index` (the table, the exact index, the mapping of a scale),
 //! `downscale` (the SDKs' rule for the change of scale, and the collapse of the ring in
 //! place), `loss` (how values a collapse or merge drops are valued), `counter` (the
-//! counter widths), `sketch` (the sketch).
+//! counter widths), `sketch` (the sketch), `rank` (its rank queries).
 
 mod counter;
 mod downscale;
 mod index;
 mod loss;
+mod rank;
 mod sketch;
 
 pub use counter::Counter;

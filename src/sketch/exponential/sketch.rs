@@ -140,18 +140,8 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             zero_count: 0,
             clamped: 0,
             saturated: 0,
-            // Zero bytes; reset to the empty statistics by the first value (`begin`).
-            float_stats: FloatStats {
-                min: 0.0,
-                max: 0.0,
-                sum: 0.0,
-            },
-            int_stats: IntStats {
-                min: 0,
-                max: 0,
-                sum_lo: 0,
-                sum_hi: 0,
-            },
+            float_stats: ZERO_FLOAT_STATS,
+            int_stats: ZERO_INT_STATS,
         }
     }
 
@@ -458,7 +448,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// The counts of the buckets `start..=end`, from the lowest, with their offset from
     /// `start` (none if no bucket is occupied).
-    fn ring_counts(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
+    pub(super) fn ring_counts(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
         let span = if self.occupied {
             i64::from(self.end)
                 .wrapping_sub(i64::from(self.start))
@@ -475,6 +465,21 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
                 .map_or(0, |c| c.get());
             (k, n)
         })
+    }
+
+    /// The lowest and highest occupied buckets at the current scale, if any.
+    pub(super) fn span(&self) -> Option<(i32, i32)> {
+        self.occupied.then_some((self.start, self.end))
+    }
+
+    /// The index at the current scale of the value of index `fine` at the finest.
+    pub(super) fn at_scale(&self, fine: i32) -> i32 {
+        fine >> self.downshift
+    }
+
+    /// The exact statistics (meaningful only while the sketch holds values).
+    pub(super) fn stats(&self) -> (&FloatStats, &IntStats) {
+        (&self.float_stats, &self.int_stats)
     }
 
     /// The scale, `-10..=8`: `2^scale` buckets per power of two (8 when empty, and while
@@ -601,11 +606,59 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         (self.count > 0).then(|| self.sum() / self.count as f64)
     }
 
-    /// Empties the sketch: back to scale 8.
+    /// Empties the sketch, in place: back to scale 8, all zero bytes, as
+    /// [`new`](Self::new) makes it.
+    ///
+    /// ```
+    /// use tailguard::sketch::ExponentialSketch;
+    /// let mut s = ExponentialSketch::<u16, 16>::new();
+    /// (1..=1_000_000u64).step_by(997).for_each(|v| s.record_u64(v));
+    /// assert!(s.scale() < 8);
+    /// s.clear();
+    /// assert!(s.is_empty() && s.scale() == 8);
+    /// assert_eq!(s, ExponentialSketch::<u16, 16>::new());
+    /// ```
     pub fn clear(&mut self) {
-        *self = Self::new();
+        // What `new` makes, field by field and in place: a new sketch would be built on
+        // the stack and copied, a sketch-sized frame (too much for a small core's stack).
+        // The destructuring names every field: none can be forgotten.
+        let ExponentialSketch {
+            counts,
+            base,
+            start,
+            end,
+            occupied,
+            downshift,
+            count,
+            zero_count,
+            clamped,
+            saturated,
+            float_stats,
+            int_stats,
+        } = self;
+        counts.fill(C::ZERO);
+        (*base, *start, *end, *occupied, *downshift) = (0, 0, 0, false, 0);
+        (*count, *zero_count, *clamped, *saturated) = (0, 0, 0, 0);
+        *float_stats = ZERO_FLOAT_STATS;
+        *int_stats = ZERO_INT_STATS;
     }
 }
+
+/// The statistics of an empty sketch: zero bytes, reset to the empty statistics by the
+/// first value (`begin`), so that the empty sketch is all zero bytes.
+const ZERO_FLOAT_STATS: FloatStats = FloatStats {
+    min: 0.0,
+    max: 0.0,
+    sum: 0.0,
+};
+
+/// See [`ZERO_FLOAT_STATS`].
+const ZERO_INT_STATS: IntStats = IntStats {
+    min: 0,
+    max: 0,
+    sum_lo: 0,
+    sum_hi: 0,
+};
 
 /// Buckets of another sketch, or of a data point, to merge in.
 struct Incoming {
@@ -710,5 +763,41 @@ impl<C: Counter, const B: usize> defmt::Format for ExponentialSketch<C, B> {
             self.count,
             self.saturated
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field, the statistics' bits and the ring's base included: what `new` makes.
+    fn state<C: Counter, const B: usize>(
+        s: &ExponentialSketch<C, B>,
+    ) -> impl PartialEq + fmt::Debug {
+        let f = &s.float_stats;
+        let i = &s.int_stats;
+        (
+            s.counts,
+            (s.base, s.start, s.end, s.occupied, s.downshift),
+            (s.count, s.zero_count, s.clamped, s.saturated),
+            (f.min.to_bits(), f.max.to_bits(), f.sum.to_bits()),
+            (i.min, i.max, i.sum_lo, i.sum_hi),
+        )
+    }
+
+    #[test]
+    fn a_cleared_sketch_is_a_new_one_field_by_field() {
+        let mut s = ExponentialSketch::<u8, 8>::new();
+        for v in 0..2_000u64 {
+            s.record_u64(v % 7 * 1_000_003 + (v >> 3)); // zeros, downscales, full counters
+        }
+        s.record(f64::INFINITY).unwrap();
+        s.record(1.5e-300).unwrap();
+        assert!(
+            s.scale() < 8 && s.saturated() > 0 && s.clamped() == 1,
+            "{s:?}"
+        );
+        s.clear();
+        assert_eq!(state(&s), state(&ExponentialSketch::<u8, 8>::new()));
     }
 }
