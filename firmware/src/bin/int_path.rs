@@ -2,7 +2,7 @@
 //! preset, `IntMapping`) with a ratio budget, and a token bucket, drive simulated requests
 //! through `start`, `should_hedge`, `on_success`, window records, threshold reads and a
 //! rank query, and every latency is recorded into an auto-scaling [`ExponentialSketch`]
-//! (which downscales on the way), all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
+//! (which downscales on the way) and ranked there, all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
 //! disassembles this image and fails if anything that function can reach is a soft-float
 //! helper, a 64-bit division or a float instruction: with link-time optimisation only
 //! reachable code is linked, and the construction (which validates its `f64`
@@ -87,6 +87,8 @@ struct Tally {
     bound_ns: u64,
     /// The window's values at or below the stall, read after the request (a rank query).
     within_stall: u64,
+    /// The auto-scaling sketch's values at or below the stall (its rank query).
+    auto_within_stall: u64,
 }
 
 /// A sensor read of about 1 ms (1.0 to 1.26 ms), one in [`STALL_EVERY`] stalled.
@@ -165,6 +167,7 @@ fn int_hot_path(
     }
     tally.bound_ns = hedger.window().cached_upper_bound().unwrap_or(0);
     tally.within_stall = hedger.window().rank_u64(STALL_NS);
+    tally.auto_within_stall = latencies.rank_u64(STALL_NS);
 }
 
 #[entry]
@@ -244,7 +247,9 @@ fn main() -> ! {
         // 1 ms to 20 ms (and the hedged reads between) do not fit 64 buckets of scale 8.
         && latencies.count() == u64::from(REQUESTS)
         && latencies.saturated() == 0
-        && (0..8).contains(&latencies.scale());
+        && (0..8).contains(&latencies.scale())
+        // No latency is above a stall's: every one ranks at or below it.
+        && tally.auto_within_stall == latencies.count();
     hprintln!("{}", if ok { "ok   int_path" } else { "FAIL int_path" });
     exit::exit(u32::from(!ok))
 }
