@@ -13,7 +13,7 @@ if ! command -v prometheus >/dev/null; then
 fi
 prometheus --version 2>&1 | head -n 1
 
-cargo build --example prometheus_gateway
+cargo build --features std --example prometheus_gateway
 gateway=target/debug/examples/prometheus_gateway
 metric=gateway_latency_nanoseconds
 

@@ -2,8 +2,8 @@
 //! sketch of several such gateways, for `.ci/prometheus.sh` to check Prometheus against.
 //!
 //! ```text
-//! cargo run --example prometheus_gateway -- serve --seed 1 --requests 20000 [--port 0]
-//! cargo run --example prometheus_gateway -- merge 127.0.0.1:PORT1 127.0.0.1:PORT2
+//! cargo run --features std --example prometheus_gateway -- serve --seed 1 --requests 20000 [--port 0]
+//! cargo run --features std --example prometheus_gateway -- merge 127.0.0.1:PORT1 127.0.0.1:PORT2
 //! ```
 //!
 //! * `serve`: a hedger whose window holds OpenTelemetry buckets (scale 5, 1.08 %) records
@@ -35,7 +35,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tailguard::hedge::{HedgeConfig, Hedger};
-use tailguard::prometheus::Format;
+use tailguard::prometheus::{self, Family, Series};
 use tailguard::sketch::{presets, IndexMapping, OtelMapping};
 use tailguard::{otlp, ManualClock};
 use tailguard_support::{workload::a, Rng};
@@ -70,17 +70,17 @@ fn handle(hedger: &GatewayHedger, request: &Request<Incoming>) -> Response<Full<
                 .get(ACCEPT)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("");
-            let format = Format::from_accept(accept);
-            let encoded = format
-                .encoded_len(METRIC, HELP, &window, &[])
-                .and_then(|len| {
-                    let mut body = vec![0u8; len];
-                    format
-                        .encode(METRIC, HELP, &window, &[], &mut body)
-                        .map(|_| body)
-                });
-            match encoded {
-                Ok(body) => response(StatusCode::OK, format.content_type(), body),
+            let series = [Series {
+                sketch: &window,
+                labels: &[],
+            }];
+            let families = [Family {
+                name: METRIC,
+                help: HELP,
+                series: &series,
+            }];
+            match prometheus::scrape(accept, &families) {
+                Ok(answer) => response(StatusCode::OK, answer.content_type, answer.body),
                 Err(e) => response(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "text/plain",

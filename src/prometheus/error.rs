@@ -42,6 +42,10 @@ pub enum EncodeError {
     /// The metric name is not `[a-zA-Z_:][a-zA-Z0-9_:]*`, or a label name is not
     /// `[a-zA-Z_][a-zA-Z0-9_]*` or is `le` (the text format's bucket label).
     InvalidName,
+    /// Two series of one [`Family`](super::Family) have the same label set (in any
+    /// order), or two families of one scrape the same name: Prometheus would refuse the
+    /// scrape.
+    DuplicateSeries,
 }
 
 impl fmt::Display for EncodeError {
@@ -58,6 +62,9 @@ impl fmt::Display for EncodeError {
                 "scale {scale} is coarser than Prometheus's coarsest schema (-4)"
             ),
             EncodeError::InvalidName => f.write_str("not a valid Prometheus metric or label name"),
+            EncodeError::DuplicateSeries => {
+                f.write_str("two series with the same name and labels in one scrape")
+            }
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Which exposition a scrape asked for: [`Format`], from its `Accept` header.
 
-use super::NativeHistogram;
-use super::{encode_metric_family, encode_text, metric_family_len, text_len, EncodeError};
+use super::{protobuf, text, EncodeError, Family, NativeHistogram, Series};
 
 /// The `Content-Type` of [`Format::Protobuf`].
 const PROTOBUF: &str =
@@ -27,9 +26,9 @@ const TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Format {
     /// One length-delimited `io.prometheus.client.MetricFamily`
-    /// ([`encode_metric_family`]): native histograms.
+    /// ([`encode_metric_family`](super::encode_metric_family)): native histograms.
     Protobuf,
-    /// The text format, version 0.0.4 ([`encode_text`]): a classic histogram.
+    /// The text format, version 0.0.4 ([`encode_text`](super::encode_text)): a classic histogram.
     Text,
 }
 
@@ -83,8 +82,8 @@ impl Format {
         }
     }
 
-    /// The length of what [`encode`](Self::encode) writes ([`metric_family_len`] or
-    /// [`text_len`]).
+    /// The length of what [`encode`](Self::encode) writes
+    /// ([`metric_family_len`](super::metric_family_len) or [`text_len`](super::text_len)).
     pub fn encoded_len<S: NativeHistogram>(
         self,
         name: &str,
@@ -92,13 +91,16 @@ impl Format {
         sketch: &S,
         labels: &[(&str, &str)],
     ) -> Result<usize, EncodeError> {
-        match self {
-            Format::Protobuf => metric_family_len(name, help, sketch, labels),
-            Format::Text => text_len(name, help, sketch, labels),
-        }
+        let series = [Series { sketch, labels }];
+        self.family_len(&Family {
+            name,
+            help,
+            series: &series,
+        })
     }
 
-    /// Writes `sketch` in this format ([`encode_metric_family`] or [`encode_text`]).
+    /// Writes `sketch` in this format ([`encode_metric_family`](super::encode_metric_family)
+    /// or [`encode_text`](super::encode_text)).
     pub fn encode<S: NativeHistogram>(
         self,
         name: &str,
@@ -107,9 +109,41 @@ impl Format {
         labels: &[(&str, &str)],
         buf: &mut [u8],
     ) -> Result<usize, EncodeError> {
+        let series = [Series { sketch, labels }];
+        self.encode_family(
+            &Family {
+                name,
+                help,
+                series: &series,
+            },
+            buf,
+        )
+    }
+
+    /// The length of what [`encode_family`](Self::encode_family) writes, or why it would
+    /// fail (other than for the buffer).
+    pub fn family_len<S: NativeHistogram>(
+        self,
+        family: &Family<'_, S>,
+    ) -> Result<usize, EncodeError> {
         match self {
-            Format::Protobuf => encode_metric_family(name, help, sketch, labels, buf),
-            Format::Text => encode_text(name, help, sketch, labels, buf),
+            Format::Protobuf => protobuf::family_len(family),
+            Format::Text => text::family_len(family),
+        }
+    }
+
+    /// Writes `family` in this format, a series per label set under one name: one
+    /// delimited `MetricFamily` with a `Metric` per series, or one `# TYPE` line before
+    /// every series' samples. [`encode`](Self::encode) is a family of one series.
+    /// Series with the same label set are [`EncodeError::DuplicateSeries`].
+    pub fn encode_family<S: NativeHistogram>(
+        self,
+        family: &Family<'_, S>,
+        buf: &mut [u8],
+    ) -> Result<usize, EncodeError> {
+        match self {
+            Format::Protobuf => protobuf::encode_family(family, buf),
+            Format::Text => text::encode_family(family, buf),
         }
     }
 }

@@ -93,34 +93,47 @@
 //! BucketSpan { sint32 offset = 1; uint32 length = 2; }
 //! ```
 //!
-//! Several sketches in one response: call [`encode_metric_family`] once per family and
-//! concatenate the results (the delimited format is a sequence of them). The metric
-//! name must be `[a-zA-Z_:][a-zA-Z0-9_:]*` and each label name `[a-zA-Z_][a-zA-Z0-9_]*`
-//! and not `le` ([`EncodeError::InvalidName`]); label values are any UTF-8.
+//! Several sketches in one response: one [`Family`] per metric name, with a [`Series`]
+//! per label set (a route each, say), written by [`Format::encode_family`] (one
+//! `MetricFamily` with a `Metric` per series, or one `# TYPE` line before every series'
+//! samples, as Prometheus requires of a name's samples); families one after the other
+//! (the delimited format is a sequence of them). The metric name must be
+//! `[a-zA-Z_:][a-zA-Z0-9_:]*` and each label name `[a-zA-Z_][a-zA-Z0-9_]*` and not `le`
+//! ([`EncodeError::InvalidName`]); label values are any UTF-8; two series of one name
+//! with the same label set are [`EncodeError::DuplicateSeries`].
 //!
 //! # HTTP
 //!
 //! [`Format::from_accept`] picks the exposition from a scrape's `Accept` header and
-//! [`Format::content_type`] names it; the handler itself is a few lines of the caller's
-//! HTTP server (`examples/prometheus_gateway.rs` has one for hyper). The library brings
-//! no HTTP dependency for it.
+//! [`Format::content_type`] names it. With the `std` feature, `scrape(accept, families)`
+//! is the whole answer of a `/metrics` handler (the content type and the body, in a
+//! `Vec`), for any HTTP server: `examples/prometheus_gateway.rs` serves it with hyper.
+//! The library brings no HTTP dependency for it.
 
 // One concept per file: `message` (the field numbers), `buckets` (bins as Prometheus's
-// buckets: schema, downscaling, spans, deltas), `kind` (the sketches written), `names`, `protobuf`, `text`, `format`,
-// `error`.
+// buckets: schema, downscaling, spans, deltas), `kind` (the sketches written), `family`
+// (a name's series), `names`, `protobuf`, `text`, `format`, `scrape` (a handler's answer,
+// `std`), `error`.
 mod buckets;
 mod error;
+mod family;
 mod format;
 mod kind;
 mod message;
 mod names;
 mod protobuf;
+#[cfg(feature = "std")]
+mod scrape;
 #[cfg(test)]
 mod test_decode;
 mod text;
 
 pub use error::EncodeError;
+pub use family::{Family, Series};
 pub use format::Format;
 pub use kind::NativeHistogram;
 pub use protobuf::{encode_metric_family, metric_family_len};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use scrape::{scrape, Scrape};
 pub use text::{encode_text, text_len};

@@ -1,14 +1,16 @@
-//! The protobuf exposition: [`encode_metric_family`] and [`metric_family_len`], both from
-//! one [`Layout`].
+//! The protobuf exposition: a [`Family`] as one delimited `MetricFamily`, each series a
+//! `Metric` laid out by a [`MetricLayout`]; [`encode_metric_family`] and
+//! [`metric_family_len`] are a family of one series.
 
 use super::buckets::{deltas, Schema, Spans};
+use super::family::{Family, Series};
 use super::kind::NativeHistogram;
 use super::message::{
     FAMILY_HELP, FAMILY_METRIC, FAMILY_NAME, FAMILY_TYPE, LABEL_NAME, LABEL_VALUE,
     METRIC_HISTOGRAM, METRIC_LABEL, POSITIVE_DELTA, POSITIVE_SPAN, SAMPLE_COUNT, SAMPLE_SUM,
     SCHEMA, SPAN_LENGTH, SPAN_OFFSET, TYPE_HISTOGRAM, ZERO_COUNT, ZERO_THRESHOLD,
 };
-use super::{names, EncodeError};
+use super::EncodeError;
 use crate::wire::FIXED64_FIELD_LEN;
 use crate::wire::{len_field_len, sint32_field_len, varint_field_len, varint_len, Writer};
 
@@ -25,25 +27,19 @@ fn label_len(name: &str, value: &str) -> usize {
     len_field_len(name.len()).saturating_add(len_field_len(value.len()))
 }
 
-/// The lengths of what [`encode_metric_family`] writes, worked out once (the nested
-/// messages' lengths precede them).
-struct Layout {
+/// The lengths of one series' `Metric`, worked out once (the nested messages' lengths
+/// precede them).
+struct MetricLayout {
     schema: Schema,
     /// The packed deltas (0 for a sketch with no bins: the field is then left out).
     deltas_len: usize,
     histogram_len: usize,
     metric_len: usize,
-    family_len: usize,
 }
 
-impl Layout {
-    fn of<S: NativeHistogram>(
-        name: &str,
-        help: &str,
-        sketch: &S,
-        labels: &[(&str, &str)],
-    ) -> Result<Layout, EncodeError> {
-        names::check(name, labels)?;
+impl MetricLayout {
+    fn of<S: NativeHistogram>(series: &Series<'_, S>) -> Result<MetricLayout, EncodeError> {
+        let sketch = series.sketch;
         let schema = Schema::of(&sketch.buckets_mapping())?;
         let deltas_len = deltas(sketch.buckets(), schema)
             .fold(0usize, |len, d| len.saturating_add(varint_len(zigzag64(d))));
@@ -59,29 +55,102 @@ impl Layout {
         if deltas_len > 0 {
             histogram_len = histogram_len.saturating_add(len_field_len(deltas_len));
         }
-        let metric_len = labels
+        let metric_len = series
+            .labels
             .iter()
             .fold(len_field_len(histogram_len), |len, &(n, v)| {
                 len.saturating_add(len_field_len(label_len(n, v)))
             });
-        let mut family_len = len_field_len(name.len())
-            .saturating_add(varint_field_len(TYPE_HISTOGRAM))
-            .saturating_add(len_field_len(metric_len));
-        if !help.is_empty() {
-            family_len = family_len.saturating_add(len_field_len(help.len()));
-        }
-        Ok(Layout {
+        Ok(MetricLayout {
             schema,
             deltas_len,
             histogram_len,
             metric_len,
-            family_len,
         })
     }
+}
 
-    /// With the length prefix of the delimited format.
-    fn total_len(&self) -> usize {
-        varint_len(self.family_len as u64).saturating_add(self.family_len)
+/// The length of the `MetricFamily` message (without its delimiting prefix), checking
+/// the family first.
+fn message_len<S: NativeHistogram>(family: &Family<'_, S>) -> Result<usize, EncodeError> {
+    family.check()?;
+    let mut len = len_field_len(family.name.len()).saturating_add(varint_field_len(TYPE_HISTOGRAM));
+    if !family.help.is_empty() {
+        len = len.saturating_add(len_field_len(family.help.len()));
+    }
+    for series in family.series {
+        len = len.saturating_add(len_field_len(MetricLayout::of(series)?.metric_len));
+    }
+    Ok(len)
+}
+
+/// The length of what [`encode_family`] writes, or why it would fail (other than for
+/// the buffer).
+pub(super) fn family_len<S: NativeHistogram>(family: &Family<'_, S>) -> Result<usize, EncodeError> {
+    let len = message_len(family)?;
+    Ok(varint_len(len as u64).saturating_add(len))
+}
+
+/// Writes `family` as one length-delimited `MetricFamily` with a `Metric` per series.
+pub(super) fn encode_family<S: NativeHistogram>(
+    family: &Family<'_, S>,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let len = message_len(family)?;
+    let needed = varint_len(len as u64).saturating_add(len);
+    if buf.len() < needed {
+        return Err(EncodeError::BufferTooSmall { needed });
+    }
+    let mut w = Writer::new(buf);
+    w.varint(len as u64);
+    w.len_prefix(FAMILY_NAME, family.name.len());
+    w.bytes(family.name.as_bytes());
+    if !family.help.is_empty() {
+        w.len_prefix(FAMILY_HELP, family.help.len());
+        w.bytes(family.help.as_bytes());
+    }
+    w.varint_field(FAMILY_TYPE, TYPE_HISTOGRAM);
+    for series in family.series {
+        // Checked by `message_len`: the same layout again.
+        let layout = MetricLayout::of(series)?;
+        write_metric(&mut w, series, &layout);
+    }
+    Ok(w.pos())
+}
+
+/// One series as a `Metric`: its labels and its native `Histogram`.
+fn write_metric<S: NativeHistogram>(
+    w: &mut Writer<'_>,
+    series: &Series<'_, S>,
+    layout: &MetricLayout,
+) {
+    let sketch = series.sketch;
+    w.len_prefix(FAMILY_METRIC, layout.metric_len);
+    for &(label, value) in series.labels {
+        w.len_prefix(METRIC_LABEL, label_len(label, value));
+        w.len_prefix(LABEL_NAME, label.len());
+        w.bytes(label.as_bytes());
+        w.len_prefix(LABEL_VALUE, value.len());
+        w.bytes(value.as_bytes());
+    }
+    w.len_prefix(METRIC_HISTOGRAM, layout.histogram_len);
+    // Every field written, zeros included: the message is proto2, where a field present
+    // with its default is not a field absent.
+    w.varint_field(SAMPLE_COUNT, sketch.sample_count());
+    w.double_field(SAMPLE_SUM, sketch.sample_sum());
+    w.sint32_field(SCHEMA, layout.schema.schema);
+    w.double_field(ZERO_THRESHOLD, sketch.zero_threshold());
+    w.varint_field(ZERO_COUNT, sketch.zeros());
+    for (offset, len) in Spans::new(sketch.buckets(), layout.schema) {
+        w.len_prefix(POSITIVE_SPAN, span_len(offset, len));
+        w.sint32_field(SPAN_OFFSET, offset);
+        w.varint_field(SPAN_LENGTH, u64::from(len));
+    }
+    if layout.deltas_len > 0 {
+        w.len_prefix(POSITIVE_DELTA, layout.deltas_len);
+        for delta in deltas(sketch.buckets(), layout.schema) {
+            w.varint(zigzag64(delta));
+        }
     }
 }
 
@@ -103,7 +172,12 @@ pub fn metric_family_len<S: NativeHistogram>(
     sketch: &S,
     labels: &[(&str, &str)],
 ) -> Result<usize, EncodeError> {
-    Ok(Layout::of(name, help, sketch, labels)?.total_len())
+    let series = [Series { sketch, labels }];
+    family_len(&Family {
+        name,
+        help,
+        series: &series,
+    })
 }
 
 /// Writes `sketch` into `buf` as one length-delimited Prometheus `MetricFamily`
@@ -160,48 +234,15 @@ pub fn encode_metric_family<S: NativeHistogram>(
     labels: &[(&str, &str)],
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let layout = Layout::of(name, help, sketch, labels)?;
-    let needed = layout.total_len();
-    if buf.len() < needed {
-        return Err(EncodeError::BufferTooSmall { needed });
-    }
-    let mut w = Writer::new(buf);
-    w.varint(layout.family_len as u64);
-    w.len_prefix(FAMILY_NAME, name.len());
-    w.bytes(name.as_bytes());
-    if !help.is_empty() {
-        w.len_prefix(FAMILY_HELP, help.len());
-        w.bytes(help.as_bytes());
-    }
-    w.varint_field(FAMILY_TYPE, TYPE_HISTOGRAM);
-    w.len_prefix(FAMILY_METRIC, layout.metric_len);
-    for &(label, value) in labels {
-        w.len_prefix(METRIC_LABEL, label_len(label, value));
-        w.len_prefix(LABEL_NAME, label.len());
-        w.bytes(label.as_bytes());
-        w.len_prefix(LABEL_VALUE, value.len());
-        w.bytes(value.as_bytes());
-    }
-    w.len_prefix(METRIC_HISTOGRAM, layout.histogram_len);
-    // Every field written, zeros included: the message is proto2, where a field present
-    // with its default is not a field absent.
-    w.varint_field(SAMPLE_COUNT, sketch.sample_count());
-    w.double_field(SAMPLE_SUM, sketch.sample_sum());
-    w.sint32_field(SCHEMA, layout.schema.schema);
-    w.double_field(ZERO_THRESHOLD, sketch.zero_threshold());
-    w.varint_field(ZERO_COUNT, sketch.zeros());
-    for (offset, len) in Spans::new(sketch.buckets(), layout.schema) {
-        w.len_prefix(POSITIVE_SPAN, span_len(offset, len));
-        w.sint32_field(SPAN_OFFSET, offset);
-        w.varint_field(SPAN_LENGTH, u64::from(len));
-    }
-    if layout.deltas_len > 0 {
-        w.len_prefix(POSITIVE_DELTA, layout.deltas_len);
-        for delta in deltas(sketch.buckets(), layout.schema) {
-            w.varint(zigzag64(delta));
-        }
-    }
-    Ok(w.pos())
+    let series = [Series { sketch, labels }];
+    encode_family(
+        &Family {
+            name,
+            help,
+            series: &series,
+        },
+        buf,
+    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! For the tests: a small decoder of what the encoder writes (one delimited
-//! `MetricFamily`, its one `Metric` and native `Histogram`), written from the .proto's
+//! `MetricFamily`, its `Metric`s and native `Histogram`s), written from the .proto's
 //! field numbers, not from the encoder.
 
 use std::string::String;
@@ -39,8 +39,6 @@ impl Histogram {
 #[derive(Debug, Default)]
 pub(super) struct Family {
     pub(super) name: String,
-    pub(super) help: String,
-    pub(super) kind: u64,
     pub(super) labels: Vec<(String, String)>,
     pub(super) histogram: Histogram,
 }
@@ -121,19 +119,26 @@ fn histogram(bytes: &[u8]) -> Histogram {
     h
 }
 
-/// The one family of `bytes`, which it must fill exactly.
-pub(super) fn family(bytes: &[u8]) -> Family {
+/// A `Metric`: its labels and its histogram.
+#[derive(Debug, Default)]
+pub(super) struct Metric {
+    pub(super) labels: Vec<(String, String)>,
+    pub(super) histogram: Histogram,
+}
+
+/// The family of `bytes`, which it must fill exactly, with every metric (of type
+/// histogram).
+pub(super) fn family_metrics(bytes: &[u8]) -> (String, String, Vec<Metric>) {
     let mut outer = Bytes(bytes);
     let body = outer.len_delimited();
     assert!(outer.0.is_empty(), "bytes after the family");
-    let mut f = Family::default();
-    let mut metrics = 0;
+    let (mut name, mut help, mut kind, mut metrics) = (String::new(), String::new(), 0, Vec::new());
     Bytes(body).fields(|field, wire, b| match (field, wire) {
-        (1, 2) => f.name = string(b.len_delimited()),
-        (2, 2) => f.help = string(b.len_delimited()),
-        (3, 0) => f.kind = b.varint(),
+        (1, 2) => name = string(b.len_delimited()),
+        (2, 2) => help = string(b.len_delimited()),
+        (3, 0) => kind = b.varint(),
         (4, 2) => {
-            metrics += 1;
+            let mut m = Metric::default();
             Bytes(b.len_delimited()).fields(|field, wire, b| match (field, wire) {
                 (1, 2) => {
                     let (mut name, mut value) = (String::new(), String::new());
@@ -142,14 +147,27 @@ pub(super) fn family(bytes: &[u8]) -> Family {
                         2 => value = string(b.len_delimited()),
                         _ => panic!("label field {field}"),
                     });
-                    f.labels.push((name, value));
+                    m.labels.push((name, value));
                 }
-                (7, 2) => f.histogram = histogram(b.len_delimited()),
+                (7, 2) => m.histogram = histogram(b.len_delimited()),
                 _ => panic!("metric field {field} wire type {wire}"),
             });
+            metrics.push(m);
         }
         _ => panic!("family field {field} wire type {wire}"),
     });
-    assert_eq!((metrics, f.kind), (1, 4), "one histogram metric");
-    f
+    assert_eq!(kind, 4, "a histogram family");
+    (name, help, metrics)
+}
+
+/// The one family of `bytes`, which it must fill exactly, with its one metric.
+pub(super) fn family(bytes: &[u8]) -> Family {
+    let (name, _help, mut metrics) = family_metrics(bytes);
+    assert_eq!(metrics.len(), 1, "one histogram metric");
+    let Metric { labels, histogram } = metrics.remove(0);
+    Family {
+        name,
+        labels,
+        histogram,
+    }
 }

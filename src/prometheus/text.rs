@@ -2,8 +2,9 @@
 //! [`encode_text`] and [`text_len`], a classic histogram of the same buckets.
 
 use super::buckets::{Buckets, Schema};
+use super::family::{Family, Series};
 use super::kind::NativeHistogram;
-use super::{names, EncodeError};
+use super::EncodeError;
 use crate::sketch::{IndexMapping, OtelMapping};
 use core::fmt::{self, Write};
 
@@ -85,20 +86,32 @@ impl Text<'_> {
         self.write_str("} ")
     }
 
-    fn family<S: NativeHistogram>(
-        &mut self,
-        name: &str,
-        help: &str,
-        sketch: &S,
-        labels: &[(&str, &str)],
-        schema: Schema,
-    ) -> fmt::Result {
-        if !help.is_empty() {
+    /// The family's `# HELP` and `# TYPE` lines, then each series' samples.
+    fn family<S: NativeHistogram>(&mut self, family: &Family<'_, S>) -> fmt::Result {
+        let name = family.name;
+        if !family.help.is_empty() {
             write!(self, "# HELP {name} ")?;
-            self.escaped(help, false)?;
+            self.escaped(family.help, false)?;
             self.write_char('\n')?;
         }
         writeln!(self, "# TYPE {name} histogram")?;
+        for series in family.series {
+            // Checked by `write`: the schema is in -4..=8.
+            if let Ok(schema) = Schema::of(&series.sketch.buckets_mapping()) {
+                self.samples(name, series, schema)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One series' cumulative buckets, `_sum` and `_count`.
+    fn samples<S: NativeHistogram>(
+        &mut self,
+        name: &str,
+        series: &Series<'_, S>,
+        schema: Schema,
+    ) -> fmt::Result {
+        let (sketch, labels) = (series.sketch, series.labels);
         let mut cumulative = sketch.zeros();
         if cumulative > 0 {
             self.series(name, "_bucket", labels, Some(sketch.zero_threshold()))?;
@@ -123,19 +136,34 @@ impl Text<'_> {
     }
 }
 
-fn write<S: NativeHistogram>(
-    name: &str,
-    help: &str,
-    sketch: &S,
-    labels: &[(&str, &str)],
-    buf: &mut [u8],
-) -> Result<usize, EncodeError> {
-    names::check(name, labels)?;
-    let schema = Schema::of(&sketch.buckets_mapping())?;
+/// Writes `family` into `buf` (as far as it goes: the length is what it would take).
+fn write<S: NativeHistogram>(family: &Family<'_, S>, buf: &mut [u8]) -> Result<usize, EncodeError> {
+    family.check()?;
+    for series in family.series {
+        Schema::of(&series.sketch.buckets_mapping())?;
+    }
     let mut text = Text { buf, pos: 0 };
     // `Text` never fails, and neither do the integer and float formatters.
-    let _ = text.family(name, help, sketch, labels, schema);
+    let _ = text.family(family);
     Ok(text.pos)
+}
+
+/// The length of what [`encode_family`] writes, or why it would fail (other than for
+/// the buffer).
+pub(super) fn family_len<S: NativeHistogram>(family: &Family<'_, S>) -> Result<usize, EncodeError> {
+    write(family, &mut [])
+}
+
+/// Writes `family` in the text format: one `# TYPE` line, then every series' samples.
+pub(super) fn encode_family<S: NativeHistogram>(
+    family: &Family<'_, S>,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let needed = family_len(family)?;
+    if buf.len() < needed {
+        return Err(EncodeError::BufferTooSmall { needed });
+    }
+    write(family, buf)
 }
 
 /// The length of what [`encode_text`] writes, or why it would fail (other than for the
@@ -146,7 +174,12 @@ pub fn text_len<S: NativeHistogram>(
     sketch: &S,
     labels: &[(&str, &str)],
 ) -> Result<usize, EncodeError> {
-    write(name, help, sketch, labels, &mut [])
+    let series = [Series { sketch, labels }];
+    family_len(&Family {
+        name,
+        help,
+        series: &series,
+    })
 }
 
 /// Writes `sketch` into `buf` in Prometheus's text exposition format (version 0.0.4) as
@@ -185,11 +218,15 @@ pub fn encode_text<S: NativeHistogram>(
     labels: &[(&str, &str)],
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let needed = text_len(name, help, sketch, labels)?;
-    if buf.len() < needed {
-        return Err(EncodeError::BufferTooSmall { needed });
-    }
-    write(name, help, sketch, labels, buf)
+    let series = [Series { sketch, labels }];
+    encode_family(
+        &Family {
+            name,
+            help,
+            series: &series,
+        },
+        buf,
+    )
 }
 
 #[cfg(test)]
