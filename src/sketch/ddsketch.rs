@@ -12,7 +12,9 @@ use super::error::{
 use super::layout::{position, BinLayout, Slot};
 use super::mapping::IndexMapping;
 use super::rank::{rank_value, sketch_quantile, RankedBins};
-use super::scan::{bin_sum, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK};
+use super::scan::{
+    chunk_down, chunk_up, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK,
+};
 use super::stats::{
     forget_dropped, max_of, min_of, mul_wide, widen, Dropped, Extremes, FloatStats, IntStats,
 };
@@ -599,16 +601,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let lo = self.lowest_occupied();
         let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
         let mut below = 0u64;
-        let mut start = lo;
-        for chunk in chunks {
-            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
-            if below.saturating_add(sum) > rank {
-                return scan_up_chunk::<NARROW>(chunk, rank, &mut below)
-                    .map(|i| start.wrapping_add(i));
-            }
-            below = below.saturating_add(sum);
-            start = start.wrapping_add(SCAN_CHUNK); // <= hi + 1
+        if let Some(k) = chunk_up::<NARROW>(chunks, rank, &mut below) {
+            let start = lo.wrapping_add(k.wrapping_mul(SCAN_CHUNK)); // <= hi
+            let chunk = chunks.get(k)?;
+            return scan_up_chunk::<NARROW>(chunk, rank, &mut below).map(|i| start.wrapping_add(i));
         }
+        let start = lo.wrapping_add(chunks.len().wrapping_mul(SCAN_CHUNK)); // <= hi + 1
         scan_up(rest, rank, &mut below).map(|i| start.wrapping_add(i))
     }
 
@@ -628,15 +626,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let hi = self.highest_occupied();
         let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
         let mut above = 0u64;
-        let mut end = hi.wrapping_add(1);
-        for chunk in chunks.iter().rev() {
-            end = end.wrapping_sub(SCAN_CHUNK); // >= lo
-            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
-            if above.saturating_add(sum) >= need {
-                return scan_down_chunk::<NARROW>(chunk, need, &mut above)
-                    .map(|i| end.wrapping_add(i));
-            }
-            above = above.saturating_add(sum);
+        if let Some(k) = chunk_down::<NARROW>(chunks, need, &mut above) {
+            // The chunks start after `rest`: chunk k at rest.len() + k * SCAN_CHUNK <= hi.
+            let start = rest.len().wrapping_add(k.wrapping_mul(SCAN_CHUNK));
+            let chunk = chunks.get(k)?;
+            return scan_down_chunk::<NARROW>(chunk, need, &mut above)
+                .map(|i| start.wrapping_add(i));
         }
         scan_down(rest, need, &mut above)
     }
