@@ -9,10 +9,11 @@ over the runs meets it.
 
 With `--profile NAME FILE.. [--profile NAME FILE..]` (what .ci/ratios.sh passes): one
 table per profile and data set, then, for two profiles, the comparison issue 29 judges:
-each path's ratio under both, tailguard's own time under the second over the first, and
-the figure that counts, the worse of the two ratios. Where the peer's own time moves by
-more than 1.3x between the two builds (code placement, see BENCHMARKS.md), each ratio is
-taken against the peer's faster build instead. A row whose peer is tailguard itself
+each path's ratio under both, tailguard's own time under the second over the first (the
+median of run i's over run i's: the runs alternate, so a pair saw about the same load),
+and the figure that counts, the worse of the two ratios. Where the peer's own time moves
+by more than 1.3x between the two builds (code placement, see BENCHMARKS.md), the ratio
+of its slower build is taken against its faster build instead (times the peer's move). A row whose peer is tailguard itself
 (its path's peer starts with a backquote) keeps its measured ratios.
 """
 import re
@@ -77,6 +78,18 @@ def aggregate(runs):
     return out
 
 
+def per_run(runs, key, column):
+    """One row's cell `column` in each run, as numbers (None where a run lacks it)."""
+    return [number(r[key][column]) if key in r else None for r in runs]
+
+
+def paired(a, b):
+    """The median over runs of b's figure over a's, run i against run i (the two
+    profiles' runs alternate, so each pair ran at about the same load)."""
+    xs = [y / x for x, y in zip(a, b) if x and y]
+    return statistics.median(xs) if xs else float("nan")
+
+
 def table(agg, data=None):
     print("| path | data set | tailguard ns | peer ns | median ratio | per-run median ratios | target | met? |")
     print("|---|---|---|---|---|---|---|---|")
@@ -91,13 +104,19 @@ def table(agg, data=None):
         )
 
 
+def run_number(path):
+    """The run's number in its file name (`default-12.txt`), for pairing runs in order."""
+    found = re.findall(r"([0-9]+)", path.rsplit("/", 1)[-1])
+    return int(found[-1]) if found else 0
+
+
 def self_peer(path):
     """Whether the row's peer is tailguard itself (`... vs `Type::method``)."""
     return " vs `" in path
 
 
-def compare(names, aggs):
-    (a, b), (agg_a, agg_b) = names, aggs
+def compare(names, aggs, runs):
+    (a, b), (agg_a, agg_b), (runs_a, runs_b) = names, aggs, runs
     print(
         f"| path | data set | ratio {a} | ratio {b} | tailguard {b} / {a} | peer {b} / {a} | "
         "counted (worse) | target | met? |"
@@ -107,7 +126,7 @@ def compare(names, aggs):
         if key not in agg_b:
             continue
         tg_b, peer_b, r_b, _, _ = agg_b[key]
-        tg_move = tg_b / tg_a if tg_a else float("nan")
+        tg_move = paired(per_run(runs_a, key, 2), per_run(runs_b, key, 2))
         tg_ok = "" if tg_move <= PROFILE_TARGET else " (over 1.2)"
         if r_a is None or r_b is None or peer_a is None or peer_b is None:
             # An absolute row: the worse of the two times.
@@ -117,11 +136,15 @@ def compare(names, aggs):
                 f"{target} | {met(target, worst, None)} |"
             )
             continue
-        peer_move = peer_b / peer_a
+        peer_move = paired(per_run(runs_a, key, 3), per_run(runs_b, key, 3))
         counted_a, counted_b, note = r_a, r_b, ""
         if not self_peer(key[0]) and max(peer_move, 1 / peer_move) > PEER_MOVES:
-            fast = min(peer_a, peer_b)
-            counted_a, counted_b = tg_a / fast, tg_b / fast
+            # Against the peer's faster build: each profile's ratio times the peer's move
+            # (paired, so the machine's load cancels), where that makes it worse.
+            if peer_move < 1:
+                counted_a = r_a / peer_move
+            else:
+                counted_b = r_b * peer_move
             note = " (vs the peer's faster build)"
         worst = max(counted_a, counted_b)
         print(
@@ -147,19 +170,20 @@ def main():
             profiles[-1][0] = arg
         else:
             profiles[-1][1].append(arg)
-    aggs = []
+    aggs, all_runs = [], []
     for name, files in profiles:
-        runs = [rows(p) for p in files]
+        runs = [rows(p) for p in sorted(files, key=run_number)]
         agg = aggregate(runs)
         if not agg:
             sys.exit(f"profile {name}: no table rows in {files}")
         aggs.append(agg)
+        all_runs.append(runs)
         for data in dict.fromkeys(k[1] for k in agg):
             print(f"\n### Profile {name}, data set {data} ({len(runs)} runs)\n")
             table(agg, data)
     if len(profiles) == 2:
         print(f"\n### {profiles[1][0]} against {profiles[0][0]}: the figure that counts\n")
-        compare([p[0] for p in profiles], aggs)
+        compare([p[0] for p in profiles], aggs, all_runs)
 
 
 if __name__ == "__main__":
