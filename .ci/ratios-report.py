@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Aggregates several runs of `cargo bench --bench ratios` (each run's output saved to a
 file) into targets tables: per row, the median over the runs of each run's median ratio,
-the per-run medians, and the median of each side's ns. A target is met when the median
+the range of the runs' medians, and the median of each side's ns. A target is met when the median
 over the runs meets it.
 
     for i in 1 2 3 4 5; do cargo bench --bench ratios > target/ratios-$i.txt; done
@@ -73,7 +73,11 @@ def aggregate(runs):
         ratios = [number(c[4]) for c in cells if number(c[4]) is not None]
         ratio = statistics.median(ratios) if ratios else None
         peer = statistics.median(peers) if peers else None
-        each = " ".join(f"{x:.2f}" for x in ratios) if ratios else " ".join(c[2] for c in cells) + " ns"
+        if ratios:
+            each = f"{min(ratios):.2f} .. {max(ratios):.2f}"
+        else:
+            tgs = [number(c[2]) for c in cells]
+            each = f"{min(tgs):.3g} .. {max(tgs):.3g} ns"
         out[key] = (tg, peer, ratio, each, first[6])
     return out
 
@@ -91,7 +95,7 @@ def paired(a, b):
 
 
 def table(agg, data=None):
-    print("| path | data set | tailguard ns | peer ns | median ratio | per-run median ratios | target | met? |")
+    print("| path | data set | tailguard ns | peer ns | median ratio | runs' median ratios, min .. max | target | met? |")
     print("|---|---|---|---|---|---|---|---|")
     for key, (tg, peer, ratio, each, target) in agg.items():
         if data is not None and key[1] != data:
