@@ -571,6 +571,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The position of the bin of mapping index `index`, moved by `slack` bins (one
     /// lower or higher, see above), clamped to the bins.
+    #[inline]
     fn pos_near(&self, index: i32, slack: i64) -> usize {
         let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
                                                                             // max-then-min, not `Ord::clamp`, whose bound check can panic (N >= 1: it cannot).
@@ -581,6 +582,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The lowest position that can hold a value, from the exact minimum: no bin below it
     /// holds any.
+    #[inline]
     fn lowest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut lo = N.wrapping_sub(1); // N >= 1
@@ -603,6 +605,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The highest position that can hold a value, from the exact maximum: no bin above
     /// it holds any.
+    #[inline]
     fn highest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut hi = 0;
@@ -618,6 +621,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The position of the first bin whose cumulative count (from the lowest bin up,
     /// the zero bin left out) exceeds `rank`.
+    #[inline]
     fn bin_from_bottom(&self, rank: u64) -> Option<usize> {
         // The bins hold at most `count`.
         if self.count <= u64::from(u32::MAX) {
@@ -627,6 +631,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    #[inline]
     fn bin_from_bottom_summing<const NARROW: bool>(&self, rank: u64) -> Option<usize> {
         let lo = self.lowest_occupied();
         let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
@@ -643,6 +648,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// The position of the lowest bin such that the bins above it hold fewer than `need`
     /// values. With `need = count - rank`, the same bin as
     /// [`bin_from_bottom`](Self::bin_from_bottom)`(rank - zero_count)`.
+    #[inline]
     fn bin_from_top(&self, need: u64) -> Option<usize> {
         // The bins hold at most `count`.
         if self.count <= u64::from(u32::MAX) {
@@ -652,6 +658,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    #[inline]
     fn bin_from_top_summing<const NARROW: bool>(&self, need: u64) -> Option<usize> {
         let hi = self.highest_occupied();
         let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
@@ -960,16 +967,19 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 }
 
 impl<M: IndexMapping, const N: usize> RankedBins for DDSketch<M, N> {
+    #[inline]
     fn count(&self) -> u64 {
         self.count
     }
 
+    #[inline]
     fn zero_count(&self) -> u64 {
         u64::from(self.zero_count)
     }
 
     /// `count` is the zero bin plus the bins, so the bin can be found from either end:
     /// from the nearer one, starting at the bin of the exact min or max.
+    #[inline]
     fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
         if rank >= count / 2 {
             self.bin_from_top(count.saturating_sub(rank))
