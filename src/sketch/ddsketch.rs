@@ -12,7 +12,9 @@ use super::error::{
 use super::layout::{position, BinLayout, Slot};
 use super::mapping::IndexMapping;
 use super::rank::{rank_value, sketch_quantile, RankedBins};
-use super::scan::{bin_sum, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK};
+use super::scan::{
+    chunk_down, chunk_up, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK,
+};
 use super::stats::{
     forget_dropped, max_of, min_of, mul_wide, widen, Dropped, Extremes, FloatStats, IntStats,
 };
@@ -370,36 +372,66 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             });
             return Ok(());
         }
-        let layout = self.layout();
+        if values.is_empty() {
+            return Ok(());
+        }
         let (mut zeros, mut clamped) = (0u32, 0u32);
-        let s = self.float_stats;
-        let (mut min, mut max, mut sum) = (s.min, s.max, s.sum);
-        // +inf enters the stats as the top of the range (as in `record_n`); found once.
-        let mut top = None;
+        let mut sum = self.float_stats.sum;
         // In registers for the loop: stores to the bins might otherwise alias them.
         let (mapping, min_index) = (self.mapping, self.min_index);
         for &value in values {
             // -0.0 becomes +0.0 (see `record_n`).
-            let mut v = value.abs();
+            let v = value.abs();
             let index = mapping.index(v);
             // A bin of the range: one compare for both ends (see `position`); the zero
-            // bin and the top through the layout's slot.
+            // bin and the top out of line, so that the loop stays as small as `record`'s.
             if let Some(bin) = self.bins.get_mut(position(index, min_index)) {
                 // `count + n <= u32::MAX`: cannot wrap.
                 *bin = bin.wrapping_add(1);
+                sum += v;
             } else {
-                let slot = layout.slot(index);
-                if slot == Slot::Top && v == f64::INFINITY {
-                    v = *top.get_or_insert_with(|| layout.max_trackable());
-                }
-                self.add_one_unsaturated(slot, &mut zeros, &mut clamped);
+                sum += self.add_one_outside_range(index, v, &mut zeros, &mut clamped);
             }
-            widen(&mut min, &mut max, v); // v is not NaN
-            sum += v;
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
-        self.float_stats = FloatStats { min, max, sum };
+        // Min and max in a pass of their own: no NaN and no -0.0 among the values the stats
+        // take, so their order does not matter, and the pass vectorises (in the loop above
+        // they made a dependency chain from value to value).
+        let (lo, hi, inf) = float_extremes(values);
+        // +inf enters the stats as the top of the range (as in `record_n`).
+        let top = inf.then(|| self.layout().max_trackable());
+        // Each end only where a finite value set it (not its identity).
+        let lo = (lo != f64::INFINITY).then_some(lo);
+        let hi = (hi != f64::NEG_INFINITY).then_some(hi);
+        let s = &mut self.float_stats;
+        s.sum = sum;
+        for v in [lo, hi, top].into_iter().flatten() {
+            widen(&mut s.min, &mut s.max, v);
+        }
         Ok(())
+    }
+
+    /// [`record_slice`](Self::record_slice)'s value `v` (valid, not negative) of mapping
+    /// index `index` outside the bins of the range: the zero bin or the top, through
+    /// [`add_one_unsaturated`](Self::add_one_unsaturated). Returns the value the stats
+    /// take (+inf enters them as the top of the range, as in `record_n`).
+    #[cold]
+    #[inline(never)]
+    fn add_one_outside_range(
+        &mut self,
+        index: i32,
+        v: f64,
+        zeros: &mut u32,
+        clamped: &mut u32,
+    ) -> f64 {
+        let layout = self.layout();
+        let slot = layout.slot(index);
+        self.add_one_unsaturated(slot, zeros, clamped);
+        if slot == Slot::Top && v == f64::INFINITY {
+            layout.max_trackable()
+        } else {
+            v
+        }
     }
 
     /// Whether `n` more values fit in the bins whatever bins they fall in: every bin
@@ -539,6 +571,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The position of the bin of mapping index `index`, moved by `slack` bins (one
     /// lower or higher, see above), clamped to the bins.
+    #[inline]
     fn pos_near(&self, index: i32, slack: i64) -> usize {
         let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
                                                                             // max-then-min, not `Ord::clamp`, whose bound check can panic (N >= 1: it cannot).
@@ -549,6 +582,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The lowest position that can hold a value, from the exact minimum: no bin below it
     /// holds any.
+    #[inline]
     fn lowest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut lo = N.wrapping_sub(1); // N >= 1
@@ -571,6 +605,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The highest position that can hold a value, from the exact maximum: no bin above
     /// it holds any.
+    #[inline]
     fn highest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut hi = 0;
@@ -586,6 +621,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The position of the first bin whose cumulative count (from the lowest bin up,
     /// the zero bin left out) exceeds `rank`.
+    #[inline]
     fn bin_from_bottom(&self, rank: u64) -> Option<usize> {
         // The bins hold at most `count`.
         if self.count <= u64::from(u32::MAX) {
@@ -595,26 +631,24 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    #[inline]
     fn bin_from_bottom_summing<const NARROW: bool>(&self, rank: u64) -> Option<usize> {
         let lo = self.lowest_occupied();
         let (chunks, rest) = self.bins.get(lo..)?.as_chunks::<SCAN_CHUNK>();
         let mut below = 0u64;
-        let mut start = lo;
-        for chunk in chunks {
-            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
-            if below.saturating_add(sum) > rank {
-                return scan_up_chunk::<NARROW>(chunk, rank, &mut below)
-                    .map(|i| start.wrapping_add(i));
-            }
-            below = below.saturating_add(sum);
-            start = start.wrapping_add(SCAN_CHUNK); // <= hi + 1
+        if let Some(k) = chunk_up::<NARROW>(chunks, rank, &mut below) {
+            let start = lo.wrapping_add(k.wrapping_mul(SCAN_CHUNK)); // <= hi
+            let chunk = chunks.get(k)?;
+            return scan_up_chunk::<NARROW>(chunk, rank, &mut below).map(|i| start.wrapping_add(i));
         }
+        let start = lo.wrapping_add(chunks.len().wrapping_mul(SCAN_CHUNK)); // <= hi + 1
         scan_up(rest, rank, &mut below).map(|i| start.wrapping_add(i))
     }
 
     /// The position of the lowest bin such that the bins above it hold fewer than `need`
     /// values. With `need = count - rank`, the same bin as
     /// [`bin_from_bottom`](Self::bin_from_bottom)`(rank - zero_count)`.
+    #[inline]
     fn bin_from_top(&self, need: u64) -> Option<usize> {
         // The bins hold at most `count`.
         if self.count <= u64::from(u32::MAX) {
@@ -624,19 +658,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    #[inline]
     fn bin_from_top_summing<const NARROW: bool>(&self, need: u64) -> Option<usize> {
         let hi = self.highest_occupied();
         let (rest, chunks) = self.bins.get(..=hi)?.as_rchunks::<SCAN_CHUNK>();
         let mut above = 0u64;
-        let mut end = hi.wrapping_add(1);
-        for chunk in chunks.iter().rev() {
-            end = end.wrapping_sub(SCAN_CHUNK); // >= lo
-            let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
-            if above.saturating_add(sum) >= need {
-                return scan_down_chunk::<NARROW>(chunk, need, &mut above)
-                    .map(|i| end.wrapping_add(i));
-            }
-            above = above.saturating_add(sum);
+        if let Some(k) = chunk_down::<NARROW>(chunks, need, &mut above) {
+            // The chunks start after `rest`: chunk k at rest.len() + k * SCAN_CHUNK <= hi.
+            let start = rest.len().wrapping_add(k.wrapping_mul(SCAN_CHUNK));
+            let chunk = chunks.get(k)?;
+            return scan_down_chunk::<NARROW>(chunk, need, &mut above)
+                .map(|i| start.wrapping_add(i));
         }
         scan_down(rest, need, &mut above)
     }
@@ -995,16 +1027,19 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 }
 
 impl<M: IndexMapping, const N: usize> RankedBins for DDSketch<M, N> {
+    #[inline]
     fn count(&self) -> u64 {
         self.count
     }
 
+    #[inline]
     fn zero_count(&self) -> u64 {
         u64::from(self.zero_count)
     }
 
     /// `count` is the zero bin plus the bins, so the bin can be found from either end:
     /// from the nearer one, starting at the bin of the exact min or max.
+    #[inline]
     fn position_of_rank(&self, rank: u64, zero: u64, count: u64) -> Option<usize> {
         if rank >= count / 2 {
             self.bin_from_top(count.saturating_sub(rank))
@@ -1060,6 +1095,44 @@ impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
             self.saturated
         )
     }
+}
+
+/// The min and the max of `|v|` over `values` (none NaN), +inf left out of both (each
+/// then its identity: `(+inf, -inf)` if every value is +inf or there is none), and whether
+/// any is +inf. In four lanes, which the compiler keeps in vector registers.
+fn float_extremes(values: &[f64]) -> (f64, f64, bool) {
+    // Selects of one compare each (minpd, maxpd): no value is NaN.
+    fn lane(l: &mut f64, h: &mut f64, t: &mut f64, v: f64) {
+        let a = v.abs();
+        let finite = if a == f64::INFINITY {
+            f64::NEG_INFINITY
+        } else {
+            a
+        };
+        *l = if a < *l { a } else { *l };
+        *h = if finite > *h { finite } else { *h };
+        *t = if a > *t { a } else { *t };
+    }
+    let (mut lo, mut hi, mut top) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4], [0.0f64; 4]);
+    let (quads, rest) = values.as_chunks::<4>();
+    for quad in quads {
+        for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(quad) {
+            lane(l, h, t, v);
+        }
+    }
+    for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(rest) {
+        lane(l, h, t, v);
+    }
+    let [l0, l1, l2, l3] = lo;
+    let [h0, h1, h2, h3] = hi;
+    let [t0, t1, t2, t3] = top;
+    let (mut l, mut h, mut t) = (l0, h0, t0);
+    for (lv, hv, tv) in [(l1, h1, t1), (l2, h2, t2), (l3, h3, t3)] {
+        l = if lv < l { lv } else { l };
+        h = if hv > h { hv } else { h };
+        t = if tv > t { tv } else { t };
+    }
+    (l, h, t == f64::INFINITY)
 }
 
 #[cfg(test)]

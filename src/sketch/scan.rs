@@ -99,3 +99,44 @@ pub(super) fn scan_down_chunk<const NARROW: bool>(
     }
     None
 }
+
+/// The first chunk, from the first up, whose sum takes `below` past `rank` (`below` then
+/// holds the sum of the chunks before it), or `None` (`below` holds them all).
+///
+/// Out of line and generic over `NARROW` only: one loop per case for every preset, compiled
+/// alike whatever the caller and the build profile (inlined into a quantile's caller under
+/// `codegen-units = 1` the loop was compiled differently, and much slower).
+#[inline(never)]
+pub(super) fn chunk_up<const NARROW: bool>(
+    chunks: &[[u32; SCAN_CHUNK]],
+    rank: u64,
+    below: &mut u64,
+) -> Option<usize> {
+    chunks.iter().position(|chunk| {
+        let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
+        if below.saturating_add(sum) > rank {
+            return true;
+        }
+        *below = below.saturating_add(sum);
+        false
+    })
+}
+
+/// The first chunk, from the last down, whose sum takes `above` to `need` or more
+/// (`above` then holds the sum of the chunks after it), or `None` (`above` holds them
+/// all). Out of line for the reason [`chunk_up`] is.
+#[inline(never)]
+pub(super) fn chunk_down<const NARROW: bool>(
+    chunks: &[[u32; SCAN_CHUNK]],
+    need: u64,
+    above: &mut u64,
+) -> Option<usize> {
+    chunks.iter().rposition(|chunk| {
+        let sum = bin_sum::<NARROW, SCAN_CHUNK>(chunk);
+        if above.saturating_add(sum) >= need {
+            return true;
+        }
+        *above = above.saturating_add(sum);
+        false
+    })
+}

@@ -126,6 +126,7 @@ impl IndexMapping for CubicMapping {
         Ok(Self::from_valid_accuracy(alpha))
     }
 
+    #[inline]
     fn relative_accuracy(&self) -> f64 {
         self.scale.alpha
     }
@@ -146,6 +147,7 @@ impl IndexMapping for CubicMapping {
             .index(exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s)
     }
 
+    #[inline]
     fn lower_bound(&self, index: i32) -> f64 {
         interpolated_exp2(self.scale.lower_bound_log(index), cubic_inverse)
     }

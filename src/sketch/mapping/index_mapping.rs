@@ -131,6 +131,7 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     fn lower_bound(&self, index: i32) -> f64;
 
     /// The representative value of bin `index`: `lower_bound(index) * (1 + alpha)`.
+    #[inline]
     fn value(&self, index: i32) -> f64 {
         self.lower_bound(index) * (1.0 + self.relative_accuracy())
     }

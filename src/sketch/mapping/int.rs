@@ -363,6 +363,7 @@ impl IndexMapping for IntMapping {
             .ok_or(ConfigError::InvalidAccuracy)
     }
 
+    #[inline]
     fn relative_accuracy(&self) -> f64 {
         // A table lookup: `tanh` is costly everywhere and soft-float on a microcontroller,
         // and quantile queries read the accuracy.
@@ -485,6 +486,7 @@ impl IndexMapping for IntMapping {
         edge.saturating_add(edge >> 32u32)
     }
 
+    #[inline]
     fn lower_bound(&self, index: i32) -> f64 {
         let e = index >> self.k; // arithmetic shift: floor division by 2^k
         let top = index & (1i32 << self.k).wrapping_sub(1);

@@ -81,6 +81,7 @@ impl IndexMapping for LogMapping {
         Ok(Self::from_valid_accuracy(alpha))
     }
 
+    #[inline]
     fn relative_accuracy(&self) -> f64 {
         self.scale.alpha
     }
@@ -125,6 +126,7 @@ impl IndexMapping for LogMapping {
         self.exact_index(value)
     }
 
+    #[inline]
     fn lower_bound(&self, index: i32) -> f64 {
         exp::exp(self.scale.lower_bound_log(index))
     }
