@@ -228,15 +228,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // the mapping's slow cases are `record_u64_n`'s, out of line.
         if let Some(index) = self.mapping.index_u64_fast(value) {
             if self.add_one_in_range(index) {
-                let s = &mut self.int_stats;
-                widen(&mut s.min, &mut s.max, value);
-                // The high word moves once in 2^64 / value records: a branch, not an
-                // add-with-carry into two more words (on a 32-bit core).
-                let (lo, carry) = s.sum_lo.overflowing_add(value);
-                s.sum_lo = lo;
-                if carry {
-                    s.carry_into_high_word();
-                }
+                self.int_stats.record_one(value);
                 return;
             }
         }
