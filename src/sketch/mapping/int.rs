@@ -45,7 +45,28 @@ macro_rules! round_low_bits {
 round_low_bits!(round_low_bits, u128);
 round_low_bits!(round_low_bits_u64, u64);
 
-/// `v > 0` with `lz` leading zeros, cut for a mapping of `2^k` bins per power of two
+/// A value below 2^32 and its count of leading zeros, for the 32-bit fast path; `None`
+/// from 2^32 up, and for zero. On a 64-bit core one compare finds both (`value - 1` below
+/// `2^32 - 1`).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn narrow(value: u64) -> Option<(u32, u32)> {
+    let v = u32::try_from(value).ok().filter(|&v| v != 0)?;
+    Some((v, v.leading_zeros()))
+}
+
+/// [`narrow`] on a 32-bit core, with one test, of the high word: zero passes (with 31
+/// leading zeros, which keeps its shifts below 32), and the near-edge test declines it, as
+/// its `inside` is 0, on an edge, which every `near` declines. (A test for zero here too
+/// would become a 64-bit `value - 1` and a compare of both words.)
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+fn narrow(value: u64) -> Option<(u32, u32)> {
+    let v = u32::try_from(value).ok()?;
+    Some((v, (v | 1).leading_zeros()))
+}
+
+/// `v` with `lz` leading zeros (`v > 0`, or 0 with 31), cut for a mapping of `2^k` bins per power of two
 /// (`k <= 20`): `2^k` plus the top `k` bits below the leading one, and the bits below
 /// those, moved up to bit 31 (the position inside the bin, in units of 2^-32 of a bin).
 ///
@@ -492,11 +513,8 @@ impl IndexMapping for IntMapping {
     #[inline]
     fn index_u64_fast(&self, value: u64) -> Option<i32> {
         // Latencies in ns below 4.3 s take the 32-bit path: half the instructions on a
-        // 32-bit core, where every u64 shift is two or three. One test of the high word
-        // finds them. Zero needs no test of its own: its `inside` is 0, on an edge, which
-        // every `near` declines (`| 1` only keeps the shifts below 32 for it).
-        let v = u32::try_from(value).ok()?;
-        let lz = (v | 1).leading_zeros(); // lz <= 31
+        // 32-bit core, where every u64 shift is two or three.
+        let (v, lz) = narrow(value)?; // lz <= 31
         let (lead_and_top, inside) = split_u32(v, lz, self.k());
         // Only near its start or its end can DataDog's libraries put the value elsewhere.
         let (band, last) = self.near;
