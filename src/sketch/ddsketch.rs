@@ -59,16 +59,18 @@ const MERGE_CHUNK: usize = 32;
 // In this order, the bins last: the fields the record paths read and write (`count`, the
 // statistics, the mapping, `min_index`) then lie within a load's offset of the sketch's
 // address. Rust's own order puts the bins between them, and a 32-bit core then holds a
-// second base address, one register fewer for the rest. The 8-byte fields come first:
-// the order pads no more than Rust's (the preset sizes are unchanged).
+// second base address, one register fewer for the rest. The integer statistics first, at
+// the sketch's address: a 32-bit core loads min and max in one instruction (`ldm`). The
+// 8-byte fields come first: the order pads no more than Rust's (the preset sizes are
+// unchanged).
 #[repr(C)]
 pub struct DDSketch<M, const N: usize> {
+    int_stats: IntStats,
     /// Values held by the bins and the zero bin.
     count: u64,
     clamped: u64,
     saturated: u64,
     float_stats: FloatStats,
-    int_stats: IntStats,
     // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with
     // `zero_count` (a `BinLayout` of a 32-byte mapping would pad to 40 bytes).
     mapping: M,
