@@ -49,7 +49,21 @@ const SLICE_CHUNK: usize = 64;
 /// assert_eq!(sketch.max(), Some(1000.0));
 /// ```
 #[derive(Clone)]
+// In this order, the bins last: the fields the record paths read and write (`count`, the
+// statistics, the mapping, `min_index`) then lie within a load's offset of the sketch's
+// address. Rust's own order puts the bins between them, and a 32-bit core then holds a
+// second base address, one register fewer for the rest. The integer statistics first, at
+// the sketch's address: a 32-bit core loads min and max in one instruction (`ldm`). The
+// 8-byte fields come first: the order pads no more than Rust's (the preset sizes are
+// unchanged).
+#[repr(C)]
 pub struct DDSketch<M, const N: usize> {
+    int_stats: IntStats,
+    /// Values held by the bins and the zero bin.
+    count: u64,
+    clamped: u64,
+    saturated: u64,
+    float_stats: FloatStats,
     // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with
     // `zero_count` (a `BinLayout` of a 32-byte mapping would pad to 40 bytes).
     mapping: M,
@@ -57,12 +71,6 @@ pub struct DDSketch<M, const N: usize> {
     min_index: i32,
     zero_count: u32,
     bins: [u32; N],
-    /// Values held by the bins and the zero bin.
-    count: u64,
-    clamped: u64,
-    saturated: u64,
-    float_stats: FloatStats,
-    int_stats: IntStats,
 }
 
 impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
@@ -215,15 +223,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // the mapping's slow cases are `record_u64_n`'s, out of line.
         if let Some(index) = self.mapping.index_u64_fast(value) {
             if self.add_one_in_range(index) {
-                let s = &mut self.int_stats;
-                widen(&mut s.min, &mut s.max, value);
-                // The high word moves once in 2^64 / value records: a branch, not an
-                // add-with-carry into two more words (on a 32-bit core).
-                let (lo, carry) = s.sum_lo.overflowing_add(value);
-                s.sum_lo = lo;
-                if carry {
-                    s.carry_into_high_word();
-                }
+                self.int_stats.record_one(value);
                 return;
             }
         }

@@ -45,7 +45,28 @@ macro_rules! round_low_bits {
 round_low_bits!(round_low_bits, u128);
 round_low_bits!(round_low_bits_u64, u64);
 
-/// `v > 0` with `lz` leading zeros, cut for a mapping of `2^k` bins per power of two
+/// A value below 2^32 and its count of leading zeros, for the 32-bit fast path; `None`
+/// from 2^32 up, and for zero. On a 64-bit core one compare finds both (`value - 1` below
+/// `2^32 - 1`).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn narrow(value: u64) -> Option<(u32, u32)> {
+    let v = u32::try_from(value).ok().filter(|&v| v != 0)?;
+    Some((v, v.leading_zeros()))
+}
+
+/// [`narrow`] on a 32-bit core, with one test, of the high word: zero passes (with 31
+/// leading zeros, which keeps its shifts below 32), and the near-edge test declines it, as
+/// its `inside` is 0, on an edge, which every `near` declines. (A test for zero here too
+/// would become a 64-bit `value - 1` and a compare of both words.)
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+fn narrow(value: u64) -> Option<(u32, u32)> {
+    let v = u32::try_from(value).ok()?;
+    Some((v, (v | 1).leading_zeros()))
+}
+
+/// `v` with `lz` leading zeros (`v > 0`, or 0 with 31), cut for a mapping of `2^k` bins per power of two
 /// (`k <= 20`): `2^k` plus the top `k` bits below the leading one, and the bits below
 /// those, moved up to bit 31 (the position inside the bin, in units of 2^-32 of a bin).
 ///
@@ -189,11 +210,83 @@ const INT_MAX_BITS: u32 = 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct IntMapping {
-    k: u32,
+    k: Bits,
     /// How near a bin edge a 32-bit value must be for DataDog's libraries to put it in
     /// another bin, and the largest `(inside + band) mod 2^32` of such a value: see
     /// `index_u64`. Derived from `k` (kept here so the record path reads no table).
     near: (u32, u32),
+}
+
+/// An [`IntMapping`]'s `k` (`0..=20`) as a type of 21 values: a load of it tells the
+/// compiler its range, so that a shift by it needs no `& 31`, which a `u32` would cost
+/// the record path on an Arm core (its shifts by a register do not mask the amount).
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Bits {
+    B0 = 0,
+    B1 = 1,
+    B2 = 2,
+    B3 = 3,
+    B4 = 4,
+    B5 = 5,
+    B6 = 6,
+    B7 = 7,
+    B8 = 8,
+    B9 = 9,
+    B10 = 10,
+    B11 = 11,
+    B12 = 12,
+    B13 = 13,
+    B14 = 14,
+    B15 = 15,
+    B16 = 16,
+    B17 = 17,
+    B18 = 18,
+    B19 = 19,
+    B20 = 20,
+}
+
+impl Bits {
+    /// `k <= 20`.
+    const fn of(k: u32) -> Bits {
+        match k {
+            0 => Bits::B0,
+            1 => Bits::B1,
+            2 => Bits::B2,
+            3 => Bits::B3,
+            4 => Bits::B4,
+            5 => Bits::B5,
+            6 => Bits::B6,
+            7 => Bits::B7,
+            8 => Bits::B8,
+            9 => Bits::B9,
+            10 => Bits::B10,
+            11 => Bits::B11,
+            12 => Bits::B12,
+            13 => Bits::B13,
+            14 => Bits::B14,
+            15 => Bits::B15,
+            16 => Bits::B16,
+            17 => Bits::B17,
+            18 => Bits::B18,
+            19 => Bits::B19,
+            _ => Bits::B20,
+        }
+    }
+}
+
+// As the number (as `IntMapping`'s derived formats printed it when `k` was a `u32`).
+impl core::fmt::Debug for Bits {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        (*self as u32).fmt(f)
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for Bits {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::Format::format(&(*self as u32), f)
+    }
 }
 
 impl IntMapping {
@@ -226,12 +319,21 @@ impl IntMapping {
         } else {
             NEAR_U32[(k & 31) as usize]
         };
-        IntMapping { k, near }
+        IntMapping {
+            k: Bits::of(k),
+            near,
+        }
     }
 
     /// `k`: the mapping has `2^k` bins per power of two.
     pub const fn mantissa_bits(&self) -> u32 {
-        self.k
+        self.k()
+    }
+
+    /// `k`, which the compiler knows to be at most 20: shifts by it need no masking.
+    #[inline(always)]
+    const fn k(&self) -> u32 {
+        self.k as u32
     }
 
     /// [`relative_accuracy`](IndexMapping::relative_accuracy), in `const` code: the bits
@@ -239,7 +341,7 @@ impl IntMapping {
     // k <= 20 (checked at construction) indexes the 21 entries.
     #[allow(clippy::indexing_slicing)]
     pub(crate) const fn accuracy(&self) -> f64 {
-        f64::from_bits(INT_ACCURACY_BITS[self.k as usize])
+        f64::from_bits(INT_ACCURACY_BITS[self.k() as usize])
     }
 
     /// The index of the value whose `approx_log` is `x / 2^52`: its exact bin, unless it
@@ -247,8 +349,8 @@ impl IntMapping {
     /// docs); then where both put it.
     #[inline]
     fn index_of(&self, x: i64) -> i32 {
-        if near_edge(self.k, x) {
-            key(self.k, x)
+        if near_edge(self.k(), x) {
+            key(self.k(), x)
         } else {
             self.exact_index(x)
         }
@@ -257,14 +359,14 @@ impl IntMapping {
     /// The exact bin of the value whose `approx_log` is `x / 2^52`.
     #[inline]
     fn exact_index(&self, x: i64) -> i32 {
-        (x >> MANTISSA_BITS.wrapping_sub(self.k)) as i32 // |x| < 1026 * 2^52: fits
+        (x >> MANTISSA_BITS.wrapping_sub(self.k())) as i32 // |x| < 1026 * 2^52: fits
     }
 
     /// [`index_of`](Self::index_of) of an integer below 2^47: its exact bin where that is
     /// DataDog's too ([`exact_below_2_47`]), with no test for an edge.
     #[inline]
     fn index_of_integer(&self, x: i64) -> i32 {
-        if exact_below_2_47(self.k) {
+        if exact_below_2_47(self.k()) {
             self.exact_index(x)
         } else {
             self.index_of(x)
@@ -291,8 +393,8 @@ impl IntMapping {
     #[inline(never)] // values of 4.3 s and more in ns: not the hot path
     fn index_wide(&self, value: u64) -> i32 {
         let e = 63u32.wrapping_sub(value.leading_zeros()); // the leading one's position: 32..=63
-        if go_decides(self.k) {
-            return wide_exact_bin_rounded(value, e, self.k);
+        if go_decides(self.k()) {
+            return wide_exact_bin_rounded(value, e, self.k());
         }
         let fraction = value ^ (1u64 << e); // the e bits below it
         if e < 47 {
@@ -373,7 +475,7 @@ impl IndexMapping for IntMapping {
     fn gamma(&self) -> f64 {
         // k <= 20: always in the table (DataDog's own bits for 2^(2^-k)).
         GAMMA_BITS
-            .get(self.k as usize)
+            .get(self.k() as usize)
             .map_or(2.0, |&bits| f64::from_bits(bits))
     }
 
@@ -411,13 +513,9 @@ impl IndexMapping for IntMapping {
     #[inline]
     fn index_u64_fast(&self, value: u64) -> Option<i32> {
         // Latencies in ns below 4.3 s take the 32-bit path: half the instructions on a
-        // 32-bit core, where every u64 shift is two or three. One compare finds them and
-        // leaves out 0.
-        // (On a 32-bit core two word tests, on x86-64 a shift: both cheaper than the
-        // `value - 1` form.)
-        let v = u32::try_from(value).ok().filter(|&v| v != 0)?;
-        let lz = v.leading_zeros(); // v > 0: lz <= 31
-        let (lead_and_top, inside) = split_u32(v, lz, self.k);
+        // 32-bit core, where every u64 shift is two or three.
+        let (v, lz) = narrow(value)?; // lz <= 31
+        let (lead_and_top, inside) = split_u32(v, lz, self.k());
         // Only near its start or its end can DataDog's libraries put the value elsewhere.
         let (band, last) = self.near;
         if inside.wrapping_add(band) <= last {
@@ -426,7 +524,7 @@ impl IndexMapping for IntMapping {
         // (e - 1) * 2^k + 2^k + top is (e << k) | top, e = 31 - lz (for v = 1, e - 1 = -1
         // and the sum is 0).
         let e_minus_one = 30i32.wrapping_sub(lz as i32);
-        Some((e_minus_one << self.k).wrapping_add(lead_and_top))
+        Some((e_minus_one << self.k()).wrapping_add(lead_and_top))
     }
 
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -438,7 +536,7 @@ impl IndexMapping for IntMapping {
         // the bin and the position inside it. Only where an FPU is certain (not on the
         // Cortex-M0: there this is the integer default). `k <= 20`.
         const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52.to_bits()
-        let k = self.k & 31;
+        let k = self.k() & 31;
         let (band, last) = self.near;
         let exponent_bias = 1023i64 << k;
         for (o, &value) in out.iter_mut().zip(values) {
@@ -463,7 +561,7 @@ impl IndexMapping for IntMapping {
         let Some(next) = index.checked_add(1) else {
             return u64::MAX;
         };
-        let k = self.k & 31; // k <= 20
+        let k = self.k() & 31; // k <= 20
         let e = next >> k; // arithmetic shift: floor division by 2^k
         let top = (next & (1i32 << k).wrapping_sub(1)) as u64; // below 2^k
         let significand = (1u64 << k) | top; // below 2^21
@@ -488,9 +586,9 @@ impl IndexMapping for IntMapping {
 
     #[inline]
     fn lower_bound(&self, index: i32) -> f64 {
-        let e = index >> self.k; // arithmetic shift: floor division by 2^k
-        let top = index & (1i32 << self.k).wrapping_sub(1);
-        libm::ldexp(1.0 + top as f64 / (1u32 << self.k) as f64, e)
+        let e = index >> self.k(); // arithmetic shift: floor division by 2^k
+        let top = index & (1i32 << self.k()).wrapping_sub(1);
+        libm::ldexp(1.0 + top as f64 / (1u32 << self.k()) as f64, e)
     }
 }
 
