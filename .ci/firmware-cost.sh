@@ -15,7 +15,7 @@
 #
 # Each image is built with `--features count`: it repeats one operation K times and exits
 # (firmware/src/count.rs). The instruction-counting QEMU plugin is built from
-# ../shared/tools/qemu-insncount.c (override with INSNCOUNT_SRC). Per operation:
+# ../shared/tools/qemu-insncount.c beside the main checkout (override with INSNCOUNT_SRC). Per operation:
 # (insns(2K) - insns(K)) / K, which includes the loop and the xorshift that makes each
 # value; the `none` operation measures those alone, and "net" subtracts it.
 #
@@ -31,7 +31,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/firmware"
 K="${K:-1000}"
-src="${INSNCOUNT_SRC:-$root/../shared/tools/qemu-insncount.c}"
+# Beside the main checkout (its git directory's parent), so a worktree finds it too.
+checkout="$(dirname "$(git -C "$root" rev-parse --path-format=absolute --git-common-dir)")"
+src="${INSNCOUNT_SRC:-$checkout/../shared/tools/qemu-insncount.c}"
 plugin="$root/firmware/target/libinsncount.so"
 mkdir -p target/cost
 gcc -shared -fPIC -O2 -o "$plugin" "$src"
