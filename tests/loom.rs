@@ -14,7 +14,7 @@ use loom::thread;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
 use tailguard::sketch::{AtomicSketch, IndexMapping, IntMapping};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::window::{ExponentialWindow, Window, WindowConfig};
 
 /// A clock whose time is a loom atomic, so its reads and writes are interleaved too.
 #[derive(Clone)]
@@ -353,6 +353,76 @@ fn a_record_racing_a_clear_stays_inside_the_scanned_range() {
             // answer is that bin's value, clamped to min and max if they survived).
             let q = sketch.quantile(0.5).unwrap();
             assert!(q.is_none() || q == sketch.snapshot().quantile(0.5).unwrap());
+        }
+    });
+}
+
+/// An exponential window of four buckets: a value far outside rescales it.
+type TinyExponential = ExponentialWindow<LoomClock, u16, 4>;
+
+/// A record inside the slot's buckets racing a record that rescales the slot: both are
+/// counted once, in the buckets of their values (the snapshot's quantiles are theirs), and
+/// nothing is clamped, expired or raced.
+#[test]
+fn exponential_records_racing_a_rescale_are_counted_in_their_buckets() {
+    loom::model(|| {
+        let clock = LoomClock::new();
+        let window = Arc::new(TinyExponential::new(clock, Duration::from_secs(1)).unwrap());
+        window.record_u64(1_000); // configures the slot
+        let recorder = {
+            let window = window.clone();
+            thread::spawn(move || window.record_u64(1_000))
+        };
+        window.record_u64(1 << 40); // outside: rescales
+        recorder.join().unwrap();
+        assert_eq!(window.rescales(), 1);
+        assert_eq!(
+            (window.expired(), window.clamped(), window.raced()),
+            (0, 0, 0)
+        );
+        let snapshot = window.snapshot();
+        assert_eq!(snapshot.count(), 3);
+        let accuracy = snapshot.relative_accuracy();
+        let median = snapshot.quantile(0.5).unwrap().unwrap();
+        assert!((median / 1_000.0 - 1.0).abs() <= accuracy, "{median}");
+        let max = snapshot.quantile(1.0).unwrap().unwrap();
+        assert!((max / (1u64 << 40) as f64 - 1.0).abs() < 1e-6, "{max}");
+    });
+}
+
+/// A record racing two rotations, the second of which recycles its slot at another
+/// scale: it is in the window or expired, exactly once, and never in a bucket of the
+/// wrong scale (every value in the window is the one recorded).
+#[test]
+fn exponential_records_are_conserved_across_recycling() {
+    loom::model(|| {
+        let clock = LoomClock::new();
+        let window = Arc::new(
+            ExponentialWindow::<LoomClock, u16, 4, 2>::new(
+                clock.clone(),
+                Duration::from_nanos(INTERVAL_NS),
+            )
+            .unwrap(),
+        );
+        window.record_u64(1 << 20); // the range the recycled slot is given
+        let recorder = {
+            let window = window.clone();
+            thread::spawn(move || window.record_u64(3))
+        };
+        clock.advance(INTERVAL_NS);
+        window.maintain();
+        clock.advance(INTERVAL_NS);
+        window.maintain();
+        recorder.join().unwrap();
+        let snapshot = window.snapshot();
+        let held = snapshot.count() + u64::from(window.expired()) + u64::from(window.saturated());
+        assert_eq!(held, 2);
+        assert_eq!(window.raced(), 0);
+        if snapshot.count() > 0 {
+            let v = snapshot.quantile(0.5).unwrap().unwrap();
+            let accuracy = snapshot.relative_accuracy();
+            let near = |x: f64| (v / x - 1.0).abs() <= accuracy + 1e-9 || window.clamped() > 0;
+            assert!(near(3.0) || near((1u64 << 20) as f64), "{v}");
         }
     });
 }

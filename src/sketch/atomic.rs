@@ -30,13 +30,13 @@ const NO_LOW: u32 = u32::MAX;
 
 /// The upper 32 bits of a non-negative `f64`: integer order equals numeric order.
 #[inline]
-fn key_of_f64(v: f64) -> u32 {
+pub(crate) fn key_of_f64(v: f64) -> u32 {
     (v.to_bits() >> 32) as u32
 }
 
 /// [`key_of_f64`] of `v as f64` (rounded down), computed with integer operations only.
 #[inline]
-fn key_of_u64(v: u64) -> u32 {
+pub(crate) fn key_of_u64(v: u64) -> u32 {
     // Latencies in ns below 4.3 s fit in 32 bits: 32-bit operations (half the cost on a
     // 32-bit core), and on the record's fast path the count of leading zeros is the one
     // the mapping took (the compiler shares it).
@@ -73,7 +73,7 @@ fn key_of_wide(v: u64) -> u32 {
 }
 
 /// The value a key stands for (at most one part per million below the recorded value).
-fn value_of_key(key: u32) -> f64 {
+pub(crate) fn value_of_key(key: u32) -> f64 {
     f64::from_bits(u64::from(key) << 32)
 }
 

@@ -11,6 +11,7 @@
 // emptying in place, and `presets` the names of the presets' windows. The long explanation is docs/window.md, included above.
 mod cache;
 mod config;
+mod exponential;
 mod presets;
 mod rank;
 mod reset;
@@ -18,6 +19,7 @@ mod seqlock;
 
 pub(crate) use config::Parts;
 pub use config::{WindowConfig, WindowError, MAX_CACHED_QUANTILES};
+pub use exponential::{ExponentialWindow, WindowCounter};
 pub use presets::{
     CubicLatencyWindow, IntLatencyCoarseWindow, IntLatencyWindow, LogLatencyWindow,
     McuLatencyWindow, OtelLatencyWindow,

@@ -6,7 +6,7 @@ use super::counter::Counter;
 /// How many halvings of the scale make the indices `low..=high` fit in `size` buckets: the
 /// SDKs' `getScaleChange` (shift both ends right until `high - low < size`). With
 /// `size >= 2` it ends within 32 halvings, as every index then is 0 or -1.
-pub(super) fn scale_change(mut low: i32, mut high: i32, size: usize) -> u32 {
+pub(crate) fn scale_change(mut low: i32, mut high: i32, size: usize) -> u32 {
     let size = i64::try_from(size).unwrap_or(i64::MAX);
     let mut change = 0u32;
     // In i64: the span of two i32s cannot overflow.

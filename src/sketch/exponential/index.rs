@@ -18,14 +18,14 @@
 use crate::sketch::mapping::{IndexMapping, OtelMapping};
 
 /// The finest scale the sketch records at, and the scale of [`EDGES`].
-pub(super) const FINEST_SCALE: i32 = 8;
+pub(crate) const FINEST_SCALE: i32 = 8;
 
 /// The most halvings below [`FINEST_SCALE`]: scale -10, OpenTelemetry's coarsest, where
 /// every float fits in two buckets.
-pub(super) const MAX_DOWNSHIFT: u32 = (FINEST_SCALE - OtelMapping::MIN_SCALE) as u32;
+pub(crate) const MAX_DOWNSHIFT: u32 = (FINEST_SCALE - OtelMapping::MIN_SCALE) as u32;
 
 /// The mapping at `downshift` halvings below the finest scale.
-pub(super) fn mapping_at(downshift: u32) -> OtelMapping {
+pub(crate) fn mapping_at(downshift: u32) -> OtelMapping {
     let scale = FINEST_SCALE.wrapping_sub(downshift.min(MAX_DOWNSHIFT) as i32);
     match OtelMapping::with_scale(scale) {
         Ok(mapping) => mapping,
@@ -184,7 +184,7 @@ fn index_of_mantissa(exponent: i32, x: u64) -> i32 {
 /// counts it as a zero). Integer operations only: a leading-zero count, a shift and the
 /// table.
 #[inline]
-pub(super) fn of_u64(value: u64) -> i32 {
+pub(crate) fn of_u64(value: u64) -> i32 {
     let zeros = value.leading_zeros(); // value > 0: at most 63
     let exponent = 63u32.wrapping_sub(zeros) as i32;
     index_of_mantissa(exponent, value << (zeros & 63))
@@ -192,15 +192,15 @@ pub(super) fn of_u64(value: u64) -> i32 {
 
 /// The SDKs' index at [`FINEST_SCALE`] of the subnormals and of `2^-1022` itself, the
 /// lowest bucket: `(-1022 << 8) - 1`.
-pub(super) const LOWEST: i32 = (-1022 << FINEST_SCALE) - 1;
+pub(crate) const LOWEST: i32 = (-1022 << FINEST_SCALE) - 1;
 
 /// The index at [`FINEST_SCALE`] of `f64::MAX`, the highest bucket: `(1024 << 8) - 1`.
-pub(super) const HIGHEST: i32 = (1024 << FINEST_SCALE) - 1;
+pub(crate) const HIGHEST: i32 = (1024 << FINEST_SCALE) - 1;
 
 /// The exact index at [`FINEST_SCALE`] of a positive finite float, from its bits (integer
 /// operations only). Subnormals share the bucket of `2^-1022`, as in the SDKs.
 #[inline]
-pub(super) fn of_f64(value: f64) -> i32 {
+pub(crate) fn of_f64(value: f64) -> i32 {
     let bits = value.to_bits();
     let field = ((bits >> 52) & 0x7ff) as i32;
     if field == 0 {

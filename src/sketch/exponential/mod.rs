@@ -48,8 +48,8 @@
 //! counter widths), `sketch` (the sketch), `rank` (its rank queries).
 
 mod counter;
-mod downscale;
-mod index;
+pub(crate) mod downscale;
+pub(crate) mod index;
 mod loss;
 mod rank;
 mod sketch;

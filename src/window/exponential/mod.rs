@@ -1,0 +1,726 @@
+//! [`ExponentialWindow`]: a window of OpenTelemetry exponential buckets whose scale follows
+//! the data, in memory fixed at compile time, recorded lock-free from any thread or
+//! interrupt handler.
+
+mod cell;
+mod slot;
+
+pub use cell::WindowCounter;
+
+use core::fmt;
+use core::time::Duration;
+
+use slot::{Config, Outcome, Slot, State};
+
+use super::seqlock::SeqLock;
+use super::WindowError;
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
+use crate::clock::divisor::Divisor;
+use crate::clock::{Clock, Instant};
+use crate::sketch::exponential::downscale::scale_change;
+use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
+use crate::sketch::exponential::Point;
+use crate::sketch::{key_of_f64, key_of_u64, value_of_key, ExponentialSketch, RecordError};
+use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
+
+/// How many times a record looks for its slot again before it counts itself as expired
+/// (each time, a clear changed the slot under it).
+const ATTEMPTS: u32 = 4;
+
+/// Buckets of one power of two at the finest scale.
+const OCTAVE: i32 = 1 << FINEST_SCALE;
+
+/// The span a slot with no history gives its first value: 15 octaves (at the finest scale),
+/// centred on it (a factor of 180 either way).
+const FIRST_SPAN: i32 = 15 * OCTAVE;
+
+/// A rotating window of `SLOTS` slots of `B` OpenTelemetry exponential buckets, counted in
+/// `K` (`u16` or `u32`), each slot at the finest scale its interval's values allow: the
+/// fixed-memory, no-range-to-guess counterpart of [`Window`](super::Window).
+///
+/// Time is cut into intervals by the clock, as in a [`Window`](super::Window): queries see
+/// the current interval and the `SLOTS - 2` before it, and a slot is recycled when its
+/// interval leaves. Each slot has a scale and an offset of its own:
+///
+/// * a recycled slot takes the finest scale at which its buckets hold the range the window
+///   saw (its lowest and highest value, widened by a quarter of that span and an octave
+///   each side); a slot with no history takes its first value's, centred in 16 octaves;
+/// * a value outside the current slot's buckets **rescales** it at once: the spare slot
+///   (the one of no interval in the window) takes a scale coarse enough for the current
+///   slot's whole range and the value, becomes the current interval's slot, and the counts
+///   move into it, downscaled exactly (OpenTelemetry's buckets nest: halving the scale
+///   merges pairs);
+/// * queries merge the slots, of different scales, by the same exact downscaling, into an
+///   [`ExponentialSketch`] ([`snapshot`](Self::snapshot)).
+///
+/// # Records never wait and are never misplaced
+///
+/// A record reads its slot's state (scale, offset, generation) in one load and adds one
+/// to a counter whose top bit tags the generation it was last cleared for: a record that
+/// finds the tag it expected was counted before any clear (and is moved or expired with
+/// the rest); one that finds another tag takes its add back and goes again. No record
+/// waits for a rotation or a rescale, and at every quiet moment
+/// `count() + expired()` is the number of values recorded (modulo 2^32), each in the
+/// bucket of its value at the scale of its slot. The exceptions are counted:
+///
+/// * [`clamped`](Self::clamped): a value outside its slot's buckets while another caller
+///   is rescaling (or in a slot of an earlier interval) goes into the nearest bucket;
+/// * [`saturated`](Self::saturated): a bucket holds [`WindowCounter::LIMIT`] values at most;
+/// * [`raced`](Self::raced): a record that was preempted while its slot was cleared twice
+///   (two rotations or rescales) cannot tell whether its count was moved: it is counted
+///   once, in some bucket or among the expired, and here (an upper bound: most of these are
+///   in the right bucket). A record preempted across 32 clears of its slot or more is not
+///   told apart.
+///
+/// # Cost
+///
+/// A record is a clock reading, the exact integer index (no float, no division: suits a
+/// core without an FPU), two loads of the slot's state and one atomic add. A rescale or a
+/// rotation clears `B` counters per slot, done by the record or maintenance that finds
+/// it due ([`maintain`](Self::maintain)).
+///
+/// ```
+/// use std::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::window::ExponentialWindow;
+///
+/// let clock = ManualClock::new();
+/// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+/// for v in 1..=1000u64 {
+///     window.record_u64(v * 1_000); // 1 us to 1 ms
+/// }
+/// // The first value's 15 octaves reach 181 us: the slot rescaled once, and does again
+/// // for 5 s.
+/// assert_eq!(window.rescales(), 1);
+/// window.record_u64(5_000_000_000);
+/// assert_eq!((window.count(), window.rescales()), (1001, 2));
+/// let p50 = window.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 / 500e3 - 1.0).abs() < window.snapshot().relative_accuracy());
+/// ```
+pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: usize = 3> {
+    clock: C,
+    /// Ticks are intervals since the window's origin.
+    intervals: CoarseClock,
+    /// The published interval.
+    epoch: AtomicCoarseInstant,
+    /// The logical slot (interval number modulo `SLOTS`) of the published interval.
+    current: AtomicU32,
+    /// Logical slot `l`'s slot is `l ^ (map >> 4l & 15)`: a rescale swaps the current
+    /// interval's with the spare's (all zero: each logical slot its own).
+    map: AtomicU32,
+    /// Odd while a rotation or rescale clears slots: queries retry a scan it overlapped.
+    changes: SeqLock,
+    /// Held by the one caller rotating or rescaling.
+    rotating: AtomicBool,
+    expired: AtomicU32,
+    rotations: AtomicU32,
+    rescales: AtomicU32,
+    clamped: AtomicU32,
+    saturated: AtomicU32,
+    raced: AtomicU32,
+    slots: [Slot<K, B>; SLOTS],
+}
+
+impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
+    ExponentialWindow<C, K, B, SLOTS>
+{
+    /// An empty window whose first interval starts now. Errors if `interval` is shorter
+    /// than 8 ns.
+    pub fn new(clock: C, interval: Duration) -> Result<Self, WindowError> {
+        let origin = clock.now();
+        match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval))
+        {
+            Ok(intervals) => Ok(Self::of(clock, intervals)),
+            Err(_) => Err(WindowError::InvalidInterval),
+        }
+    }
+
+    const_unless_loom! {
+        /// An empty window whose first interval starts at `origin`: `const`, for a
+        /// `static` (with a constant clock), and all zero bytes but the interval's
+        /// arithmetic.
+        pub fn with_origin(clock: C, interval: Duration, origin: Instant) -> Result<Self, WindowError> {
+            match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval)) {
+                Ok(intervals) => Ok(Self::of(clock, intervals)),
+                Err(_) => {
+                    // Not dropped: a `const fn` cannot run `C`'s destructor.
+                    core::mem::forget(clock);
+                    Err(WindowError::InvalidInterval)
+                }
+            }
+        }
+    }
+
+    const_unless_loom! {
+        fn of(clock: C, intervals: CoarseClock) -> Self {
+            const {
+                assert!(SLOTS >= 2 && SLOTS <= 8, "SLOTS must be 2 to 8");
+                assert!(B >= 2 && B <= 1 << 16, "B must be 2 to 65536");
+            };
+            ExponentialWindow {
+                clock,
+                intervals,
+                epoch: AtomicCoarseInstant::at_origin(),
+                current: AtomicU32::new(0),
+                map: AtomicU32::new(0),
+                changes: SeqLock::new(),
+                rotating: AtomicBool::new(false),
+                expired: AtomicU32::new(0),
+                rotations: AtomicU32::new(0),
+                rescales: AtomicU32::new(0),
+                clamped: AtomicU32::new(0),
+                saturated: AtomicU32::new(0),
+                raced: AtomicU32::new(0),
+                slots: slots(),
+            }
+        }
+    }
+
+    /// Records an integer value (nanoseconds, say) at the clock's current time: exact, with
+    /// integer operations only.
+    #[inline]
+    pub fn record_u64(&self, value: u64) {
+        self.record_u64_at(self.clock.now(), value);
+    }
+
+    /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    #[inline]
+    pub fn record_duration(&self, d: Duration) {
+        self.record_u64(crate::clock::duration_to_nanos(d));
+    }
+
+    /// [`record_u64`](Self::record_u64) at `now`, a reading of the window's clock.
+    #[inline]
+    pub fn record_u64_at(&self, now: Instant, value: u64) {
+        let fine = (value != 0).then(|| index::of_u64(value));
+        self.add(now, fine, key_of_u64(value));
+    }
+
+    /// Records one value. NaN and negative values are errors and change nothing; `+inf`
+    /// is recorded as `f64::MAX` and counted by [`clamped`](Self::clamped).
+    pub fn record(&self, value: f64) -> Result<(), RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        let value = if value == f64::INFINITY {
+            self.clamped.fetch_add(1, Relaxed);
+            f64::MAX
+        } else {
+            value.abs() // -0.0 is a zero
+        };
+        let fine = (value != 0.0).then(|| index::of_f64(value));
+        self.add(self.clock.now(), fine, key_of_f64(value));
+        Ok(())
+    }
+
+    /// Adds a value of finest index `fine` (`None`: a zero) to the slot of `now`.
+    #[inline]
+    fn add(&self, now: Instant, mut fine: Option<i32>, key: u32) {
+        let mut logical = self.logical_at(now, true);
+        for attempt in 1..=ATTEMPTS {
+            let outcome = self.physical(logical).record(fine, key);
+            match outcome {
+                Outcome::Counted => return,
+                Outcome::Raced => return count(&self.raced),
+                Outcome::Saturated => return count(&self.saturated),
+                Outcome::Retry => logical = self.logical_at(now, false),
+                // Being cleared: a rotation is recycling it, or a rescale has moved it
+                // out (and the published interval has another slot now). The published
+                // interval's slot, looked up again.
+                Outcome::Closed => logical = self.current.load(Acquire),
+                Outcome::Unconfigured(state) => {
+                    if let Some(fine) = fine {
+                        let (low, high) = (
+                            fine.saturating_sub(FIRST_SPAN / 2),
+                            fine.saturating_add(FIRST_SPAN / 2),
+                        );
+                        let _ = self.physical(logical).configure(state, fit::<B>(low, high));
+                    }
+                }
+                Outcome::OutOfRange(state, index) => {
+                    let current = self.current.load(Acquire);
+                    if logical != current {
+                        // An earlier interval's slot is not rescaled: the published
+                        // interval's takes the value (it is in the window too).
+                        logical = current;
+                    } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS - 1 {
+                        // Another caller has been rotating or rescaling all along.
+                        fine = Some(self.clamp(state, index));
+                    }
+                }
+            }
+        }
+        // Cleared under it every time: as a rotation would have, it counts as expired.
+        count(&self.expired);
+    }
+
+    /// The finest index of the nearest bucket of a slot in `state` to `index` (at its
+    /// scale), counted as clamped.
+    #[cold]
+    fn clamp(&self, state: State, index: i32) -> i32 {
+        count(&self.clamped);
+        let config = state.config().unwrap_or(Config {
+            downshift: 0,
+            base: 0,
+        });
+        let top = config.base.wrapping_add(last_bucket::<B>());
+        index.clamp(config.base, top) << config.downshift
+    }
+
+    /// Slot `logical`'s slot.
+    #[inline(always)]
+    fn physical(&self, logical: u32) -> &Slot<K, B> {
+        let flip = (self.map.load(Acquire) >> nibble(logical)) & 15;
+        let i = (logical ^ flip) as usize;
+        // i < SLOTS (the map only ever swaps slots): the `min` keeps panics out.
+        #[allow(clippy::indexing_slicing)]
+        &self.slots[i.min(SLOTS.wrapping_sub(1))]
+    }
+
+    /// The logical slot of interval number `ticks`: `ticks % SLOTS`, by a multiply (a
+    /// 64-bit `%` is a library call on a 32-bit core).
+    #[inline]
+    fn logical(ticks: u64) -> u32 {
+        let slots: Divisor = const { Divisor::new(SLOTS as u64) };
+        slots.div_rem(ticks).1 as u32 // below SLOTS <= 8
+    }
+
+    /// The logical slot to record into at `now`: its interval's if that is in the window,
+    /// after rotating if `now` is past it (and `rotate`); the published interval's for a
+    /// reading behind the window.
+    #[inline]
+    fn logical_at(&self, now: Instant, rotate: bool) -> u32 {
+        let reading = self.intervals.at(now);
+        match self.epoch.age(&self.intervals, reading) {
+            Age::Ticks(0) => self.current.load(Acquire),
+            Age::Ticks(d) if d < 0 && d > oldest::<SLOTS>() => Self::logical(reading.ticks()),
+            Age::Ticks(d) if d > 0 && rotate => self.rotate(reading),
+            Age::Ticks(d) if d > 0 => Self::logical(reading.ticks()),
+            _ if rotate => self.rotate(reading),
+            _ => self.current.load(Acquire),
+        }
+    }
+
+    /// Rotates at the clock's current time if it has left the published interval (what a
+    /// main loop calls when records are made by interrupt handlers that should not).
+    pub fn maintain(&self) {
+        let _ = self.logical_at(self.clock.now(), true);
+    }
+
+    /// Brings the window to the interval of `reading`, unless another caller is rotating
+    /// or rescaling: recycles the slots of the intervals that leave, each at the scale of
+    /// the range the window has seen, for the intervals that will take them.
+    #[cold]
+    fn rotate(&self, mut reading: CoarseInstant) -> u32 {
+        if let Age::Ticks(d) = self.epoch.age(&self.intervals, reading) {
+            if d <= oldest::<SLOTS>() {
+                // A stale reading (a recorder delayed after reading the clock, an old `now`
+                // passed in) is not a clock that went back: read the clock again.
+                reading = self.intervals.at(self.clock.now());
+            }
+        }
+        if self
+            .rotating
+            .compare_exchange(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            return self.current.load(Acquire);
+        }
+        // The slots to clear: interval `e - (SLOTS - 1)` leaves when `e` starts and has
+        // `e + 1`'s slot (the spare, which early records of `e + 1` take), so moving on by
+        // `d` from `p` clears the slots of `p + 2 ..= p + 1 + d` (at most all of them).
+        let (first, leaving) = match self.epoch.age(&self.intervals, reading) {
+            Age::Ticks(d) if d > 0 => (
+                reading.ticks().wrapping_sub(d as u64).wrapping_add(2), // d < 2^31
+                (d as u64).min(SLOTS as u64),
+            ),
+            Age::Ticks(d) if d <= 0 && d > oldest::<SLOTS>() => {
+                // Another caller has just rotated.
+                self.rotating.store(false, Release);
+                return Self::logical(reading.ticks());
+            }
+            _ => (reading.ticks(), SLOTS as u64), // behind the window, or far ahead
+        };
+        let config = self.seen_range().map(|(low, high)| {
+            let margin = (high.saturating_sub(low) >> 2).saturating_add(OCTAVE);
+            fit::<B>(low.saturating_sub(margin), high.saturating_add(margin))
+        });
+        self.changes.begin_write(|_| {});
+        let mut removed = 0u32;
+        for k in 0..leaving {
+            removed =
+                removed.wrapping_add(self.recycle(Self::logical(first.wrapping_add(k)), config));
+        }
+        self.expired.fetch_add(removed, Relaxed);
+        let logical = Self::logical(reading.ticks());
+        self.current.store(logical, Release);
+        self.epoch.store_now(reading);
+        self.changes.end_write();
+        count(&self.rotations);
+        self.rotating.store(false, Release);
+        logical
+    }
+
+    /// Empties logical slot `logical` for a new interval with `config`: returns the
+    /// values it held (expired).
+    fn recycle(&self, logical: u32, config: Option<Config>) -> u32 {
+        let slot = self.physical(logical);
+        let mut removed = 0u64;
+        let cleared = slot.close_and_clear(|_, n| removed = removed.wrapping_add(n));
+        slot.reopen(cleared.state, config);
+        (removed as u32).wrapping_add(cleared.zeros)
+    }
+
+    /// The finest indices of the lowest and highest value of the slots in the window.
+    fn seen_range(&self) -> Option<(i32, i32)> {
+        let (mut low, mut high) = (u32::MAX, 0u32);
+        for slot in &self.slots {
+            let (l, h) = slot.keys();
+            (low, high) = (low.min(l), high.max(h));
+        }
+        // Key 0 is a zero, of no bucket: the lowest bucket of a nanosecond instead.
+        let fine = |key: u32| {
+            if key == 0 {
+                0
+            } else {
+                index::of_f64(value_of_key(key))
+            }
+        };
+        (low <= high && high > 0).then(|| (fine(low), fine(high)))
+    }
+
+    /// Rescales the published interval's slot (`logical`, found in `state`) to take
+    /// bucket `index` (at its scale): the spare takes a coarser scale, becomes the
+    /// interval's slot, and the counts move into it. Returns false if another caller is
+    /// rotating or rescaling (the record then clamps: it must not wait).
+    #[cold]
+    #[inline(never)]
+    fn rescale(&self, logical: u32, state: State, index: i32) -> bool {
+        if self
+            .rotating
+            .compare_exchange(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        let source = self.physical(logical);
+        let still = self.current.load(Acquire) == logical && source.state() == state;
+        if let (true, Some(old)) = (still, state.config()) {
+            // The slot's whole range and the value: records in flight may fill any bucket.
+            let top = old.base.wrapping_add(last_bucket::<B>());
+            let (low, high) = (old.base.min(index), top.max(index));
+            let change = scale_change(low, high, B).max(1);
+            let downshift = old.downshift.saturating_add(change).min(MAX_DOWNSHIFT);
+            let shift = downshift.wrapping_sub(old.downshift); // downshift >= old's
+            let new = fit_at::<B>(low >> shift, high >> shift, downshift);
+            let spare = Self::logical(u64::from(logical).wrapping_add(1));
+            self.changes.begin_write(|_| {});
+            let removed = self.recycle(spare, Some(new));
+            self.expired.fetch_add(removed, Relaxed);
+            let target = self.physical(spare);
+            // The spare becomes the interval's slot before the source closes: a record
+            // that finds the source closed finds the target.
+            let map = self.map.load(Acquire);
+            let flip = |l: u32| (map >> nibble(l)) & 15;
+            let (a, b) = (logical ^ flip(logical), spare ^ flip(spare));
+            let keep = map & !(15 << nibble(logical)) & !(15 << nibble(spare));
+            self.map.store(
+                keep | (logical ^ b) << nibble(logical) | (spare ^ a) << nibble(spare),
+                Release,
+            );
+            let mut lost = 0u64;
+            let moved = source.close_and_clear(|i, n| {
+                lost = lost.wrapping_add(n.wrapping_sub(target.add_to(new, i >> shift, n)));
+            });
+            target.add_rest(moved.zeros, moved.keys);
+            self.saturated.fetch_add(lost as u32, Relaxed);
+            // The source, empty, is the spare now.
+            source.reopen(moved.state, Some(new));
+            self.changes.end_write();
+            count(&self.rescales);
+        }
+        self.rotating.store(false, Release);
+        true
+    }
+
+    /// The values in the window merged into one sketch of `B` buckets, at the coarsest of
+    /// the slots' scales (or coarser if their union needs it), exactly. Its sum is
+    /// estimated from the buckets (their values are not kept), its minimum and maximum to
+    /// within a millionth.
+    ///
+    /// A scan that overlapped a rotation or a rescale is done again (up to a few times):
+    /// values moving between slots are then seen once.
+    pub fn snapshot(&self) -> ExponentialSketch<u32, B> {
+        let mut sketch = ExponentialSketch::new();
+        for _ in 0..ATTEMPTS {
+            let Some(stamp) = self.changes.optimistic_read() else {
+                core::hint::spin_loop();
+                continue;
+            };
+            sketch = ExponentialSketch::new();
+            for slot in &self.slots {
+                self.merge_slot(slot, &mut sketch);
+            }
+            if self.changes.validate_read(stamp) {
+                break;
+            }
+        }
+        sketch
+    }
+
+    /// Adds a slot's values into `sketch`.
+    fn merge_slot(&self, slot: &Slot<K, B>, sketch: &mut ExponentialSketch<u32, B>) {
+        let config = slot.state().config();
+        let zeros = u64::from(slot.zeros());
+        let (mut span, mut count, mut sum) = (None::<(i64, i64)>, zeros, 0.0);
+        let scale = FINEST_SCALE.wrapping_sub(config.map_or(0, |c| c.downshift as i32));
+        let mapping = index::mapping_at(config.map_or(0, |c| c.downshift));
+        if let Some(config) = config {
+            for (i, n) in slot.buckets(config) {
+                let i64i = i64::from(i);
+                span = Some(span.map_or((i64i, i64i), |(l, h)| (l.min(i64i), h.max(i64i))));
+                count = count.saturating_add(n);
+                sum += n as f64 * crate::sketch::IndexMapping::value(&mapping, i);
+            }
+        }
+        if count == 0 {
+            return;
+        }
+        let (low, high) = slot.keys();
+        let (min, max) = if low <= high {
+            (value_of_key(low), value_of_key(high))
+        } else {
+            (0.0, 0.0)
+        };
+        let point = Point {
+            scale,
+            span,
+            zero_count: zeros,
+            count,
+            stats: (min, max.max(min), sum),
+        };
+        let _ = sketch.merge_point(&point, |sink| {
+            if let Some(config) = config {
+                for (i, n) in slot.buckets(config) {
+                    sink(i64::from(i), n);
+                }
+            }
+        });
+    }
+
+    /// The values in the window (a scan of every slot).
+    pub fn count(&self) -> u64 {
+        self.snapshot().count()
+    }
+
+    /// The `q`-quantile of the values in the window, within the relative accuracy of the
+    /// snapshot's scale (`None` if empty). Errors if `q` is not in `[0, 1]`.
+    pub fn quantile(&self, q: f64) -> Result<Option<f64>, crate::sketch::InvalidQuantile> {
+        self.snapshot().quantile(q)
+    }
+
+    /// The scale of the published interval's slot (`None` before its first value).
+    pub fn scale(&self) -> Option<i32> {
+        let config = self.physical(self.current.load(Acquire)).state().config()?;
+        Some(FINEST_SCALE.wrapping_sub(config.downshift as i32))
+    }
+
+    /// Values whose slot was recycled since they were recorded (modulo 2^32).
+    pub fn expired(&self) -> u32 {
+        self.expired.load(Relaxed)
+    }
+
+    /// Rotations so far (modulo 2^32).
+    pub fn rotations(&self) -> u32 {
+        self.rotations.load(Relaxed)
+    }
+
+    /// Rescales so far: values that fell outside the current slot (modulo 2^32).
+    pub fn rescales(&self) -> u32 {
+        self.rescales.load(Relaxed)
+    }
+
+    /// Values recorded into the nearest bucket of their slot (see the type's docs), and
+    /// infinities recorded as `f64::MAX`.
+    pub fn clamped(&self) -> u32 {
+        self.clamped.load(Relaxed)
+    }
+
+    /// Values dropped because their bucket was full ([`WindowCounter::LIMIT`]).
+    pub fn saturated(&self) -> u32 {
+        self.saturated.load(Relaxed)
+    }
+
+    /// Records that raced two clears of their slot (see the type's docs).
+    pub fn raced(&self) -> u32 {
+        self.raced.load(Relaxed)
+    }
+
+    /// The window's clock.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+}
+
+/// The shift of logical slot `l`'s entry in the map (`l < SLOTS <= 8`).
+fn nibble(l: u32) -> u32 {
+    (l & 7).wrapping_mul(4)
+}
+
+/// The age, in intervals, of the oldest interval in the window: `1 - SLOTS`.
+fn oldest<const SLOTS: usize>() -> i64 {
+    1i64.wrapping_sub(SLOTS as i64) // SLOTS <= 8
+}
+
+/// The index of the last bucket from the first: `B - 1`.
+fn last_bucket<const B: usize>() -> i32 {
+    (B as i32).wrapping_sub(1) // 2 <= B <= 2^16
+}
+
+/// Adds one to a counter of events.
+#[inline]
+fn count(counter: &AtomicU32) {
+    counter.fetch_add(1, Relaxed);
+}
+
+/// The finest configuration of `B` buckets that holds the finest indices `low..=high`,
+/// centred.
+fn fit<const B: usize>(low: i32, high: i32) -> Config {
+    let (low, high) = (low.max(index::LOWEST), high.min(index::HIGHEST));
+    let downshift = scale_change(low, high, B).min(MAX_DOWNSHIFT);
+    fit_at::<B>(low >> downshift, high >> downshift, downshift)
+}
+
+/// The configuration at `downshift` whose `B` buckets centre `low..=high` (indices at that
+/// scale, fewer than `B` apart).
+fn fit_at<const B: usize>(low: i32, high: i32, downshift: u32) -> Config {
+    let slack = (B as i32)
+        .saturating_sub(high.saturating_sub(low).saturating_add(1))
+        .max(0);
+    Config {
+        downshift,
+        base: low.saturating_sub(slack / 2),
+    }
+}
+
+#[cfg(not(loom))]
+const fn slots<K: WindowCounter, const B: usize, const SLOTS: usize>() -> [Slot<K, B>; SLOTS] {
+    [const { Slot::new() }; SLOTS]
+}
+
+#[cfg(loom)]
+fn slots<K: WindowCounter, const B: usize, const SLOTS: usize>() -> [Slot<K, B>; SLOTS] {
+    core::array::from_fn(|_| Slot::new())
+}
+
+impl<C, K: WindowCounter, const B: usize, const SLOTS: usize> fmt::Debug
+    for ExponentialWindow<C, K, B, SLOTS>
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExponentialWindow")
+            .field("buckets", &B)
+            .field("slots", &SLOTS)
+            .field("expired", &self.expired.load(Relaxed))
+            .field("rotations", &self.rotations.load(Relaxed))
+            .field("rescales", &self.rescales.load(Relaxed))
+            .field("clamped", &self.clamped.load(Relaxed))
+            .field("saturated", &self.saturated.load(Relaxed))
+            .field("raced", &self.raced.load(Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn a_first_value_configures_the_slot_and_an_outlier_rescales_it() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 64>::new(&clock, SECOND).unwrap();
+        assert_eq!(w.scale(), None);
+        w.record_u64(1_000_000);
+        // 16 octaves in 64 buckets: scale 2.
+        assert_eq!(w.scale(), Some(2));
+        w.record_u64(10_000);
+        assert_eq!((w.scale(), w.rescales()), (Some(2), 0));
+        w.record_u64(u64::MAX);
+        assert_eq!(w.rescales(), 1);
+        w.record_u64(1);
+        assert_eq!((w.rescales(), w.scale()), (2, Some(-1))); // each covers the whole slot
+        assert_eq!(
+            (w.count(), w.expired(), w.clamped(), w.raced()),
+            (4, 0, 0, 0)
+        );
+        let s = w.snapshot();
+        assert_eq!(s.min(), Some(1.0));
+        assert!((s.max().unwrap() / u64::MAX as f64 - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn recycled_slots_take_the_scale_of_what_the_window_saw() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u32, 128>::new(&clock, SECOND).unwrap();
+        for v in 1_000..2_000u64 {
+            w.record_u64(v * 1_000);
+        }
+        assert_eq!(w.scale(), Some(3), "15 octaves in 128 buckets");
+        clock.advance(SECOND);
+        w.maintain(); // interval 2's slot takes the scale of 1 to 2 ms
+        assert_eq!((w.count(), w.rotations()), (1000, 1));
+        clock.advance(SECOND);
+        w.record_u64(1_500_000);
+        // One octave plus the margins in 128 buckets: finer than the first slot's.
+        assert_eq!(w.scale(), Some(5));
+        assert_eq!((w.count(), w.expired()), (1, 1000));
+        clock.advance(10 * SECOND);
+        w.maintain();
+        assert_eq!((w.count(), w.expired()), (0, 1001));
+    }
+
+    #[test]
+    fn zeros_and_floats_are_counted_and_bad_values_refused() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 16, 2>::new(&clock, SECOND).unwrap();
+        w.record_u64(0);
+        w.record(0.0).unwrap();
+        w.record(-0.0).unwrap();
+        assert_eq!(w.record(f64::NAN), Err(RecordError::NaN));
+        assert_eq!(w.record(-1.0), Err(RecordError::Negative));
+        w.record(f64::INFINITY).unwrap();
+        w.record(1e-300).unwrap();
+        assert_eq!((w.count(), w.clamped()), (5, 1));
+        assert_eq!(w.snapshot().zero_count(), 3);
+        assert_eq!(w.quantile(0.0).unwrap(), Some(0.0));
+    }
+
+    #[test]
+    fn quantiles_are_within_the_reported_accuracy() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 64>::new(&clock, SECOND).unwrap();
+        let mut values: std::vec::Vec<u64> = (0..5_000u64)
+            .map(|i| 10_000 + i * i * 37 % 9_000_000)
+            .collect();
+        for &v in &values {
+            w.record_u64(v);
+        }
+        values.sort_unstable();
+        let s = w.snapshot();
+        let accuracy = s.relative_accuracy();
+        for q in [0.1f64, 0.5, 0.9, 0.99] {
+            let rank = libm::floor(q * (values.len() - 1) as f64) as usize;
+            let exact = values[rank] as f64;
+            let got = s.quantile(q).unwrap().unwrap();
+            assert!(
+                (got / exact - 1.0).abs() <= accuracy + 1e-12,
+                "q {q}: {got} vs {exact}"
+            );
+        }
+    }
+}
