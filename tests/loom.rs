@@ -417,8 +417,9 @@ fn exponential_records_are_conserved_across_recycling() {
         let snapshot = window.snapshot();
         let held = snapshot.count() + u64::from(window.expired()) + u64::from(window.saturated());
         assert_eq!(held, 2);
-        assert_eq!(window.raced(), 0);
-        if snapshot.count() > 0 {
+        // Cleared twice under it, the record cannot tell whether it added before the
+        // first clear: it says so (raced), and is counted once all the same.
+        if snapshot.count() > 0 && window.raced() == 0 {
             let v = snapshot.quantile(0.5).unwrap().unwrap();
             let accuracy = snapshot.relative_accuracy();
             let near = |x: f64| (v / x - 1.0).abs() <= accuracy + 1e-9 || window.clamped() > 0;

@@ -2,13 +2,12 @@
 //! [`ExponentialWindow`](super::ExponentialWindow), each tagged with its slot's generation.
 //!
 //! A counter's top bit is the parity of the generation of the slot it was last cleared
-//! for. A record reads its slot's state (scale, offset, generation) in one load and adds
-//! one to a counter: if the counter's tag is the generation the record read, the add
-//! happened before the counter was next cleared, so it is counted where the record
-//! meant it (or moved from there by the clear); if not, it landed in a counter cleared
-//! for a later generation, of another scale, and the record takes it back. That is how
-//! records race rescales without waiting and without being misplaced (docs/window.md's
-//! "Exponential window" section has the whole argument).
+//! for. A record reads its slot's state (scale, offset, generation) in one load, then adds
+//! one to a counter with a compare-and-swap that succeeds only while the counter's tag is
+//! that generation's: an add is counted where the record meant it (or moved from there by
+//! a later clear, with the rest), or not made at all, and the record reads its slot
+//! again. No add is ever undone, so no count can be lost (the window's docs have the
+//! argument, and the one case a record cannot tell apart).
 
 /// The integer type an [`ExponentialWindow`](super::ExponentialWindow) counts its buckets
 /// in: `u16` or `u32`, as an atomic. The top bit of each counter is a tag (see the
@@ -20,8 +19,8 @@
 ///
 /// ```
 /// use tailguard::window::WindowCounter;
-/// assert_eq!(<u16 as WindowCounter>::LIMIT, 30_719);
-/// assert_eq!(<u32 as WindowCounter>::LIMIT, 2_147_418_111);
+/// assert_eq!(<u16 as WindowCounter>::LIMIT, 32_767);
+/// assert_eq!(<u32 as WindowCounter>::LIMIT, 2_147_483_647);
 /// ```
 pub trait WindowCounter: sealed::Cells + Copy + 'static {
     /// The most values one bucket holds in one interval.
@@ -34,14 +33,13 @@ pub(super) mod sealed {
     /// What adding one to a counter did.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Added {
-        /// Counted, in a counter of the generation expected; its count before.
-        Counted(u32),
-        /// The counter was full: not counted (and taken back, unless a clear took it).
-        Full { taken_back: bool },
-        /// The counter was cleared for another generation since the record read its slot:
-        /// `taken_back` if the add was undone (the record must go again), else a later clear
-        /// has counted it.
-        Stray { taken_back: bool },
+        /// Counted, in a counter of the generation expected.
+        Counted,
+        /// The counter was full: not counted.
+        Full,
+        /// The counter was cleared for another generation since the record read its
+        /// slot's state: not counted.
+        Stale,
     }
 
     /// The atomic operations of a counter, kept out of the public trait: only `u16` and
@@ -55,7 +53,7 @@ pub(super) mod sealed {
         const EMPTY: Self::Cell;
         /// The same, for loom's atomics (not `const`).
         fn empty() -> Self::Cell;
-        /// Adds one to a counter expected to be of the generation of parity `tag`.
+        /// Adds one to a counter if it is of the generation of parity `tag` and not full.
         fn add_one(cell: &Self::Cell, tag: bool) -> Added;
         /// Adds up to `n` (a rescale moving counts in), stopping at the limit; returns
         /// how many were added. The tag is kept.
@@ -68,12 +66,10 @@ pub(super) mod sealed {
 }
 
 macro_rules! window_counter {
-    ($t:ty, $atomic:ident, $headroom:expr) => {
+    ($t:ty, $atomic:ident) => {
         impl WindowCounter for $t {
-            // Below the tag, less a headroom for adds racing a full counter (each
-            // overshoots by one before it takes its one back): 2^11 racers for u16, 2^16
-            // for u32.
-            const LIMIT: u32 = (TAG as u32).wrapping_sub($headroom).wrapping_sub(1);
+            // Every count below the tag.
+            const LIMIT: u32 = (TAG as u32).wrapping_sub(1);
         }
 
         impl sealed::Cells for $t {
@@ -88,34 +84,36 @@ macro_rules! window_counter {
 
             #[inline(always)]
             fn add_one(cell: &Self::Cell, tag: bool) -> Added {
-                const LIMIT: $t = <$t as WindowCounter>::LIMIT as $t;
-                // Acquire: a clear's release (its swap) is then seen by the state load
-                // that follows (the race check); release: a clear that takes this one
-                // counts it.
-                let before = cell.fetch_add(1, AcqRel);
-                let seen = before & TAG != 0;
-                if seen != tag {
-                    return Added::Stray {
-                        taken_back: take_back(cell, seen),
-                    };
+                let tag: $t = if tag { TAG } else { 0 };
+                let mut word = cell.load(Relaxed);
+                loop {
+                    if word & TAG != tag {
+                        // Synchronises with the clear whose swap this read: the record's
+                        // next look at its slot sees what the clearer published first
+                        // (the rescaled interval's slot), so it does not see the same
+                        // stale slot again.
+                        fence(Acquire);
+                        return Added::Stale;
+                    }
+                    if word & !TAG == !TAG {
+                        return Added::Full;
+                    }
+                    // Acquire on success: a clear's swap that came first is then seen by
+                    // the state load that follows (the race check); release: a clear
+                    // that takes this count sees it.
+                    match cell.compare_exchange_weak(word, word.wrapping_add(1), AcqRel, Relaxed) {
+                        Ok(_) => return Added::Counted,
+                        Err(now) => word = now,
+                    }
                 }
-                let count = before & !TAG;
-                if count >= LIMIT {
-                    return Added::Full {
-                        taken_back: take_back(cell, seen),
-                    };
-                }
-                Added::Counted(u32::from(count))
             }
 
             fn add_many(cell: &Self::Cell, n: u64) -> u64 {
-                const LIMIT: $t = <$t as WindowCounter>::LIMIT as $t;
                 let mut added = 0;
                 let _ = cell.fetch_update(AcqRel, Acquire, |w| {
-                    let count = w & !TAG;
-                    let room = u64::from(LIMIT.saturating_sub(count));
+                    let room = u64::from(!TAG - (w & !TAG));
                     added = n.min(room);
-                    // added <= LIMIT - count: below the tag.
+                    // added <= the room below the tag.
                     Some(w.wrapping_add(added as $t))
                 });
                 added
@@ -133,38 +131,19 @@ macro_rules! window_counter {
     };
 }
 
-use crate::sync::Ordering::{AcqRel, Acquire};
+use crate::sync::fence;
+use crate::sync::Ordering::{AcqRel, Acquire, Relaxed};
 
 mod u16_counter {
     use super::*;
     const TAG: u16 = 1 << 15;
-
-    /// Undoes an add that did not count: while the counter is still of the tag the add
-    /// saw and holds at least one (the add's own, unless a clear took it, which counted
-    /// it). Never borrows into the tag.
-    fn take_back(cell: &crate::sync::AtomicU16, seen: bool) -> bool {
-        cell.fetch_update(AcqRel, Acquire, |w| {
-            ((w & TAG != 0) == seen && w & !TAG > 0).then(|| w.wrapping_sub(1))
-        })
-        .is_ok()
-    }
-
-    window_counter!(u16, AtomicU16, 1 << 11);
+    window_counter!(u16, AtomicU16);
 }
 
 mod u32_counter {
     use super::*;
     const TAG: u32 = 1 << 31;
-
-    /// See the `u16` counter's.
-    fn take_back(cell: &crate::sync::AtomicU32, seen: bool) -> bool {
-        cell.fetch_update(AcqRel, Acquire, |w| {
-            ((w & TAG != 0) == seen && w & !TAG > 0).then(|| w.wrapping_sub(1))
-        })
-        .is_ok()
-    }
-
-    window_counter!(u32, AtomicU32, 1 << 16);
+    window_counter!(u32, AtomicU32);
 }
 
 #[cfg(all(test, not(loom)))]
@@ -175,13 +154,13 @@ mod tests {
     #[test]
     fn an_add_counts_only_in_its_own_generation() {
         let c = <u16 as Cells>::empty();
-        assert_eq!(u16::add_one(&c, false), Added::Counted(0));
-        assert_eq!(u16::add_one(&c, false), Added::Counted(1));
-        // Cleared for generation 1: an add that read generation 0 is taken back.
+        assert_eq!(u16::add_one(&c, false), Added::Counted);
+        assert_eq!(u16::add_one(&c, false), Added::Counted);
+        // Cleared for generation 1: an add that read generation 0 is not made.
         assert_eq!(u16::clear(&c, true), 2);
-        assert_eq!(u16::add_one(&c, false), Added::Stray { taken_back: true });
+        assert_eq!(u16::add_one(&c, false), Added::Stale);
         assert_eq!(u16::count(&c), 0);
-        assert_eq!(u16::add_one(&c, true), Added::Counted(0));
+        assert_eq!(u16::add_one(&c, true), Added::Counted);
         assert_eq!(u16::add_many(&c, 10), 10);
         assert_eq!(u16::count(&c), 11);
     }
@@ -190,12 +169,15 @@ mod tests {
     fn a_full_counter_takes_nothing_and_never_reaches_the_tag() {
         let c = <u32 as Cells>::empty();
         assert_eq!(u32::add_many(&c, u64::MAX), u64::from(u32::LIMIT));
-        assert_eq!(u32::add_one(&c, false), Added::Full { taken_back: true });
+        assert_eq!(u32::add_one(&c, false), Added::Full);
         assert_eq!(u32::count(&c), u64::from(u32::LIMIT));
         let c = <u16 as Cells>::empty();
-        assert_eq!(u16::add_many(&c, 40_000), 30_719);
+        assert_eq!(u16::add_many(&c, 40_000), 32_767);
         assert_eq!(u16::add_many(&c, 1), 0);
-        assert_eq!(u16::add_one(&c, false), Added::Full { taken_back: true });
-        assert_eq!(u16::clear(&c, false), 30_719);
+        assert_eq!(
+            (u16::add_one(&c, false), u16::add_one(&c, true)),
+            (Added::Full, Added::Stale)
+        );
+        assert_eq!(u16::clear(&c, false), 32_767);
     }
 }

@@ -24,8 +24,8 @@ use crate::sketch::{key_of_f64, key_of_u64, value_of_key, ExponentialSketch, Rec
 use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
 
 /// How many times a record looks for its slot again before it counts itself as expired
-/// (each time, a clear changed the slot under it).
-const ATTEMPTS: u32 = 4;
+/// (each time, a clear changed the slot under it, or a rescale was under way).
+const ATTEMPTS: u32 = 8;
 
 /// Buckets of one power of two at the finest scale.
 const OCTAVE: i32 = 1 << FINEST_SCALE;
@@ -67,10 +67,11 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 ///   is rescaling (or in a slot of an earlier interval) goes into the nearest bucket;
 /// * [`saturated`](Self::saturated): a bucket holds [`WindowCounter::LIMIT`] values at most;
 /// * [`raced`](Self::raced): a record that was preempted while its slot was cleared twice
-///   (two rotations or rescales) cannot tell whether its count was moved: it is counted
-///   once, in some bucket or among the expired, and here (an upper bound: most of these are
+///   (two rotations or rescales) cannot tell whether it added to a counter of its own
+///   scale: it is counted once, in some bucket, and here (an upper bound: most of these are
 ///   in the right bucket). A record preempted across 32 clears of its slot or more is not
-///   told apart.
+///   told apart. So is a record that found its slot cleared, or a rescale under way, on
+///   each of its 8 looks: it is counted as expired, and here.
 ///
 /// # Cost
 ///
@@ -226,11 +227,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 Outcome::Counted => return,
                 Outcome::Raced => return count(&self.raced),
                 Outcome::Saturated => return count(&self.saturated),
+                // Cleared under it: by a rescale (the interval has another slot now, which
+                // a fresh look finds), or by a rotation.
                 Outcome::Retry => logical = self.logical_at(now, false),
-                // Being cleared: a rotation is recycling it, or a rescale has moved it
-                // out (and the published interval has another slot now). The published
-                // interval's slot, looked up again.
-                Outcome::Closed => logical = self.current.load(Acquire),
                 Outcome::Unconfigured(state) => {
                     if let Some(fine) = fine {
                         let (low, high) = (
@@ -246,15 +245,17 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                         // An earlier interval's slot is not rescaled: the published
                         // interval's takes the value (it is in the window too).
                         logical = current;
-                    } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS - 1 {
+                    } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS / 2 {
                         // Another caller has been rotating or rescaling all along.
                         fine = Some(self.clamp(state, index));
                     }
                 }
             }
         }
-        // Cleared under it every time: as a rotation would have, it counts as expired.
+        // Every look found its slot cleared, or a rescale under way: counted as expired
+        // (as a rotation would have), and as raced.
         count(&self.expired);
+        count(&self.raced);
     }
 
     /// The finest index of the nearest bucket of a slot in `state` to `index` (at its
@@ -354,8 +355,12 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             removed =
                 removed.wrapping_add(self.recycle(Self::logical(first.wrapping_add(k)), config));
         }
-        self.expired.fetch_add(removed, Relaxed);
         let logical = Self::logical(reading.ticks());
+        if self.physical(logical).state().is_closed() {
+            // A rescale's source, left closed: open it for its interval.
+            removed = removed.wrapping_add(self.recycle(logical, config));
+        }
+        self.expired.fetch_add(removed, Relaxed);
         self.current.store(logical, Release);
         self.epoch.store_now(reading);
         self.changes.end_write();
@@ -364,13 +369,15 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         logical
     }
 
-    /// Empties logical slot `logical` for a new interval with `config`: returns the
-    /// values it held (expired).
+    /// Empties logical slot `logical` for a new interval with `config` (`None`: the one
+    /// it had, if any): returns the values it held (expired).
     fn recycle(&self, logical: u32, config: Option<Config>) -> u32 {
         let slot = self.physical(logical);
         let mut removed = 0u64;
         let cleared = slot.close_and_clear(|_, n| removed = removed.wrapping_add(n));
-        slot.reopen(cleared.state, config);
+        // A slot that had a scale keeps one: a slot with none takes no count, even from
+        // a record that read it two clears ago (whose tag would match).
+        slot.reopen(cleared.state, config.or(cleared.state.config()));
         (removed as u32).wrapping_add(cleared.zeros)
     }
 
@@ -433,12 +440,17 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             );
             let mut lost = 0u64;
             let moved = source.close_and_clear(|i, n| {
-                lost = lost.wrapping_add(n.wrapping_sub(target.add_to(new, i >> shift, n)));
+                // The source has a scale (`old`): every index is known.
+                let added = i.map_or(0, |i| target.add_to(new, i >> shift, n));
+                lost = lost.wrapping_add(n.wrapping_sub(added));
             });
             target.add_rest(moved.zeros, moved.keys);
             self.saturated.fetch_add(lost as u32, Relaxed);
-            // The source, empty, is the spare now.
-            source.reopen(moved.state, Some(new));
+            // The source, empty, is the spare now: it stays closed, its counters tagged
+            // for a generation its state has not reached, so that a record that found it
+            // through the old map finds it stale and looks again (rather than counting in
+            // a slot the next rescale would expire). The rotation that makes it current
+            // recycles it.
             self.changes.end_write();
             count(&self.rescales);
         }

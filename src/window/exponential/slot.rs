@@ -5,7 +5,8 @@
 use super::cell::{Added, WindowCounter};
 use crate::sync::{AtomicU32, Ordering::*};
 
-/// Set while a rotation or a rescale clears the slot: records go elsewhere.
+/// Set while a rotation or a rescale clears the slot (so that a record can tell it raced
+/// two clears).
 const CLOSED: u32 = 1 << 31;
 /// Set once the slot has a scale and an offset (its first record, or its recycling, gives
 /// them): an empty slot is all zero bits.
@@ -82,14 +83,12 @@ pub(super) enum Outcome {
     /// Counted in its bucket.
     Counted,
     /// Counted, but it raced two clears of the slot, so it may be in a bucket of another
-    /// scale (or among the expired): counted by the window's `raced`.
+    /// scale: counted by the window's `raced`.
     Raced,
     /// A full bucket: not counted.
     Saturated,
-    /// The slot is closed (being cleared): not counted.
-    Closed,
-    /// Not counted: the slot's generation changed under the record, which must find its
-    /// slot again.
+    /// Not counted: the slot was cleared since the record read its state; it must find
+    /// its slot again.
     Retry,
     /// The slot has no scale yet: not counted.
     Unconfigured(State),
@@ -135,17 +134,19 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
         State(self.state.load(Acquire))
     }
 
-    /// Records a value of index `fine` at the finest scale (`None`: a zero) and `key`.
+    /// Records a value of index `fine` at the finest scale (`None`: a zero) and `key`. A
+    /// closed slot takes it too: until a counter is cleared its tag lets records in, and
+    /// the clear counts what they add.
     #[inline(always)]
     pub(super) fn record(&self, fine: Option<i32>, key: u32) -> Outcome {
         let state = self.state();
-        if state.is_closed() {
-            return Outcome::Closed;
-        }
         let added = match fine {
             None => {
+                // A zero is in the right "bucket" at every scale, and a clear takes the
+                // zeros: it needs no tag.
                 self.zero.fetch_add(1, AcqRel);
-                Added::Counted(1)
+                self.widen_keys(key, key);
+                return Outcome::Counted;
             }
             Some(fine) => {
                 let Some(config) = state.config() else {
@@ -162,22 +163,16 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
             }
         };
         match added {
-            Added::Counted(_) => {
+            Added::Counted => {
                 self.widen_keys(key, key);
-                // A zero needs no check: it is in the right "bucket" at every scale.
-                if fine.is_some() && state.raced_twice(self.state()) {
+                if state.raced_twice(self.state()) {
                     Outcome::Raced
                 } else {
                     Outcome::Counted
                 }
             }
-            Added::Full { taken_back: true } => Outcome::Saturated,
-            Added::Stray { taken_back: true } => Outcome::Retry,
-            // A clear took the add before it could be taken back: counted by that clear
-            // (as expired, or moved by a rescale into a bucket of the other scale).
-            Added::Full { taken_back: false } | Added::Stray { taken_back: false } => {
-                Outcome::Raced
-            }
+            Added::Full => Outcome::Saturated,
+            Added::Stale => Outcome::Retry,
         }
     }
 
@@ -192,28 +187,33 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
         }
     }
 
-    /// Gives an unconfigured slot `config`, if it still is in `state`.
+    /// Gives an unconfigured slot `config`, if it still is in `state` (and open: a clear
+    /// under way has read the slot as unconfigured, so it would not count what comes).
     pub(super) fn configure(&self, state: State, config: Config) -> bool {
+        if state.is_closed() {
+            return false;
+        }
         let configured = state.0 | encode(config);
         self.state
             .compare_exchange(state.0, configured, AcqRel, Acquire)
             .is_ok()
     }
 
-    /// Closes the slot (new records go elsewhere) and empties it: every non-empty
-    /// bucket's index (at its scale) and count to `sink`. Returns the state it was in,
+    /// Closes the slot and empties it: every non-empty bucket's index (at its scale, if
+    /// it has one) and count to `sink`. Returns the state it was in,
     /// the zeros and the extremes' keys (`None` if it held nothing). Only the caller
     /// holding the window's rotation lock clears.
-    pub(super) fn close_and_clear(&self, mut sink: impl FnMut(i32, u64)) -> Cleared {
+    pub(super) fn close_and_clear(&self, mut sink: impl FnMut(Option<i32>, u64)) -> Cleared {
         let state = State(self.state.fetch_or(CLOSED, AcqRel));
         // The next generation's tag: an add that reads it was made after this clear.
         let tag = !state.tag();
         let config = state.config();
         for (pos, cell) in self.cells.iter().enumerate() {
             let n = K::clear(cell, tag);
-            if let (true, Some(config)) = (n > 0, config) {
-                // pos < B <= 2^20: the index is within the i32s.
-                sink(config.base.wrapping_add(pos as i32), n);
+            if n > 0 {
+                // pos < B <= 2^16: the index is within the i32s. (A slot with no scale
+                // holds counts only from a record that raced two clears: see `raced`.)
+                sink(config.map(|c| c.base.wrapping_add(pos as i32)), n);
             }
         }
         let zeros = self.zero.swap(0, AcqRel);
@@ -314,9 +314,10 @@ mod tests {
             Outcome::OutOfRange(slot.state(), 2)
         );
         let mut seen = [0u64; 2];
-        let cleared = slot.close_and_clear(|i, n| seen = [i as u64, n]);
+        let cleared = slot.close_and_clear(|i, n| seen = [i.unwrap() as u64, n]);
         assert_eq!(seen, [12, 1]);
-        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Closed);
+        // Closed and cleared: the add is not made until the slot reopens.
+        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Retry);
         slot.reopen(cleared.state, Some(config));
         assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Counted);
         assert_eq!(
