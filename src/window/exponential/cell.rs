@@ -111,7 +111,7 @@ macro_rules! window_counter {
             fn add_many(cell: &Self::Cell, n: u64) -> u64 {
                 let mut added = 0;
                 let _ = cell.fetch_update(AcqRel, Acquire, |w| {
-                    let room = u64::from(!TAG - (w & !TAG));
+                    let room = u64::from((!TAG).wrapping_sub(w & !TAG)); // w & !TAG <= !TAG
                     added = n.min(room);
                     // added <= the room below the tag.
                     Some(w.wrapping_add(added as $t))
