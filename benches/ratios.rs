@@ -49,16 +49,33 @@
 //! * sketches-ddsketch 0.4: alpha 1 %, at most 2,048 bins, values up to 1 µs in its zero bin.
 //! * quantile-sketch 0.1: `ConcurrentDDSketch::with_err_and_range(0.01, 1, 1e11)` (its
 //!   `insert` panics outside its range; every value here is inside).
+//! * opentelemetry_sdk 0.33, the peer of `ExponentialSketch` (issue 28): a `Histogram<u64>`
+//!   of a `SdkMeterProvider` read by a `ManualReader`, its view's aggregation
+//!   `Base2ExponentialHistogram { max_size: 160, max_scale: 20, record_min_max: true }`,
+//!   `record(v, &[])` (no attributes: the SDK's cheapest path). Each round records into an
+//!   empty histogram on both sides. Before its first round, a row collects the SDK's data
+//!   point once and checks it is an exponential histogram of every value, at the scale and
+//!   offset of tailguard's sketch (so the row does not time a no-op; the buckets that differ
+//!   are counted on stderr).
 
 use std::hint::black_box;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+use opentelemetry::metrics::{Histogram as OtelHistogram, MeterProvider as _};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
+use opentelemetry_sdk::metrics::reader::MetricReader;
+use opentelemetry_sdk::metrics::{
+    Aggregation, Instrument, InstrumentKind, ManualReader, Pipeline, SdkMeterProvider, Stream,
+    Temporality,
+};
 use quantile_sketch::ConcurrentDDSketch;
 use sketches_ddsketch::{Config, DDSketch as DdPeer};
 use tailguard::clock::ManualClock;
 use tailguard::hedge::{Decision, HedgeConfig, Hedger};
-use tailguard::sketch::{presets, AtomicSketch, DDSketch, IndexMapping};
+use tailguard::sketch::{presets, AtomicSketch, DDSketch, ExponentialSketch, IndexMapping};
 use tailguard::window::{Window, WindowConfig};
 use tailguard_support::data_set::{filled, DataSet, DATA_SETS};
 
@@ -169,6 +186,12 @@ fn slice_round<S, V>(
     });
     black_box(state);
     t
+}
+
+/// One record round into an empty `S`, made (and dropped) untimed.
+fn fresh_round<S>(new: impl FnOnce() -> S, values: &[u64], rec: impl Fn(&mut S, u64)) -> Duration {
+    let mut state = new();
+    record_round(&mut state, values, rec)
 }
 
 /// A float record into a tailguard sketch (an error, for a value it refuses, is not timed
@@ -444,6 +467,147 @@ fn concurrent_peer() -> ConcurrentDDSketch {
     ConcurrentDDSketch::with_err_and_range(0.01, 1.0, 1e11)
 }
 
+/// A `ManualReader` that the bench keeps as well as the provider (which takes its reader by
+/// value), to collect from it.
+#[derive(Clone, Debug)]
+struct SharedReader(Arc<ManualReader>);
+
+impl MetricReader for SharedReader {
+    fn register_pipeline(&self, pipeline: Weak<Pipeline>) {
+        self.0.register_pipeline(pipeline)
+    }
+
+    fn collect(&self, rm: &mut ResourceMetrics) -> OTelSdkResult {
+        self.0.collect(rm)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.0.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+
+    fn temporality(&self, kind: InstrumentKind) -> Temporality {
+        self.0.temporality(kind)
+    }
+}
+
+/// The OpenTelemetry SDK's exponential histogram, sized as `ExponentialSketch<_, 160>`
+/// (the SDKs' default `max_size`), with the SDKs' default `max_scale` (tailguard's finest
+/// is 8: wide data downscales below both).
+struct OtelPeer {
+    histogram: OtelHistogram<u64>,
+    reader: SharedReader,
+    _provider: SdkMeterProvider,
+}
+
+impl OtelPeer {
+    fn new() -> OtelPeer {
+        let reader = SharedReader(Arc::new(ManualReader::builder().build()));
+        let provider = SdkMeterProvider::builder()
+            .with_reader(reader.clone())
+            .with_view(|_: &Instrument| {
+                let aggregation = Aggregation::Base2ExponentialHistogram {
+                    max_size: 160,
+                    max_scale: 20,
+                    record_min_max: true,
+                };
+                Stream::builder().with_aggregation(aggregation).build().ok()
+            })
+            .build();
+        let histogram = provider.meter("ratios").u64_histogram("latency").build();
+        OtelPeer {
+            histogram,
+            reader,
+            _provider: provider,
+        }
+    }
+
+    fn record(&mut self, v: u64) {
+        self.histogram.record(v, &[]);
+    }
+
+    /// The one data point, collected: its count, scale, offset and positive buckets.
+    fn collect(&self) -> (usize, i32, i32, Vec<u64>) {
+        let mut rm = ResourceMetrics::default();
+        self.reader
+            .collect(&mut rm)
+            .expect("the ManualReader collects");
+        let metric = rm
+            .scope_metrics()
+            .flat_map(|s| s.metrics())
+            .next()
+            .expect("the histogram's metric");
+        let AggregatedMetrics::U64(MetricData::ExponentialHistogram(h)) = metric.data() else {
+            panic!("the SDK aggregated {:?}, not exponentially", metric.data());
+        };
+        let p = h.data_points().next().expect("one data point");
+        let b = p.positive_bucket();
+        let counts = b.counts().collect();
+        (p.count(), p.scale().into(), b.offset(), counts)
+    }
+}
+
+/// Records `u` into the SDK and into `ExponentialSketch<u32, 160>`, collects, and checks
+/// that the SDK holds every value in the buckets tailguard's sketch has (its scale and
+/// offset; bucket counts may differ only where the SDK's `ln` misplaces a value beside an
+/// edge, see `ExponentialSketch`).
+fn check_otel_peer(u: &[u64]) {
+    let mut peer = OtelPeer::new();
+    let mut tg = ExponentialSketch::<u32, 160>::new();
+    for &v in u {
+        peer.record(v);
+        tg.record_u64(v);
+    }
+    let (count, scale, offset, counts) = peer.collect();
+    assert_eq!(count, u.len(), "the SDK's count");
+    assert_eq!(
+        (scale, offset),
+        (tg.scale(), tg.offset()),
+        "the SDK's scale and offset"
+    );
+    let differ = counts
+        .iter()
+        .zip(tg.bucket_counts())
+        .filter(|(a, b)| **a != *b)
+        .count();
+    // The largest bucket tells whether a `u16` sketch saturates within one round.
+    let largest = counts.iter().max().copied().unwrap_or(0);
+    eprintln!(
+        "check_otel_peer: {count} values at scale {scale}, offset {offset}, {differ} of {} \
+         buckets differ from tailguard's, the largest holds {largest}",
+        counts.len()
+    );
+}
+
+/// A row against the OpenTelemetry SDK's exponential histogram: each round records `u`
+/// into an empty `S` (made by `new`, with `rec`) and into an empty SDK histogram, so that
+/// a counter narrower than the rounds' total (`u16`) does not saturate.
+fn otel_pair<S>(
+    runner: &mut Runner,
+    path: &'static str,
+    set: DataSet,
+    target: Target,
+    u: &[u64],
+    new: impl Fn() -> S,
+    rec: impl Fn(&mut S, u64),
+) {
+    if !runner.opts.wants(path) {
+        return;
+    }
+    check_otel_peer(u);
+    runner.pair(
+        path,
+        set,
+        target,
+        u.len(),
+        || fresh_round(&new, u, &rec),
+        || fresh_round(OtelPeer::new, u, OtelPeer::record),
+    );
+}
+
 /// Every row on one data set.
 fn run(runner: &mut Runner, set: DataSet) {
     let all = set.ns();
@@ -551,6 +715,28 @@ fn run(runner: &mut Runner, set: DataSet) {
         || record_round(&mut &tg, u, |s, v| s.record_u64(v)),
         || record_round(&mut &peer, f, |s, v| s.insert(v)),
     );
+
+    // The auto-scaling sketch against the OpenTelemetry SDK's exponential histogram: one
+    // line per contender (issue 28's atomic form: `Target::Ratio(0.1)`).
+    otel_pair(
+        runner,
+        "exponential record: `ExponentialSketch::<u32, 160>::record_u64` vs opentelemetry_sdk `Histogram<u64>::record` (160 buckets)",
+        set,
+        Target::Info,
+        u,
+        ExponentialSketch::<u32, 160>::new,
+        |s, v| s.record_u64(v),
+    );
+    otel_pair(
+        runner,
+        "exponential record: `ExponentialSketch::<u16, 160>::record_u64` vs opentelemetry_sdk `Histogram<u64>::record` (160 buckets)",
+        set,
+        Target::Info,
+        u,
+        ExponentialSketch::<u16, 160>::new,
+        |s, v| s.record_u64(v),
+    );
+
     let clock = ManualClock::new();
     let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
         .expect("valid window");
