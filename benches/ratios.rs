@@ -76,7 +76,7 @@ use sketches_ddsketch::{Config, DDSketch as DdPeer};
 use tailguard::clock::ManualClock;
 use tailguard::hedge::{Decision, HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch, DDSketch, ExponentialSketch, IndexMapping};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::window::{ExponentialWindow, Window, WindowConfig};
 use tailguard_support::data_set::{filled, DataSet, DATA_SETS};
 
 /// The quantile of the quantile rows.
@@ -737,7 +737,30 @@ fn run(runner: &mut Runner, set: DataSet) {
         |s, v| s.record_u64(v),
     );
 
+    // Issue 28's atomic form: the exponential window's record (clock reading included),
+    // against the SDK and against the fixed-range atomic sketch.
     let clock = ManualClock::new();
+    let interval = core::time::Duration::from_secs(30);
+    otel_pair(
+        runner,
+        "exponential window record: `ExponentialWindow::<_, u16, 128>::record_u64` vs opentelemetry_sdk `Histogram<u64>::record` (160 buckets)",
+        set,
+        Target::Ratio(0.1),
+        u,
+        || ExponentialWindow::<_, u16, 128>::new(&clock, interval).expect("valid window"),
+        |w, v| w.record_u64(v),
+    );
+    let window = ExponentialWindow::<_, u32, 160>::new(&clock, interval).expect("valid window");
+    let atomic = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+    runner.pair(
+        "exponential window record: `ExponentialWindow::<_, u32, 160>::record_u64` vs `AtomicSketch::record_u64` (int)",
+        set,
+        Target::Ratio(1.2),
+        n,
+        || record_round(&mut &window, u, |w, v| w.record_u64(v)),
+        || record_round(&mut &atomic, u, |s, v| s.record_u64(v)),
+    );
+
     let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
         .expect("valid window");
     let atomic = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);

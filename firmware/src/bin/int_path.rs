@@ -2,7 +2,8 @@
 //! preset, `IntMapping`) with a ratio budget, and a token bucket, drive simulated requests
 //! through `start`, `should_hedge`, `on_success`, window records, threshold reads and a
 //! rank query, and every latency is recorded into an auto-scaling [`ExponentialSketch`]
-//! (which downscales on the way) and ranked there, all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
+//! (which downscales on the way) and ranked there, and into an [`ExponentialWindow`] (which
+//! rotates and rescales), all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
 //! disassembles this image and fails if anything that function can reach is a soft-float
 //! helper, a 64-bit division or a float instruction: with link-time optimisation only
 //! reachable code is linked, and the construction (which validates its `f64`
@@ -31,6 +32,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
 use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
 use tailguard::sketch::{presets, DDSketch, ExponentialSketch, IntMapping};
+use tailguard::window::ExponentialWindow;
 use tailguard_support::Xorshift32;
 
 /// Simulated requests.
@@ -75,6 +77,8 @@ type Device<'a> = Hedger<&'a SimClock, &'a RatioBudget, IntMapping, BINS>;
 
 /// The auto-scaling sketch every latency goes into: 64 buckets of 16-bit counters.
 type Latencies = ExponentialSketch<u16, 64>;
+/// An exponential window of 64 `u16` buckets a slot, over the same clock.
+type Rescaling<'a> = ExponentialWindow<&'a SimClock, u16, 64>;
 
 /// What one request did.
 #[derive(Clone, Copy, Default)]
@@ -114,6 +118,7 @@ fn int_hot_path(
     request: u32,
     tally: &mut Tally,
     latencies: &mut Latencies,
+    window: &Rescaling<'_>,
 ) {
     let stall = request % STALL_EVERY == STALL_EVERY - 1;
     let start = clock.now().as_nanos();
@@ -161,6 +166,9 @@ fn int_hot_path(
     // Its bucket from the exponent and the table of scale 8, shifted to the sketch's scale,
     // and the downscales when a latency falls outside its 64 buckets.
     latencies.record_u64(end.wrapping_sub(start));
+    // And into an exponential window: its slot's state, the tagged counter, and the
+    // rotations and rescales (recycled slots' scales from the range seen) it does itself.
+    window.record_u64(end.wrapping_sub(start));
     hedger.budget().on_request();
     if bucket.try_acquire() {
         tally.bucket_grants += 1;
@@ -200,6 +208,9 @@ fn main() -> ! {
     let mut rng = Xorshift32(0x1234_5678);
     let mut tally = Tally::default();
     let mut latencies = Latencies::new();
+    let Ok(window) = Rescaling::new(&clock, Duration::from_secs(10)) else {
+        fail("exponential window")
+    };
     for request in 0..REQUESTS {
         int_hot_path(
             &hedger,
@@ -209,6 +220,7 @@ fn main() -> ! {
             request,
             &mut tally,
             &mut latencies,
+            &window,
         );
         // Requests 1 ms apart on average, so the window rotates a few times (30 s).
         clock.advance_to(

@@ -63,6 +63,25 @@ pub fn report(s: Shared, f: &Figures, stack: &StackUse) -> u32 {
         w_expired,
         w.rotations()
     );
+    // The exponential window: every record in a slot, expired or saturated, while it
+    // rescales and rotates under the interrupt.
+    let e = &crate::EXPONENTIAL;
+    let e_records = isr(&ISR.exponential_records) + f.exponential_records;
+    let e_held = e.count() + u64::from(e.expired()) + u64::from(e.saturated());
+    hprintln!(
+        "exponential window: records {} (SysTick {}, main {}); count {} + expired {} + saturated {}; rotations {}, rescales {}, clamped {}, raced {}, scale {:?}",
+        e_records,
+        isr(&ISR.exponential_records),
+        f.exponential_records,
+        e.count(),
+        e.expired(),
+        e.saturated(),
+        e.rotations(),
+        e.rescales(),
+        e.clamped(),
+        e.raced(),
+        e.scale()
+    );
     // The sketch: every record counted, the ones above the range in `clamped` too.
     let a = s.sketch;
     let a_records = isr(&ISR.sketch_records) + f.sketch_records;
@@ -139,6 +158,13 @@ pub fn report(s: Shared, f: &Figures, stack: &StackUse) -> u32 {
             preempted(OP_WINDOW_RECORD) > 0
                 && preempted(OP_MAINTAIN) > 0
                 && preempted(OP_START) + preempted(OP_SHOULD_HEDGE) + preempted(OP_ON_SUCCESS) > 0,
+        ),
+        (
+            "exponential window: count + expired + saturated = records (SysTick + main), after rescales and rotations",
+            e_held == u64::from(e_records)
+                && e.rescales() > 0
+                && e.rotations() > 0
+                && preempted(crate::OP_EXPONENTIAL_RECORD) > 0,
         ),
         (
             "window: count + expired = records (SysTick + main), after rotations and jumps",

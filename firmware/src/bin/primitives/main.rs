@@ -1,6 +1,6 @@
 //! Every concurrent primitive of tailguard on the target, raced by an interrupt, under QEMU:
-//! an `AtomicSketch`, a `Window` (rotating, with clock jumps of several intervals), a
-//! `RatioBudget`, a `TokenBucket` and a `Hedger`, all in statics, recorded into by the
+//! an `AtomicSketch`, a `Window` (rotating, with clock jumps of several intervals), an
+//! `ExponentialWindow` (rescaling too, as its values spread over nine decades), a `RatioBudget`, a `TokenBucket` and a `Hedger`, all in statics, recorded into by the
 //! SysTick handler while the main loop records, maintains the window (rotations and
 //! refreshes), reads its cached threshold, spends the budgets and runs hedged requests
 //! (`run.rs`). At the end, with SysTick stopped, it checks exactly what the library
@@ -34,9 +34,10 @@ use cortex_m_rt::{entry, exception};
 use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::Instant;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::window::{ExponentialWindow, Window, WindowConfig};
 use tailguard_support::Xorshift32;
 
 use crate::clock::TickClock;
@@ -81,6 +82,8 @@ pub const SYSTICK_CYCLES: u32 = 12_000;
 pub const LEVELS_NS: [u64; 4] = [150_000, 600_000, 2_400_000, 9_600_000];
 
 pub type SharedWindow = Window<TickClock, IntMapping, BINS, SLOTS>;
+/// 32 `u16` buckets a slot: small, so that the spreading values make it rescale often.
+pub type SharedExponential = ExponentialWindow<TickClock, u16, 32, SLOTS>;
 pub type SharedSketch = AtomicSketch<IntMapping, BINS>;
 pub type SharedHedger = Hedger<TickClock, &'static RatioBudget, IntMapping, BINS>;
 
@@ -102,6 +105,15 @@ const HEDGE: HedgeConfig = HedgeConfig::new()
     .with_rotate_on_record(false);
 
 static WINDOW_CELL: Once<SharedWindow> = Once::new();
+/// Built at compile time: all zero bytes but its interval's arithmetic.
+pub static EXPONENTIAL: SharedExponential = match ExponentialWindow::with_origin(
+    TickClock,
+    Duration::from_micros(INTERVAL_US as u64),
+    Instant::from_nanos(0),
+) {
+    Ok(window) => window,
+    Err(_) => panic!("the interval is valid"),
+};
 static SKETCH_CELL: Once<SharedSketch> = Once::new();
 static RATIO_CELL: Once<RatioBudget> = Once::new();
 static BUCKET_CELL: Once<TokenBucket<TickClock>> = Once::new();
@@ -143,6 +155,13 @@ pub fn interval_of(us: u32) -> u32 {
 /// What the main loop is doing, for the interrupt to count where it landed: one of the
 /// `OP_` codes, the index of its name in [`OP_NAMES`].
 pub static MAIN_OP: AtomicU8 = AtomicU8::new(OP_NONE);
+
+/// A latency of one to 2^29 µs (nine decades): the exponential window rescales as the run
+/// reaches further out, and rotates back to finer scales.
+#[inline]
+pub fn spread_ns(draw: u32) -> u64 {
+    1_000u64.wrapping_add(u64::from(draw >> 16)) << (draw % 30)
+}
 pub const OP_NONE: u8 = 0;
 pub const OP_WINDOW_RECORD: u8 = 1;
 pub const OP_SKETCH_RECORD: u8 = 2;
@@ -152,7 +171,8 @@ pub const OP_BUDGETS: u8 = 5;
 pub const OP_START: u8 = 6;
 pub const OP_SHOULD_HEDGE: u8 = 7;
 pub const OP_ON_SUCCESS: u8 = 8;
-pub const OPS: usize = 9;
+pub const OP_EXPONENTIAL_RECORD: u8 = 9;
+pub const OPS: usize = 10;
 pub const OP_NAMES: [&str; OPS] = [
     "outside operations",
     "Window::record",
@@ -163,6 +183,7 @@ pub const OP_NAMES: [&str; OPS] = [
     "Hedger::start",
     "Hedger::should_hedge",
     "Hedger::on_success",
+    "ExponentialWindow::record",
 ];
 
 /// The interrupt's tallies. It is their one writer: a load and a store each (the
@@ -171,6 +192,7 @@ pub struct IsrTally {
     pub ticks: AtomicU32,
     pub jumps: AtomicU32,
     pub window_records: AtomicU32,
+    pub exponential_records: AtomicU32,
     pub sketch_records: AtomicU32,
     pub hedger_records: AtomicU32,
     pub ratio_requests: AtomicU32,
@@ -191,6 +213,7 @@ pub static ISR: IsrTally = IsrTally {
     ticks: AtomicU32::new(0),
     jumps: AtomicU32::new(0),
     window_records: AtomicU32::new(0),
+    exponential_records: AtomicU32::new(0),
     sketch_records: AtomicU32::new(0),
     hedger_records: AtomicU32::new(0),
     ratio_requests: AtomicU32::new(0),
@@ -220,8 +243,9 @@ fn main() -> ! {
     };
     let built = stack::high_water();
     hprintln!(
-        "sizes: window {} B, sketch {} B, hedger {} B, ratio budget {} B, token bucket {} B; stack to build them {} B",
+        "sizes: window {} B, exponential window {} B, sketch {} B, hedger {} B, ratio budget {} B, token bucket {} B; stack to build them {} B",
         core::mem::size_of::<SharedWindow>(),
+        core::mem::size_of::<SharedExponential>(),
         core::mem::size_of::<SharedSketch>(),
         core::mem::size_of::<SharedHedger>(),
         core::mem::size_of::<RatioBudget>(),
@@ -331,7 +355,10 @@ fn SysTick() {
 
     let mut rng = Xorshift32(ISR.rng.load(Relaxed));
     let draw = rng.next_u32();
+    let spread = rng.next_u32();
     ISR.rng.store(rng.0, Relaxed);
+    EXPONENTIAL.record_u64(spread_ns(spread));
+    bump(&ISR.exponential_records);
     let latency_us = if draw.is_multiple_of(12) {
         15_000
     } else {

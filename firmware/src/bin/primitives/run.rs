@@ -31,6 +31,7 @@ const ABOVE_RANGE_NS: u64 = 1_000_000_000;
 #[derive(Default)]
 pub struct Figures {
     pub window_records: u32,
+    pub exponential_records: u32,
     pub sketch_records: u32,
     pub clamped_records: u32,
     pub requests: u32,
@@ -196,6 +197,11 @@ impl Run {
             .record_duration_at(now, Duration::from_nanos(level));
         op(OP_NONE);
         self.f.window_records += 1;
+        op(crate::OP_EXPONENTIAL_RECORD);
+        crate::EXPONENTIAL.record_u64(crate::spread_ns(self.tends.wrapping_mul(0x9e37_79b9)));
+        crate::EXPONENTIAL.maintain();
+        op(OP_NONE);
+        self.f.exponential_records += 1;
         let value = if self.f.sketch_records % CLAMP_EVERY == CLAMP_EVERY - 1 {
             self.f.clamped_records += 1;
             ABOVE_RANGE_NS
