@@ -5,7 +5,8 @@
 #
 #   bash .ci/firmware-cost.sh            # K = 1000
 #   K=5000 bash .ci/firmware-cost.sh
-#   PARTS=window bash .ci/firmware-cost.sh   # only the window's calls (PARTS: ops window)
+#   PARTS=window bash .ci/firmware-cost.sh   # only the window's calls (PARTS: ops window exp)
+#   PARTS=exp bash .ci/firmware-cost.sh      # only the exponential window's records
 #   PARTS=window SITUATIONS='cortex-m0/window-300-norot-jump-* cortex-m4/window-849-*-max' \
 #     bash .ci/firmware-cost.sh              # only the window's calls these globs match
 #
@@ -49,7 +50,7 @@ insns() { # target cpu machine elf
     -plugin "$plugin" -d plugin -kernel "$4" 2>&1 | sed -n 's/^insns: //p'
 }
 
-PARTS="${PARTS:-ops window}"
+PARTS="${PARTS:-ops window exp}"
 
 build_and_count() { # target cpu machine op k: prints the instructions
   TG_COUNT_OP="$4" TG_COUNT_K="$5" \
@@ -121,6 +122,27 @@ wanted() { # cpu op: whether a SITUATIONS pattern matches
       else
         echo "$machine $cpu $op: did not run (the core locked up: out of RAM)"
       fi
+    done
+  done
+  echo
+done
+# The exponential window's record (names: firmware/src/count/exponential.rs).
+[[ " $PARTS " == *" exp "* ]] && for board in "${boards[@]}"; do
+  read -r target cpu machine <<<"$board"
+  for op in exp-rot-loop exp-norot-loop; do
+    counts=()
+    for k in "$K" "$((2 * K))"; do
+      counts+=("$(build_and_count "$target" "$cpu" "$machine" "$op" "$k")")
+    done
+    echo "$machine $cpu $op: per record $(( (counts[1] - counts[0]) / K )) (loop included)"
+  done
+  for rotation in rot norot; do
+    for situation in first steady outside cross jump; do
+      op="exp-$rotation-$situation"
+      wanted "$cpu" "$op" || continue
+      before=$(build_and_count "$target" "$cpu" "$machine" "$op" 0)
+      after=$(build_and_count "$target" "$cpu" "$machine" "$op" 1)
+      echo "$machine $cpu $op: one call $((after - before)) instructions"
     done
   done
   echo

@@ -13,6 +13,7 @@ const K: u32 = parse(env!("TG_COUNT_K"));
 const OP: &str = env!("TG_COUNT_OP");
 
 mod clock;
+mod exponential;
 mod size;
 mod window;
 
@@ -91,7 +92,7 @@ fn repeat<S>(state: &mut S, mut op: impl FnMut(&mut S, u64)) {
 }
 
 pub fn run() {
-    if window::run() || size::run() {
+    if window::run() || exponential::run() || size::run() {
         return;
     }
     match OP.as_bytes() {

@@ -27,6 +27,9 @@ use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
 /// (each time, a clear changed the slot under it, or a rescale was under way).
 const ATTEMPTS: u32 = 8;
 
+/// The bias that makes the order of `u32`s that of the `i32` indices they hold.
+const BIAS: u32 = 1 << 31;
+
 /// Buckets of one power of two at the finest scale.
 const OCTAVE: i32 = 1 << FINEST_SCALE;
 
@@ -113,6 +116,13 @@ pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: u
     changes: SeqLock,
     /// Held by the one caller rotating or rescaling.
     rotating: AtomicBool,
+    /// Whether records rotate and rescale (else maintenance does).
+    rotate_on_record: bool,
+    /// A rescale records asked maintenance for: the finest indices of the values they
+    /// clamped, biased (`i ^ i32::MIN` as `u32`) so that integer order is theirs, the
+    /// lowest complemented (0 in both: none).
+    wanted_low: AtomicU32,
+    wanted_high: AtomicU32,
     expired: AtomicU32,
     rotations: AtomicU32,
     rescales: AtomicU32,
@@ -166,6 +176,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 map: AtomicU32::new(0),
                 changes: SeqLock::new(),
                 rotating: AtomicBool::new(false),
+                rotate_on_record: true,
+                wanted_low: AtomicU32::new(0),
+                wanted_high: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
                 rotations: AtomicU32::new(0),
                 rescales: AtomicU32::new(0),
@@ -175,6 +188,34 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 slots: slots(),
             }
         }
+    }
+
+    /// The same window, whose records never rotate nor rescale if `rotate` is false (for
+    /// records made in interrupt handlers: every record then does the same bounded work,
+    /// BENCHMARKS.md has the instruction counts). [`maintain`](Self::maintain), from the
+    /// main loop at least once an interval, then rotates, and rescales the current slot
+    /// to the values records had to clamp (counted by [`clamped`](Self::clamped)) since.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(1))
+    ///     .unwrap()
+    ///     .with_rotate_on_record(false);
+    /// window.record_u64(1_000_000);
+    /// window.record_u64(5_000_000_000); // outside: clamped, a rescale asked for
+    /// assert_eq!((window.clamped(), window.rescales()), (1, 0));
+    /// window.maintain();
+    /// window.record_u64(5_000_000_000);
+    /// assert_eq!((window.clamped(), window.rescales()), (1, 1));
+    /// ```
+    #[must_use]
+    pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
+        self.rotate_on_record = rotate;
+        self
     }
 
     /// Records an integer value (nanoseconds, say) at the clock's current time: exact, with
@@ -220,7 +261,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// Adds a value of finest index `fine` (`None`: a zero) to the slot of `now`.
     #[inline]
     fn add(&self, now: Instant, mut fine: Option<i32>, key: u32) {
-        let mut logical = self.logical_at(now, true);
+        let mut logical = self.logical_at(now, self.rotate_on_record);
         for attempt in 1..=ATTEMPTS {
             let outcome = self.physical(logical).record(fine, key);
             match outcome {
@@ -245,6 +286,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                         // An earlier interval's slot is not rescaled: the published
                         // interval's takes the value (it is in the window too).
                         logical = current;
+                    } else if !self.rotate_on_record {
+                        self.ask_for_rescale(fine.unwrap_or(0));
+                        fine = Some(self.clamp(state, index));
                     } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS / 2 {
                         // Another caller has been rotating or rescaling all along.
                         fine = Some(self.clamp(state, index));
@@ -305,10 +349,40 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
     }
 
-    /// Rotates at the clock's current time if it has left the published interval (what a
-    /// main loop calls when records are made by interrupt handlers that should not).
+    /// Rotates at the clock's current time if it has left the published interval, and
+    /// rescales the current slot to the values records clamped since the last maintenance
+    /// (what a main loop calls when records are made by interrupt handlers that should
+    /// not: see [`with_rotate_on_record`](Self::with_rotate_on_record)).
     pub fn maintain(&self) {
-        let _ = self.logical_at(self.clock.now(), true);
+        let logical = self.logical_at(self.clock.now(), true);
+        let (low, high) = (
+            self.wanted_low.swap(0, AcqRel),
+            self.wanted_high.swap(0, AcqRel),
+        );
+        for biased in [!low, high] {
+            if biased == 0 || biased == u32::MAX {
+                continue; // none asked for
+            }
+            let fine = (biased ^ BIAS) as i32;
+            let state = self.physical(logical).state();
+            let Some(config) = state.config() else {
+                continue;
+            };
+            let index = fine >> config.downshift;
+            let outside =
+                index < config.base || index > config.base.wrapping_add(last_bucket::<B>());
+            if outside && !self.rescale(logical, state, index) {
+                self.ask_for_rescale(fine); // busy: the next maintenance
+            }
+        }
+    }
+
+    /// Asks maintenance to rescale for a value of finest index `fine`.
+    #[cold]
+    fn ask_for_rescale(&self, fine: i32) {
+        let biased = fine as u32 ^ BIAS;
+        self.wanted_low.fetch_max(!biased, AcqRel);
+        self.wanted_high.fetch_max(biased, AcqRel);
     }
 
     /// Brings the window to the interval of `reading`, unless another caller is rotating
@@ -694,6 +768,28 @@ mod tests {
         clock.advance(10 * SECOND);
         w.maintain();
         assert_eq!((w.count(), w.expired()), (0, 1001));
+    }
+
+    #[test]
+    fn records_that_do_not_rotate_leave_rotations_and_rescales_to_maintenance() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 32>::new(&clock, SECOND)
+            .unwrap()
+            .with_rotate_on_record(false);
+        w.record_u64(1_000);
+        w.record_u64(1);
+        w.record_u64(1 << 50);
+        assert_eq!((w.clamped(), w.rescales(), w.count()), (2, 0, 3));
+        w.maintain();
+        assert_eq!(w.rescales(), 2); // one for each end
+        w.record_u64(1);
+        w.record_u64(1 << 50);
+        assert_eq!((w.clamped(), w.count()), (2, 5));
+        clock.advance(2 * SECOND);
+        w.record_u64(7);
+        assert_eq!(w.rotations(), 0);
+        w.maintain();
+        assert_eq!((w.rotations(), w.count() + u64::from(w.expired())), (1, 6));
     }
 
     #[test]
