@@ -4,8 +4,11 @@
 use core::fmt;
 use core::time::Duration;
 
+mod batch;
 mod merge;
 mod rank;
+
+use batch::ChunkStats;
 
 use super::error::{check_slice, ConfigError, InvalidQuantile, RecordError, RecordSliceError};
 use super::layout::{position, BinLayout, Slot};
@@ -365,35 +368,48 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             });
             return Ok(());
         }
-        if values.is_empty() {
-            return Ok(());
+        if !values.is_empty() {
+            self.record_slice_unsaturated(values);
         }
+        Ok(())
+    }
+
+    /// [`record_slice`](Self::record_slice) of values that are all valid, into bins
+    /// none of which can fill up: a chunk at a time, first the chunk's indices
+    /// (vectorised where the mapping allows) and statistics (vectorised), then the
+    /// bins. Out of line, so that the loops are laid out the same wherever it is called.
+    #[inline(never)]
+    fn record_slice_unsaturated(&mut self, values: &[f64]) {
         let (mut zeros, mut clamped) = (0u32, 0u32);
         let mut sum = self.float_stats.sum;
+        let (mut lo, mut hi, mut top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
         // In registers for the loop: stores to the bins might otherwise alias them.
         let (mapping, min_index) = (self.mapping, self.min_index);
-        for &value in values {
-            // -0.0 becomes +0.0 (see `record_n`).
-            let v = value.abs();
-            let index = mapping.index(v);
-            // A bin of the range: one compare for both ends (see `position`); the zero
-            // bin and the top out of line, so that the loop stays as small as `record`'s.
-            if let Some(bin) = self.bins.get_mut(position(index, min_index)) {
-                // `count + n <= u32::MAX`: cannot wrap.
-                *bin = bin.wrapping_add(1);
-                sum += v;
-            } else {
-                sum += self.add_one_outside_range(index, v, &mut zeros, &mut clamped);
+        let mut indices = [0i32; SLICE_CHUNK];
+        for chunk in values.chunks(SLICE_CHUNK) {
+            mapping.index_fast_slice(chunk, &mut indices);
+            let stats = ChunkStats::of(chunk);
+            (lo, hi) = (lo.min(stats.lo), hi.max(stats.hi));
+            top = top.max(stats.top);
+            sum = match stats.exact_sum(sum) {
+                Some(exact) => exact,
+                None => self.add_in_order(sum, chunk, stats.top == f64::INFINITY),
+            };
+            for (&value, &index) in chunk.iter().zip(&indices) {
+                // A bin of the range: one compare for both ends (see `position`); the
+                // zero bin, the top and the mapping's `i32::MIN` out of line.
+                match self.bins.get_mut(position(index, min_index)) {
+                    // `count + n <= u32::MAX`: cannot wrap.
+                    Some(bin) => *bin = bin.wrapping_add(1),
+                    None => self.add_one_outside_range(value, &mut zeros, &mut clamped),
+                }
             }
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
-        // Min and max in a pass of their own: no NaN and no -0.0 among the values the stats
-        // take, so their order does not matter, and the pass vectorises (in the loop above
-        // they made a dependency chain from value to value).
-        let (lo, hi, inf) = float_extremes(values);
         // +inf enters the stats as the top of the range (as in `record_n`).
-        let top = inf.then(|| self.layout().max_trackable());
-        // Each end only where a finite value set it (not its identity).
+        let top = (top == f64::INFINITY).then(|| self.layout().max_trackable());
+        // Each end only where a finite value set it (not its identity). No NaN and no
+        // -0.0 among them: the order they are taken in does not matter.
         let lo = (lo != f64::INFINITY).then_some(lo);
         let hi = (hi != f64::NEG_INFINITY).then_some(hi);
         let s = &mut self.float_stats;
@@ -401,30 +417,39 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         for v in [lo, hi, top].into_iter().flatten() {
             widen(&mut s.min, &mut s.max, v);
         }
-        Ok(())
     }
 
-    /// [`record_slice`](Self::record_slice)'s value `v` (valid, not negative) of mapping
-    /// index `index` outside the bins of the range: the zero bin or the top, through
-    /// [`add_one_unsaturated`](Self::add_one_unsaturated). Returns the value the stats
-    /// take (+inf enters them as the top of the range, as in `record_n`).
+    /// `sum` plus each `|v|` of `chunk` in turn, as [`record`](Self::record) adds them
+    /// (+inf, if `inf`, as the value a clamped +inf enters the stats as).
+    #[inline(never)]
+    fn add_in_order(&self, mut sum: f64, chunk: &[f64], inf: bool) -> f64 {
+        if inf {
+            let layout = self.layout();
+            let as_top = match layout.slot(self.mapping.index(f64::INFINITY)) {
+                Slot::Top => layout.max_trackable(),
+                _ => f64::INFINITY,
+            };
+            for &v in chunk {
+                let a = v.abs();
+                sum += if a == f64::INFINITY { as_top } else { a };
+            }
+        } else {
+            for &v in chunk {
+                sum += v.abs();
+            }
+        }
+        sum
+    }
+
+    /// [`record_slice`](Self::record_slice)'s value `v` (valid) whose index the chunk
+    /// left outside the bins of the range: the zero bin, the top, or an index the
+    /// mapping left to [`IndexMapping::index`], through
+    /// [`add_one_unsaturated`](Self::add_one_unsaturated).
     #[cold]
     #[inline(never)]
-    fn add_one_outside_range(
-        &mut self,
-        index: i32,
-        v: f64,
-        zeros: &mut u32,
-        clamped: &mut u32,
-    ) -> f64 {
-        let layout = self.layout();
-        let slot = layout.slot(index);
+    fn add_one_outside_range(&mut self, v: f64, zeros: &mut u32, clamped: &mut u32) {
+        let slot = self.layout().slot(self.mapping.index(v.abs()));
         self.add_one_unsaturated(slot, zeros, clamped);
-        if slot == Slot::Top && v == f64::INFINITY {
-            layout.max_trackable()
-        } else {
-            v
-        }
     }
 
     /// Whether `n` more values fit in the bins whatever bins they fall in: every bin
@@ -873,44 +898,6 @@ impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
             self.saturated
         )
     }
-}
-
-/// The min and the max of `|v|` over `values` (none NaN), +inf left out of both (each
-/// then its identity: `(+inf, -inf)` if every value is +inf or there is none), and whether
-/// any is +inf. In four lanes, which the compiler keeps in vector registers.
-fn float_extremes(values: &[f64]) -> (f64, f64, bool) {
-    // Selects of one compare each (minpd, maxpd): no value is NaN.
-    fn lane(l: &mut f64, h: &mut f64, t: &mut f64, v: f64) {
-        let a = v.abs();
-        let finite = if a == f64::INFINITY {
-            f64::NEG_INFINITY
-        } else {
-            a
-        };
-        *l = if a < *l { a } else { *l };
-        *h = if finite > *h { finite } else { *h };
-        *t = if a > *t { a } else { *t };
-    }
-    let (mut lo, mut hi, mut top) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4], [0.0f64; 4]);
-    let (quads, rest) = values.as_chunks::<4>();
-    for quad in quads {
-        for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(quad) {
-            lane(l, h, t, v);
-        }
-    }
-    for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(rest) {
-        lane(l, h, t, v);
-    }
-    let [l0, l1, l2, l3] = lo;
-    let [h0, h1, h2, h3] = hi;
-    let [t0, t1, t2, t3] = top;
-    let (mut l, mut h, mut t) = (l0, h0, t0);
-    for (lv, hv, tv) in [(l1, h1, t1), (l2, h2, t2), (l3, h3, t3)] {
-        l = if lv < l { lv } else { l };
-        h = if hv > h { hv } else { h };
-        t = if tv > t { tv } else { t };
-    }
-    (l, h, t == f64::INFINITY)
 }
 
 #[cfg(test)]
