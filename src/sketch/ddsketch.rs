@@ -384,10 +384,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// Otherwise the same bins, counters, min, max and sum as [`record`](Self::record) on
     /// each value in turn (tests/batch.rs checks it for every mapping, bit for bit).
     ///
-    /// The values are checked in a first, vectorised pass, then recorded in one pass
-    /// whose index computations are independent; min and max are reduced over the batch.
-    /// The float sum is added value by value, in order, as `record` adds it: a sum
-    /// reduced otherwise would round differently.
+    /// The values are checked in a first, vectorised pass, then recorded a chunk at a
+    /// time: the chunk's indices (vectorised with [`CubicMapping`](super::CubicMapping)),
+    /// its min and max, then its bins. The float sum must round as `record`'s adds one
+    /// by one: where every value and the sum so far are whole numbers (integer
+    /// nanoseconds, say) and the total stays below 2^53, none of those adds rounds, and
+    /// the chunk is summed at once; otherwise value by value, in order.
     ///
     /// ```
     /// use tailguard::sketch::{presets, RecordError, RecordSliceError};

@@ -5,7 +5,6 @@
 pub(super) const MANTISSA_BITS: u32 = 52;
 pub(super) const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
 pub(super) const EXPONENT_BIAS: i32 = 1023;
-pub(super) const SIGN_BIT: u64 = 1 << 63;
 
 /// The unbiased binary exponent of a positive float (subnormals report -1023).
 #[inline]

@@ -43,9 +43,7 @@
 //! that bound against the root computed in double-double arithmetic, on a grid of 2^20
 //! points, at the ends and on random arguments.
 
-use super::bits::{
-    exponent, nearest_integer, normal_power_of_two, significand_minus_one, SIGN_BIT,
-};
+use super::bits::{exponent, nearest_integer, normal_power_of_two, significand_minus_one};
 use super::index_mapping::{accuracy_base, check_accuracy, IndexMapping, Interpolation, Scale};
 use crate::sketch::error::ConfigError;
 
@@ -149,6 +147,9 @@ impl IndexMapping for CubicMapping {
             .index(exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s)
     }
 
+    // Where an FPU is certain, as `IntMapping`'s slice kernel (not on the Cortex-M0:
+    // there soft float makes the branch-free form's extra operations the costlier).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline]
     fn index_fast_slice(&self, values: &[f64], out: &mut [i32]) {
         // `index`'s arithmetic, operation for operation (the same bits), in a form the
@@ -157,6 +158,7 @@ impl IndexMapping for CubicMapping {
         // `Scale::index_branch_free`.
         const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52.to_bits()
         const TWO_52_PLUS_BIAS: f64 = 4_503_599_627_371_519.0; // 2^52 + 1023, exact
+        const SIGN_BIT: u64 = 1 << 63;
         if !self.scale.branch_free_covers_all() {
             // Indices from 2^29 up: `index`, which saturates them.
             for (o, &v) in out.iter_mut().zip(values) {

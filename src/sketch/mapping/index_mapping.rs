@@ -2,6 +2,7 @@
 //! numbers, and the logarithmic [`Scale`] (DataDog's `gamma`, multiplier and offset) that
 //! the log and cubic mappings share.
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::bits::nearest_integer;
 use crate::sketch::error::ConfigError;
 
@@ -133,7 +134,8 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// asks it). Only the first `min(len)` entries are written.
     ///
     /// The f64 slice record calls it a chunk at a time; a mapping may override it with a
-    /// loop the compiler can vectorise ([`CubicMapping`](super::CubicMapping) does).
+    /// loop the compiler can vectorise ([`CubicMapping`](super::CubicMapping) does on
+    /// x86-64 and aarch64).
     /// Hidden, as [`index_u64_fast`](Self::index_u64_fast).
     ///
     /// ```
@@ -266,6 +268,7 @@ impl Scale {
     /// Whether every `approx_log` in [-1024, 1026] has `approx_log * multiplier +
     /// offset` below 2^29 in size, where [`index_branch_free`](Self::index_branch_free)
     /// is [`index`](Self::index).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline]
     pub(super) fn branch_free_covers_all(&self) -> bool {
         self.multiplier.abs() * 1026.0 + self.offset.abs() < 536_870_912.0
@@ -274,6 +277,7 @@ impl Scale {
     /// [`index`](Self::index) without a branch or a float-to-integer conversion, so that
     /// a loop of it vectorises, where `approx_log * multiplier + offset` is below 2^30
     /// in size (see [`branch_free_covers_all`](Self::branch_free_covers_all)).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline(always)]
     pub(super) fn index_branch_free(&self, approx_log: f64) -> i32 {
         let x = approx_log * self.multiplier + self.offset;
