@@ -241,3 +241,53 @@ fn a_long_batch_equals_one_by_one() {
     let floats: Vec<f64> = values.iter().map(|&v| v as f64 * 1.000_1).collect();
     check_all(&values, &floats, 0);
 }
+
+#[test]
+fn whole_numbers_sum_as_one_by_one_up_to_two_to_the_53() {
+    // The slice sums a chunk of whole numbers at once where no add rounds: up to a sum
+    // of 2^53, and by each value in turn from there (or where one is not whole), with
+    // the same bits either way. Chunks that cross 2^53, start above it, mix in
+    // fractions, +inf, zeros and values from 2^52 up.
+    let two_53 = (1u64 << 53) as f64;
+    let mut rng = tailguard_support::Rng::new(29);
+    let mut whole: Vec<f64> = (0..3_000)
+        .map(|_| rng.lognormal(15.4, 2.0).round().min(1e11))
+        .collect();
+    let odd_start: Vec<f64> = whole.iter().map(|v| v + 1.0).collect();
+    whole.extend([
+        0.0,
+        1.0,
+        3.0,
+        (1u64 << 52) as f64,
+        (1u64 << 52) as f64 + 1.0,
+    ]);
+    let mut mixed = whole.clone();
+    for (i, v) in mixed.iter_mut().enumerate() {
+        match i % 97 {
+            0 => *v += 0.5,
+            1 => *v = f64::INFINITY,
+            2 => *v = -0.0,
+            _ => {}
+        }
+    }
+    for start in [
+        0.0,
+        1e6,
+        two_53 - 3e12,
+        two_53 - 1e3,
+        two_53,
+        two_53 + 2.0,
+        0.5,
+    ] {
+        for values in [&whole, &odd_start, &mixed] {
+            let mut batch = presets::cubic_latency();
+            // A start of the sum: copies of one value (a whole number of them).
+            let n = 1_000u32;
+            batch.record_n(start / f64::from(n), n).unwrap();
+            let mut single = batch.clone();
+            batch.record_slice(values).unwrap();
+            values.iter().for_each(|&v| single.record(v).unwrap());
+            assert_same(&batch, &single);
+        }
+    }
+}

@@ -4,8 +4,11 @@
 use core::fmt;
 use core::time::Duration;
 
+mod batch;
 mod merge;
 mod rank;
+
+use batch::ChunkStats;
 
 use super::error::{check_slice, ConfigError, InvalidQuantile, RecordError, RecordSliceError};
 use super::layout::{position, BinLayout, Slot};
@@ -287,7 +290,6 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             values.iter().for_each(|&v| self.record_u64(v));
             return;
         }
-        let layout = self.layout();
         let (mut zeros, mut clamped) = (0u32, 0u32);
         let (mut min, mut max, mut sum) = (u64::MAX, 0u64, 0u128);
         // In registers for the loop: stores to the bins might otherwise alias them.
@@ -306,14 +308,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 match self.bins.get_mut(position(index, min_index)) {
                     // `count + n <= u32::MAX`: cannot wrap.
                     Some(bin) => *bin = bin.wrapping_add(1),
-                    None => {
-                        let index = if value == 0 {
-                            i32::MIN
-                        } else {
-                            mapping.index_u64(value)
-                        };
-                        self.add_one_unsaturated(layout.slot(index), &mut zeros, &mut clamped);
-                    }
+                    None => self.add_u64_outside_range(value, &mut zeros, &mut clamped),
                 }
             }
             // The two halves of the values summed apart (each sum below 2^32 * 64): adds
@@ -336,15 +331,65 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    /// The slice records' adds: one to the bin of mapping index `indices[i]` for each
+    /// `values[i]` where that is a bin of the range (one compare for both ends, see
+    /// `position`), `miss` for the others. Four at a time, so
+    /// that the loop's own count, compare and branch are a quarter of what they were.
+    /// No bin may fill up (see [`fits_without_saturating`](Self::fits_without_saturating)).
+    #[inline(always)]
+    fn add_ones<V: Copy>(
+        &mut self,
+        values: &[V],
+        indices: &[i32],
+        mut miss: impl FnMut(&mut Self, V),
+    ) {
+        let min_index = self.min_index;
+        let indices = indices.get(..values.len()).unwrap_or(indices);
+        let mut one = |s: &mut Self, value: V, index: i32| {
+            match s.bins.get_mut(position(index, min_index)) {
+                // `count + n <= u32::MAX`: cannot wrap.
+                Some(bin) => *bin = bin.wrapping_add(1),
+                None => miss(s, value),
+            }
+        };
+        let (value_quads, value_rest) = values.as_chunks::<4>();
+        let (index_quads, index_rest) = indices.as_chunks::<4>();
+        for (vs, is) in value_quads.iter().zip(index_quads) {
+            for (&value, &index) in vs.iter().zip(is) {
+                one(self, value, index);
+            }
+        }
+        for (&value, &index) in value_rest.iter().zip(index_rest) {
+            one(self, value, index);
+        }
+    }
+
+    /// [`record_u64_slice`](Self::record_u64_slice)'s `value` whose index the chunk left
+    /// outside the bins of the range (zero, the top, or the mapping's slow cases):
+    /// out of line, so that the loop keeps its registers.
+    #[cold]
+    #[inline(never)]
+    fn add_u64_outside_range(&mut self, value: u64, zeros: &mut u32, clamped: &mut u32) {
+        let index = if value == 0 {
+            i32::MIN
+        } else {
+            self.mapping.index_u64(value)
+        };
+        let slot = self.layout().slot(index);
+        self.add_one_unsaturated(slot, zeros, clamped);
+    }
+
     /// Records every value of `values`, all or nothing: if any is NaN or negative,
     /// nothing is recorded and the error names the first such value and its position.
     /// Otherwise the same bins, counters, min, max and sum as [`record`](Self::record) on
     /// each value in turn (tests/batch.rs checks it for every mapping, bit for bit).
     ///
-    /// The values are checked in a first, vectorised pass, then recorded in one pass
-    /// whose index computations are independent; min and max are reduced over the batch.
-    /// The float sum is added value by value, in order, as `record` adds it: a sum
-    /// reduced otherwise would round differently.
+    /// The values are checked in a first, vectorised pass, then recorded a chunk at a
+    /// time: the chunk's indices (vectorised with [`CubicMapping`](super::CubicMapping)),
+    /// its min and max, then its bins. The float sum must round as `record`'s adds one
+    /// by one: where every value and the sum so far are whole numbers (integer
+    /// nanoseconds, say) and the total stays below 2^53, none of those adds rounds, and
+    /// the chunk is summed at once; otherwise value by value, in order.
     ///
     /// ```
     /// use tailguard::sketch::{presets, RecordError, RecordSliceError};
@@ -365,35 +410,43 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             });
             return Ok(());
         }
-        if values.is_empty() {
-            return Ok(());
+        if !values.is_empty() {
+            self.record_slice_unsaturated(values);
         }
+        Ok(())
+    }
+
+    /// [`record_slice`](Self::record_slice) of values that are all valid, into bins
+    /// none of which can fill up: a chunk at a time, first the chunk's indices
+    /// (vectorised where the mapping allows) and statistics (vectorised), then the
+    /// bins. Out of line, so that the loops are laid out the same wherever it is called.
+    #[inline(never)]
+    fn record_slice_unsaturated(&mut self, values: &[f64]) {
         let (mut zeros, mut clamped) = (0u32, 0u32);
         let mut sum = self.float_stats.sum;
+        let (mut lo, mut hi, mut top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
         // In registers for the loop: stores to the bins might otherwise alias them.
-        let (mapping, min_index) = (self.mapping, self.min_index);
-        for &value in values {
-            // -0.0 becomes +0.0 (see `record_n`).
-            let v = value.abs();
-            let index = mapping.index(v);
-            // A bin of the range: one compare for both ends (see `position`); the zero
-            // bin and the top out of line, so that the loop stays as small as `record`'s.
-            if let Some(bin) = self.bins.get_mut(position(index, min_index)) {
-                // `count + n <= u32::MAX`: cannot wrap.
-                *bin = bin.wrapping_add(1);
-                sum += v;
-            } else {
-                sum += self.add_one_outside_range(index, v, &mut zeros, &mut clamped);
-            }
+        let mapping = self.mapping;
+        let mut indices = [0i32; SLICE_CHUNK];
+        for chunk in values.chunks(SLICE_CHUNK) {
+            mapping.index_fast_slice(chunk, &mut indices);
+            let stats = ChunkStats::of(chunk);
+            (lo, hi) = (lo.min(stats.lo), hi.max(stats.hi));
+            top = top.max(stats.top);
+            sum = match stats.exact_sum(sum) {
+                Some(exact) => exact,
+                None => self.add_in_order(sum, chunk, stats.top == f64::INFINITY),
+            };
+            // The zero bin, the top and the mapping's `i32::MIN` out of line.
+            self.add_ones(chunk, &indices, |s, value| {
+                s.add_one_outside_range(value, &mut zeros, &mut clamped)
+            });
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
-        // Min and max in a pass of their own: no NaN and no -0.0 among the values the stats
-        // take, so their order does not matter, and the pass vectorises (in the loop above
-        // they made a dependency chain from value to value).
-        let (lo, hi, inf) = float_extremes(values);
         // +inf enters the stats as the top of the range (as in `record_n`).
-        let top = inf.then(|| self.layout().max_trackable());
-        // Each end only where a finite value set it (not its identity).
+        let top = (top == f64::INFINITY).then(|| self.layout().max_trackable());
+        // Each end only where a finite value set it (not its identity). No NaN and no
+        // -0.0 among them: the order they are taken in does not matter.
         let lo = (lo != f64::INFINITY).then_some(lo);
         let hi = (hi != f64::NEG_INFINITY).then_some(hi);
         let s = &mut self.float_stats;
@@ -401,30 +454,39 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         for v in [lo, hi, top].into_iter().flatten() {
             widen(&mut s.min, &mut s.max, v);
         }
-        Ok(())
     }
 
-    /// [`record_slice`](Self::record_slice)'s value `v` (valid, not negative) of mapping
-    /// index `index` outside the bins of the range: the zero bin or the top, through
-    /// [`add_one_unsaturated`](Self::add_one_unsaturated). Returns the value the stats
-    /// take (+inf enters them as the top of the range, as in `record_n`).
+    /// `sum` plus each `|v|` of `chunk` in turn, as [`record`](Self::record) adds them
+    /// (+inf, if `inf`, as the value a clamped +inf enters the stats as).
+    #[inline(never)]
+    fn add_in_order(&self, mut sum: f64, chunk: &[f64], inf: bool) -> f64 {
+        if inf {
+            let layout = self.layout();
+            let as_top = match layout.slot(self.mapping.index(f64::INFINITY)) {
+                Slot::Top => layout.max_trackable(),
+                _ => f64::INFINITY,
+            };
+            for &v in chunk {
+                let a = v.abs();
+                sum += if a == f64::INFINITY { as_top } else { a };
+            }
+        } else {
+            for &v in chunk {
+                sum += v.abs();
+            }
+        }
+        sum
+    }
+
+    /// [`record_slice`](Self::record_slice)'s value `v` (valid) whose index the chunk
+    /// left outside the bins of the range: the zero bin, the top, or an index the
+    /// mapping left to [`IndexMapping::index`], through
+    /// [`add_one_unsaturated`](Self::add_one_unsaturated).
     #[cold]
     #[inline(never)]
-    fn add_one_outside_range(
-        &mut self,
-        index: i32,
-        v: f64,
-        zeros: &mut u32,
-        clamped: &mut u32,
-    ) -> f64 {
-        let layout = self.layout();
-        let slot = layout.slot(index);
+    fn add_one_outside_range(&mut self, v: f64, zeros: &mut u32, clamped: &mut u32) {
+        let slot = self.layout().slot(self.mapping.index(v.abs()));
         self.add_one_unsaturated(slot, zeros, clamped);
-        if slot == Slot::Top && v == f64::INFINITY {
-            layout.max_trackable()
-        } else {
-            v
-        }
     }
 
     /// Whether `n` more values fit in the bins whatever bins they fall in: every bin
@@ -873,44 +935,6 @@ impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
             self.saturated
         )
     }
-}
-
-/// The min and the max of `|v|` over `values` (none NaN), +inf left out of both (each
-/// then its identity: `(+inf, -inf)` if every value is +inf or there is none), and whether
-/// any is +inf. In four lanes, which the compiler keeps in vector registers.
-fn float_extremes(values: &[f64]) -> (f64, f64, bool) {
-    // Selects of one compare each (minpd, maxpd): no value is NaN.
-    fn lane(l: &mut f64, h: &mut f64, t: &mut f64, v: f64) {
-        let a = v.abs();
-        let finite = if a == f64::INFINITY {
-            f64::NEG_INFINITY
-        } else {
-            a
-        };
-        *l = if a < *l { a } else { *l };
-        *h = if finite > *h { finite } else { *h };
-        *t = if a > *t { a } else { *t };
-    }
-    let (mut lo, mut hi, mut top) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4], [0.0f64; 4]);
-    let (quads, rest) = values.as_chunks::<4>();
-    for quad in quads {
-        for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(quad) {
-            lane(l, h, t, v);
-        }
-    }
-    for (((l, h), t), &v) in lo.iter_mut().zip(&mut hi).zip(&mut top).zip(rest) {
-        lane(l, h, t, v);
-    }
-    let [l0, l1, l2, l3] = lo;
-    let [h0, h1, h2, h3] = hi;
-    let [t0, t1, t2, t3] = top;
-    let (mut l, mut h, mut t) = (l0, h0, t0);
-    for (lv, hv, tv) in [(l1, h1, t1), (l2, h2, t2), (l3, h3, t3)] {
-        l = if lv < l { lv } else { l };
-        h = if hv > h { hv } else { h };
-        t = if tv > t { tv } else { t };
-    }
-    (l, h, t == f64::INFINITY)
 }
 
 #[cfg(test)]

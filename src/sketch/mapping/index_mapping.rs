@@ -2,6 +2,8 @@
 //! numbers, and the logarithmic [`Scale`] (DataDog's `gamma`, multiplier and offset) that
 //! the log and cubic mappings share.
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use super::bits::nearest_integer;
 use crate::sketch::error::ConfigError;
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
@@ -127,6 +129,31 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
         }
     }
 
+    /// [`index`](Self::index) of `|v|` for each value `v` of `values` (none NaN) into
+    /// `out`, or `i32::MIN` where the mapping leaves a value to `index` (the caller then
+    /// asks it). Only the first `min(len)` entries are written.
+    ///
+    /// The f64 slice record calls it a chunk at a time; a mapping may override it with a
+    /// loop the compiler can vectorise ([`CubicMapping`](super::CubicMapping) does on
+    /// x86-64 and aarch64).
+    /// Hidden, as [`index_u64_fast`](Self::index_u64_fast).
+    ///
+    /// ```
+    /// use tailguard::sketch::{CubicMapping, IndexMapping};
+    /// let m = CubicMapping::DEFAULT;
+    /// let mut out = [0; 2];
+    /// m.index_fast_slice(&[250.0, -0.0], &mut out);
+    /// assert_eq!(out[0], m.index(250.0));
+    /// assert!(out[1] == m.index(0.0) || out[1] == i32::MIN);
+    /// ```
+    #[doc(hidden)]
+    #[inline]
+    fn index_fast_slice(&self, values: &[f64], out: &mut [i32]) {
+        for (o, &v) in out.iter_mut().zip(values) {
+            *o = self.index(v.abs());
+        }
+    }
+
     /// The smallest value of bin `index`.
     fn lower_bound(&self, index: i32) -> f64;
 
@@ -236,6 +263,29 @@ impl Scale {
     #[inline]
     pub(super) fn index(&self, approx_log: f64) -> i32 {
         datadog_floor(approx_log * self.multiplier + self.offset)
+    }
+
+    /// Whether every `approx_log` in [-1024, 1026] has `approx_log * multiplier +
+    /// offset` below 2^29 in size, where [`index_branch_free`](Self::index_branch_free)
+    /// is [`index`](Self::index).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[inline]
+    pub(super) fn branch_free_covers_all(&self) -> bool {
+        self.multiplier.abs() * 1026.0 + self.offset.abs() < 536_870_912.0
+    }
+
+    /// [`index`](Self::index) without a branch or a float-to-integer conversion, so that
+    /// a loop of it vectorises, where `approx_log * multiplier + offset` is below 2^30
+    /// in size (see [`branch_free_covers_all`](Self::branch_free_covers_all)).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[inline(always)]
+    pub(super) fn index_branch_free(&self, approx_log: f64) -> i32 {
+        let x = approx_log * self.multiplier + self.offset;
+        let (nearest, n) = nearest_integer(x); // exact below 2^51
+                                               // DataDog's floor: one lower where the nearest integer is above `x`, and where
+                                               // it is `x` itself, negative (see `datadog_floor`). `&` and `|`: no branch.
+        let down = (nearest > x) | ((nearest == x) & (x < 0.0));
+        n.wrapping_sub(i32::from(down))
     }
 
     /// The logarithm at which bin `index` starts (the inverse of [`index`](Self::index)).

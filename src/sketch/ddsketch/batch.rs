@@ -1,0 +1,135 @@
+//! The f64 slice record's statistics of a chunk: min, max, whether +inf is among the
+//! values, and the chunk's sum where the adds one by one would all be exact.
+//!
+//! The sum is the reason for this module. [`record`](super::DDSketch::record) adds each
+//! value to the sum in turn, and a sum reduced in any other order would round
+//! differently, so the slice record must give the same bits. But where every value and
+//! the sum so far are whole numbers and the total stays below 2^53, no add rounds, and
+//! any order gives those bits: integer nanoseconds as `f64`, the common case. There the
+//! chunk is summed as integers, in vector lanes; elsewhere the caller adds in order.
+
+/// 2^52: adding it to a value in [0, 2^52) rounds that to a whole number, which the low
+/// bits of the sum hold.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+const TWO_52_BITS: u64 = 0x4330_0000_0000_0000;
+/// 2^53: below it, every whole number is an `f64`.
+const TWO_53: u64 = 1 << 53;
+/// The lanes the chunk is reduced in (two SSE2 registers a statistic).
+const LANES: usize = 4;
+
+/// The statistics of a chunk's `|v|`, none NaN.
+pub(super) struct ChunkStats {
+    /// The least (`+inf` if every value is `+inf`).
+    pub(super) lo: f64,
+    /// The greatest finite one (`-inf` if there is none).
+    pub(super) hi: f64,
+    /// The greatest, `+inf` included (0.0 for an empty chunk).
+    pub(super) top: f64,
+    /// Their sum as whole numbers: right where every one is a whole number below 2^52.
+    whole: u64,
+    /// Zero where every one below 2^52 is a whole number.
+    inexact: u64,
+}
+
+impl ChunkStats {
+    /// The statistics of `chunk` (at most 2^6 values, so `whole` cannot wrap), in
+    /// [`LANES`] lanes of selects and integer adds, which vectorise. Out of line: its
+    /// loop is then laid out the same wherever the slice record is inlined.
+    #[inline(never)]
+    pub(super) fn of(chunk: &[f64]) -> Self {
+        let mut lanes = Lanes {
+            lo: [f64::INFINITY; LANES],
+            top: [0.0; LANES],
+            whole: [0; LANES],
+            inexact: [0; LANES],
+        };
+        let (quads, rest) = chunk.as_chunks::<LANES>();
+        for quad in quads {
+            lanes.add(quad);
+        }
+        lanes.add(rest);
+        let Lanes {
+            lo,
+            top,
+            whole,
+            inexact,
+        } = lanes;
+        let mut stats = ChunkStats {
+            lo: f64::INFINITY,
+            hi: f64::NEG_INFINITY,
+            top: 0.0,
+            whole: 0,
+            inexact: 0,
+        };
+        for (((l, t), w), x) in lo.into_iter().zip(top).zip(whole).zip(inexact) {
+            stats.lo = if l < stats.lo { l } else { stats.lo };
+            stats.top = if t > stats.top { t } else { stats.top };
+            stats.whole = stats.whole.wrapping_add(w);
+            stats.inexact |= x;
+        }
+        // The greatest finite value is the greatest, but for +inf: then a pass of its
+        // own (+inf in a batch is rare).
+        stats.hi = if stats.top == f64::INFINITY {
+            chunk.iter().fold(f64::NEG_INFINITY, |h, &v| {
+                let a = v.abs();
+                if a != f64::INFINITY && a > h {
+                    a
+                } else {
+                    h
+                }
+            })
+        } else if chunk.is_empty() {
+            f64::NEG_INFINITY
+        } else {
+            stats.top
+        };
+        stats
+    }
+
+    /// `sum` plus the chunk's values added one by one, if none of those adds rounds:
+    /// `sum` and every value are whole numbers, and the total is below 2^53. `None`
+    /// otherwise (the caller then adds them in order).
+    #[inline]
+    pub(super) fn exact_sum(&self, sum: f64) -> Option<f64> {
+        // `top` below 2^52: no +inf, and `whole` and `inexact` are right.
+        if !(self.top < TWO_52 && self.inexact == 0 && sum >= 0.0 && sum < TWO_53 as f64) {
+            return None;
+        }
+        let start = sum as u64; // in [0, 2^53): exact if `sum` is whole
+        if start as f64 != sum {
+            return None;
+        }
+        // Below 2^53 + 2^58: cannot wrap. Every partial sum lies between `start` and
+        // the total, all whole: each add was exact.
+        let total = start.wrapping_add(self.whole);
+        (total < TWO_53).then_some(total as f64)
+    }
+}
+
+/// [`ChunkStats`] in lanes.
+struct Lanes {
+    lo: [f64; LANES],
+    top: [f64; LANES],
+    whole: [u64; LANES],
+    inexact: [u64; LANES],
+}
+
+impl Lanes {
+    /// Up to [`LANES`] values, one a lane.
+    #[inline(always)]
+    fn add(&mut self, values: &[f64]) {
+        let stats = self.lo.iter_mut().zip(&mut self.top);
+        let ints = self.whole.iter_mut().zip(&mut self.inexact);
+        for ((l, t), ((w, x), &v)) in stats.zip(ints.zip(values)) {
+            let a = v.abs();
+            // Selects of one compare each (minpd, maxpd): no value is NaN.
+            *l = if a < *l { a } else { *l };
+            *t = if a > *t { a } else { *t };
+            // Rounded to a whole number (exact from 2^52 up: no check needed there,
+            // `top` rules those out).
+            let shifted = a + TWO_52;
+            *x |= (shifted - TWO_52).to_bits() ^ a.to_bits();
+            *w = w.wrapping_add(shifted.to_bits().wrapping_sub(TWO_52_BITS));
+        }
+    }
+}
