@@ -233,7 +233,7 @@ fn main() -> ! {
 
     let granted = budget.granted();
     hprintln!(
-        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns, sizes: hedger {} B, sketch {} B; auto-scaling sketch at scale {}, {} B",
+        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns, sizes: hedger {} B, sketch {} B; auto-scaling sketch at scale {}, {} B; exponential window at scale {:?}, {} B",
         REQUESTS,
         tally.stalls,
         tally.rescued,
@@ -245,6 +245,8 @@ fn main() -> ! {
         core::mem::size_of::<DDSketch<IntMapping, BINS>>(),
         latencies.scale(),
         core::mem::size_of::<Latencies>(),
+        window.scale(),
+        core::mem::size_of::<Rescaling<'_>>(),
     );
     // After warm-up nearly every stall is rescued (a few fall on an empty budget or on a
     // rotation's fresh window); hedges stay within ratio * requests + cap; the threshold
