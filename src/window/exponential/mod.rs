@@ -260,10 +260,30 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// Adds a value of finest index `fine` (`None`: a zero) to the slot of `now`.
     #[inline]
-    fn add(&self, now: Instant, mut fine: Option<i32>, key: u32) {
-        let mut logical = self.logical_at(now, self.rotate_on_record);
+    fn add(&self, now: Instant, fine: Option<i32>, key: u32) {
+        let logical = self.logical_at(now, self.rotate_on_record);
+        let outcome = self.physical(logical).record(fine, key);
+        if outcome != Outcome::Counted {
+            self.settle(now, logical, fine, key, outcome);
+        }
+    }
+
+    /// The rest of [`add`](Self::add), out of line: what the first look's `outcome` asks
+    /// for, and the looks after it.
+    #[cold]
+    #[inline(never)]
+    fn settle(
+        &self,
+        now: Instant,
+        mut logical: u32,
+        mut fine: Option<i32>,
+        key: u32,
+        mut outcome: Outcome,
+    ) {
         for attempt in 1..=ATTEMPTS {
-            let outcome = self.physical(logical).record(fine, key);
+            if attempt > 1 {
+                outcome = self.physical(logical).record(fine, key);
+            }
             match outcome {
                 Outcome::Counted => return,
                 Outcome::Raced => return count(&self.raced),
