@@ -59,16 +59,20 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 /// # Records never wait and are never misplaced
 ///
 /// A record reads its slot's state (scale, offset, generation) in one load and adds one
-/// to a counter whose top bit tags the generation it was last cleared for: a record that
-/// finds the tag it expected was counted before any clear (and is moved or expired with
-/// the rest); one that finds another tag takes its add back and goes again. No record
-/// waits for a rotation or a rescale, and at every quiet moment
-/// `count() + expired()` is the number of values recorded (modulo 2^32), each in the
-/// bucket of its value at the scale of its slot. The exceptions are counted:
+/// to a counter whose top bit tags the generation it was last cleared for, by a
+/// compare-and-swap that succeeds only while the tag is the generation the record read:
+/// so its count is made before any clear of that counter (and moved or expired with the
+/// rest), or not made at all, and the record looks for its slot again. No add is ever
+/// undone and no record waits for a rotation or a rescale. At every quiet moment
+/// `count() + expired() + saturated()` is the number of values recorded (modulo 2^32),
+/// each in the bucket of its value at the scale of its slot. The exceptions are counted:
 ///
 /// * [`clamped`](Self::clamped): a value outside its slot's buckets while another caller
-///   is rescaling (or in a slot of an earlier interval) goes into the nearest bucket;
-/// * [`saturated`](Self::saturated): a bucket holds [`WindowCounter::LIMIT`] values at most;
+///   is rescaling, or in a window whose records do not rescale
+///   ([`with_rotate_on_record(false)`](Self::with_rotate_on_record)), goes into the
+///   nearest bucket (a value of an earlier interval's slot goes into the current one);
+/// * [`saturated`](Self::saturated): a bucket holds [`WindowCounter::LIMIT`] values at
+///   most, in one interval;
 /// * [`raced`](Self::raced): a record that was preempted while its slot was cleared twice
 ///   (two rotations or rescales) cannot tell whether it added to a counter of its own
 ///   scale: it is counted once, in some bucket, and here (an upper bound: most of these are
@@ -79,9 +83,10 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 /// # Cost
 ///
 /// A record is a clock reading, the exact integer index (no float, no division: suits a
-/// core without an FPU), two loads of the slot's state and one atomic add. A rescale or a
-/// rotation clears `B` counters per slot, done by the record or maintenance that finds
-/// it due ([`maintain`](Self::maintain)).
+/// core without an FPU), two loads of the slot's state and one compare-and-swap. A
+/// rescale or a rotation clears `B` counters per slot, done by the record or maintenance
+/// that finds it due ([`maintain`](Self::maintain)); in an interrupt handler, use
+/// [`with_rotate_on_record(false)`](Self::with_rotate_on_record).
 ///
 /// ```
 /// use std::time::Duration;
@@ -147,9 +152,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     const_unless_loom! {
-        /// An empty window whose first interval starts at `origin`: `const`, for a
-        /// `static` (with a constant clock), and all zero bytes but the interval's
-        /// arithmetic.
+        /// An empty window whose first interval starts at `origin`: `const`, so that a
+        /// window with a constant clock (a unit struct reading a timer) is a `static`,
+        /// built at compile time. Errors if `interval` is shorter than 8 ns.
         pub fn with_origin(clock: C, interval: Duration, origin: Instant) -> Result<Self, WindowError> {
             match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval)) {
                 Ok(intervals) => Ok(Self::of(clock, intervals)),

@@ -105,7 +105,7 @@ const HEDGE: HedgeConfig = HedgeConfig::new()
     .with_rotate_on_record(false);
 
 static WINDOW_CELL: Once<SharedWindow> = Once::new();
-/// Built at compile time: all zero bytes but its interval's arithmetic.
+/// Built at compile time (`with_origin` is `const`).
 pub static EXPONENTIAL: SharedExponential = match ExponentialWindow::with_origin(
     TickClock,
     Duration::from_micros(INTERVAL_US as u64),
