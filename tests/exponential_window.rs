@@ -8,7 +8,7 @@ use std::thread;
 
 #[cfg(not(miri))]
 use proptest::prelude::*;
-use tailguard::clock::ManualClock;
+use tailguard::clock::{Clock, Instant, ManualClock};
 use tailguard::sketch::ExponentialSketch;
 use tailguard::window::ExponentialWindow;
 use tailguard_support::Rng;
@@ -163,5 +163,73 @@ proptest! {
         let accuracy = snapshot.relative_accuracy();
         prop_assert!((got / exact - 1.0).abs() <= accuracy * (1.0 + 1e-9), "{got} vs {exact} at {accuracy}");
         prop_assert_eq!(window.count(), values.len() as u64);
+    }
+}
+
+/// One seeded run of hostile use: values of every kind (zero, `u64::MAX`, any float's bits),
+/// clocks that stand, creep, leap by up to 2^62 ns and go back, maintenance and queries at
+/// random, records rotating or not. Nothing panics and every record accepted is counted.
+fn hostile_run<const B: usize, const SLOTS: usize>(seed: u64, rotate: bool) {
+    let clock = ManualClock::new();
+    let interval = Duration::from_nanos(8 + seed % 5_000);
+    let window = ExponentialWindow::<_, u16, B, SLOTS>::new(&clock, interval)
+        .unwrap()
+        .with_rotate_on_record(rotate);
+    let mut rng = Rng::new(seed);
+    let mut recorded = 0u64;
+    for _ in 0..2_000 {
+        let r = rng.unit();
+        if r < 0.1 {
+            let step = match rng.next_u64() % 6 {
+                0 => 0,
+                1 => 1,
+                2 => 1_000,
+                3 => rng.next_u64() >> (rng.next_u64() % 64),
+                4 => u64::MAX / 3,
+                _ => 7,
+            };
+            let now = clock.now().as_nanos();
+            if rng.unit() < 0.1 && now > step {
+                clock.set(Instant::from_nanos(now - step));
+            } else {
+                clock.advance(Duration::from_nanos(step.min(u64::MAX - now)));
+            }
+        } else if r < 0.15 {
+            window.maintain();
+        } else if r < 0.17 {
+            let _ = window.quantile(rng.unit()).unwrap();
+        } else if r < 0.3 {
+            if window.record(f64::from_bits(rng.next_u64())).is_ok() {
+                recorded += 1;
+            }
+        } else {
+            let v = match rng.next_u64() % 5 {
+                0 => 0,
+                1 => u64::MAX,
+                2 => rng.next_u64(),
+                _ => rng.next_u64() >> (rng.next_u64() % 64),
+            };
+            window.record_u64(v);
+            recorded += 1;
+        }
+    }
+    let held = window.count() + u64::from(window.expired()) + u64::from(window.saturated());
+    assert_eq!(
+        held, recorded,
+        "seed {seed}, {B} buckets, {SLOTS} slots: {window:?}"
+    );
+}
+
+#[test]
+fn any_values_and_clocks_never_panic_and_conserve_every_record() {
+    let runs = if cfg!(miri) { 4 } else { 4_000 };
+    for seed in 0..runs {
+        let rotate = seed % 2 == 0;
+        match seed % 4 {
+            0 => hostile_run::<2, 2>(seed, rotate),
+            1 => hostile_run::<3, 8>(seed, rotate),
+            2 => hostile_run::<64, 3>(seed, rotate),
+            _ => hostile_run::<7, 5>(seed, rotate),
+        }
     }
 }
