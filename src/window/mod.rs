@@ -12,6 +12,7 @@
 mod cache;
 mod config;
 mod exponential;
+mod interval;
 mod presets;
 mod rank;
 mod reset;
@@ -29,7 +30,6 @@ use core::fmt;
 use core::time::Duration;
 
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
-use crate::clock::divisor::Divisor;
 use crate::clock::{duration_to_nanos, Clock, Instant};
 use crate::sketch::rank::{rank_value, Occupied, Quantile, RankBin};
 use crate::sketch::{
@@ -377,7 +377,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             // the slot's address waits for one load, not for the clock's arithmetic
             // (which only decides this predicted branch).
             self.slot_index(self.current_slot.load(Ordering::Relaxed))
-        } else if self.in_window(age) {
+        } else if interval::in_window(age, SLOTS) {
             self.slot(reading.ticks())
         } else if rotate {
             self.catch_up(reading)
@@ -399,27 +399,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
     }
 
-    /// Whether a reading of this age (against the published interval) is in the window:
-    /// the published interval, or up to `SLOTS - 2` before it.
-    #[inline]
-    fn in_window(&self, age: Age) -> bool {
-        // SLOTS < 2^16: the cast and the subtraction cannot overflow.
-        matches!(age, Age::Ticks(d) if d <= 0 && d > 1i64.wrapping_sub(SLOTS as i64))
-    }
-
     /// The slot of interval number `ticks`.
     #[inline]
     fn slot(&self, ticks: u64) -> &AtomicSketch<M, N> {
-        self.slot_index(self.slot_number(ticks))
-    }
-
-    /// The number of interval `ticks`'s slot: `ticks % SLOTS`, by a multiply (a 64-bit
-    /// `%` is a library call on a 32-bit core, `__aeabi_uldivmod`).
-    #[inline]
-    fn slot_number(&self, ticks: u64) -> u32 {
-        let slots: Divisor = const { Divisor::new(SLOTS as u64) };
-        // Below SLOTS < 2^16: the cast is exact.
-        slots.div_rem(ticks).1 as u32
+        self.slot_index(interval::slot_number::<SLOTS>(ticks))
     }
 
     /// Slot number `i`, below `SLOTS`.
@@ -436,7 +419,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// rotating. Returns the slot to record into.
     #[cold]
     fn catch_up(&self, mut reading: CoarseInstant) -> &AtomicSketch<M, N> {
-        if self.behind(self.epoch.age(&self.intervals, reading)) {
+        if interval::behind(self.epoch.age(&self.intervals, reading), SLOTS) {
             // A stale reading (a recorder delayed after reading the clock, an old `now`
             // passed in) is not a clock that went back: read the clock again.
             reading = self.intervals.at(self.clock.now());
@@ -452,17 +435,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         }
         // Under the lock the published interval is stable: only lock holders write it.
         let age = self.epoch.age(&self.intervals, reading);
-        // The slots to clear: `count` of them from the slot of interval `first`. Interval
-        // `e - (SLOTS - 1)` leaves when `e` starts and has `e + 1`'s slot, so moving on by
-        // `d` from `p` clears the slots of `p + 2 ..= p + 1 + d` (at most all of them).
-        let clear = match age {
-            Age::Ticks(d) if d > 0 => Some((
-                reading.ticks().wrapping_sub(d as u64).wrapping_add(2), // d < 2^31
-                (d as u64).min(SLOTS as u64),
-            )),
-            _ if self.in_window(age) => None, // another caller has just rotated
-            _ => Some((0, SLOTS as u64)),     // behind the window, or beyond the horizon
-        };
+        let clear = interval::leaving(age, reading, SLOTS);
         if let Some((first, leaving)) = clear {
             // The seqlock's writer side: odd while slots are being cleared, and the cached
             // quantile withdrawn before any of its values is.
@@ -477,8 +450,10 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             // recorder that reads the new interval reads this slot or a later one. One
             // that read the old interval may take this slot too: a newer interval's,
             // which the clears above have already passed.
-            self.current_slot
-                .store(self.slot_number(reading.ticks()), Ordering::Relaxed);
+            self.current_slot.store(
+                interval::slot_number::<SLOTS>(reading.ticks()),
+                Ordering::Relaxed,
+            );
             self.epoch.store_now(reading);
             self.generation.end_write();
             self.rotations.fetch_add(1, Ordering::Relaxed);
@@ -489,16 +464,6 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             self.ask_for_refresh();
         }
         self.slot(reading.ticks())
-    }
-
-    /// Whether a reading of this age is behind the window (or the published interval is
-    /// beyond the horizon ahead of it: the clock went far back).
-    fn behind(&self, age: Age) -> bool {
-        match age {
-            Age::Ticks(d) => d <= 1i64.wrapping_sub(SLOTS as i64),
-            Age::FarAhead => true,
-            Age::Never | Age::LongAgo => false,
-        }
     }
 
     /// The value at quantile `q` over the window, computed now (scans the occupied bins);

@@ -12,10 +12,10 @@ use core::time::Duration;
 
 use slot::{Config, Outcome, Slot, State};
 
+use super::interval;
 use super::seqlock::SeqLock;
 use super::WindowError;
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
-use crate::clock::divisor::Divisor;
 use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
@@ -143,12 +143,8 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// An empty window whose first interval starts now. Errors if `interval` is shorter
     /// than 8 ns.
     pub fn new(clock: C, interval: Duration) -> Result<Self, WindowError> {
-        let origin = clock.now();
-        match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval))
-        {
-            Ok(intervals) => Ok(Self::of(clock, intervals)),
-            Err(_) => Err(WindowError::InvalidInterval),
-        }
+        let intervals = intervals(clock.now(), interval)?;
+        Ok(Self::of(clock, intervals))
     }
 
     const_unless_loom! {
@@ -156,12 +152,12 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         /// window with a constant clock (a unit struct reading a timer) is a `static`,
         /// built at compile time. Errors if `interval` is shorter than 8 ns.
         pub fn with_origin(clock: C, interval: Duration, origin: Instant) -> Result<Self, WindowError> {
-            match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval)) {
+            match intervals(origin, interval) {
                 Ok(intervals) => Ok(Self::of(clock, intervals)),
-                Err(_) => {
+                Err(e) => {
                     // Not dropped: a `const fn` cannot run `C`'s destructor.
                     core::mem::forget(clock);
-                    Err(WindowError::InvalidInterval)
+                    Err(e)
                 }
             }
         }
@@ -350,12 +346,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         &self.slots[i.min(SLOTS.wrapping_sub(1))]
     }
 
-    /// The logical slot of interval number `ticks`: `ticks % SLOTS`, by a multiply (a
-    /// 64-bit `%` is a library call on a 32-bit core).
+    /// The logical slot of interval number `ticks`.
     #[inline]
     fn logical(ticks: u64) -> u32 {
-        let slots: Divisor = const { Divisor::new(SLOTS as u64) };
-        slots.div_rem(ticks).1 as u32 // below SLOTS <= 8
+        interval::slot_number::<SLOTS>(ticks)
     }
 
     /// The logical slot to record into at `now`: its interval's if that is in the window,
@@ -366,7 +360,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         let reading = self.intervals.at(now);
         match self.epoch.age(&self.intervals, reading) {
             Age::Ticks(0) => self.current.load(Acquire),
-            Age::Ticks(d) if d < 0 && d > oldest::<SLOTS>() => Self::logical(reading.ticks()),
+            age if interval::in_window(age, SLOTS) => Self::logical(reading.ticks()),
             Age::Ticks(d) if d > 0 && rotate => self.rotate(reading),
             Age::Ticks(d) if d > 0 => Self::logical(reading.ticks()),
             _ if rotate => self.rotate(reading),
@@ -415,12 +409,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// the range the window has seen, for the intervals that will take them.
     #[cold]
     fn rotate(&self, mut reading: CoarseInstant) -> u32 {
-        if let Age::Ticks(d) = self.epoch.age(&self.intervals, reading) {
-            if d <= oldest::<SLOTS>() {
-                // A stale reading (a recorder delayed after reading the clock, an old `now`
-                // passed in) is not a clock that went back: read the clock again.
-                reading = self.intervals.at(self.clock.now());
-            }
+        if interval::behind(self.epoch.age(&self.intervals, reading), SLOTS) {
+            // A stale reading (a recorder delayed after reading the clock, an old `now`
+            // passed in) is not a clock that went back: read the clock again.
+            reading = self.intervals.at(self.clock.now());
         }
         if self
             .rotating
@@ -429,20 +421,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         {
             return self.current.load(Acquire);
         }
-        // The slots to clear: interval `e - (SLOTS - 1)` leaves when `e` starts and has
-        // `e + 1`'s slot (the spare, which early records of `e + 1` take), so moving on by
-        // `d` from `p` clears the slots of `p + 2 ..= p + 1 + d` (at most all of them).
-        let (first, leaving) = match self.epoch.age(&self.intervals, reading) {
-            Age::Ticks(d) if d > 0 => (
-                reading.ticks().wrapping_sub(d as u64).wrapping_add(2), // d < 2^31
-                (d as u64).min(SLOTS as u64),
-            ),
-            Age::Ticks(d) if d <= 0 && d > oldest::<SLOTS>() => {
-                // Another caller has just rotated.
-                self.rotating.store(false, Release);
-                return Self::logical(reading.ticks());
-            }
-            _ => (reading.ticks(), SLOTS as u64), // behind the window, or far ahead
+        // The leaving slots (the spare among them, which early records of the next
+        // interval take).
+        let age = self.epoch.age(&self.intervals, reading);
+        let Some((first, leaving)) = interval::leaving(age, reading, SLOTS) else {
+            // Another caller has just rotated.
+            self.rotating.store(false, Release);
+            return Self::logical(reading.ticks());
         };
         let config = self.seen_range().map(|(low, high)| {
             let margin = (high.saturating_sub(low) >> 2).saturating_add(OCTAVE);
@@ -681,14 +666,17 @@ fn nibble(l: u32) -> u32 {
     (l & 7).wrapping_mul(4)
 }
 
-/// The age, in intervals, of the oldest interval in the window: `1 - SLOTS`.
-fn oldest<const SLOTS: usize>() -> i64 {
-    1i64.wrapping_sub(SLOTS as i64) // SLOTS <= 8
-}
-
 /// The index of the last bucket from the first: `B - 1`.
 fn last_bucket<const B: usize>() -> i32 {
     (B as i32).wrapping_sub(1) // 2 <= B <= 2^16
+}
+
+/// The interval clock of a window whose first interval starts at `origin`.
+const fn intervals(origin: Instant, interval: Duration) -> Result<CoarseClock, WindowError> {
+    match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval)) {
+        Ok(intervals) => Ok(intervals),
+        Err(_) => Err(WindowError::InvalidInterval),
+    }
 }
 
 /// Adds one to a counter of events.

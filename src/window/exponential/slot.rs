@@ -153,10 +153,7 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
                     return Outcome::Unconfigured(state);
                 };
                 let index = fine >> config.downshift;
-                let cell = usize::try_from(index.wrapping_sub(config.base))
-                    .ok()
-                    .and_then(|pos| self.cells.get(pos));
-                let Some(cell) = cell else {
+                let Some(cell) = self.cell(config, index) else {
                     return Outcome::OutOfRange(state, index);
                 };
                 K::add_one(cell, state.tag())
@@ -235,10 +232,16 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
     /// Adds `n` to bucket `index` (at this slot's scale, which must hold it): what a
     /// rescale moves in. Returns how many fit.
     pub(super) fn add_to(&self, config: Config, index: i32, n: u64) -> u64 {
-        let cell = usize::try_from(index.wrapping_sub(config.base))
+        self.cell(config, index)
+            .map_or(0, |cell| K::add_many(cell, n))
+    }
+
+    /// The counter of bucket `index` (at the scale of `config`), if the slot has it.
+    #[inline(always)]
+    fn cell(&self, config: Config, index: i32) -> Option<&K::Cell> {
+        usize::try_from(index.wrapping_sub(config.base))
             .ok()
-            .and_then(|pos| self.cells.get(pos));
-        cell.map_or(0, |cell| K::add_many(cell, n))
+            .and_then(|pos| self.cells.get(pos))
     }
 
     /// Adds what a rescale moves in besides the buckets.
