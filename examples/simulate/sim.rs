@@ -250,10 +250,10 @@ impl<'a> Sim<'a> {
 
 /// Runs `workload` with `hedger` (none: no hedging), sampling the delay every
 /// `sample_every` ns of simulated time (0: never).
-pub fn simulate(
+pub fn simulate<'c>(
     workload: Workload,
-    clock: &ManualClock,
-    hedger: Option<&Hedger<&ManualClock>>,
+    clock: &'c ManualClock,
+    hedger: Option<&'c Hedger<&'c ManualClock>>,
     stop: Stop,
     sample_every: u64,
     refresh_every: usize,

@@ -52,7 +52,9 @@
 //! [`max_pushback`](HedgeConfig::max_pushback) more; the window forgets or restarts as its
 //! own docs say.
 
+mod compact;
 mod config;
+mod kind;
 mod on_time;
 mod policy;
 mod race;
@@ -74,7 +76,10 @@ use crate::window::{Parts as WindowParts, Window, WindowConfig, MAX_CACHED_QUANT
 // A percentile per hedge is cached by the window.
 const _: () = assert!(MAX_HEDGES as usize <= MAX_CACHED_QUANTILES);
 
+pub use compact::CompactHedger;
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
+use kind::sealed::{Kind, Learner};
+pub use kind::{Exponential, WindowKind};
 use on_time::OnTime;
 pub use policy::HedgePolicy;
 pub use race::{race, race_until, Outcome, RaceError, Sleep, Winner};
@@ -287,8 +292,13 @@ impl Ticket {
 /// hedger.on_success(&ticket, Attempt::Hedge(1)); // the backup answered first
 /// assert_eq!(hedger.stats().hedge_wins, 1);
 /// ```
-pub struct Hedger<C, B = RatioBudget, M = CubicMapping, const N: usize = CUBIC_LATENCY_BINS> {
-    window: Window<C, M, N>,
+pub struct Hedger<
+    C: Clock,
+    B = RatioBudget,
+    M: WindowKind = CubicMapping,
+    const N: usize = CUBIC_LATENCY_BINS,
+> {
+    window: <M as Kind>::Window<C, N>,
     budget: B,
     config: HedgeConfig,
     counters: Counters,
@@ -507,10 +517,20 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
             layout: BinLayout<M, N>,
             parts: Parts,
         ) -> Self {
+            let window = Window::from_parts(clock, layout, parts.window_config, parts.window);
+            Self::assemble(window, config, budget)
+        }
+    }
+}
+
+impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
+    const_unless_loom! {
+        /// The hedger of a window built for `config`.
+        fn assemble(window: <M as Kind>::Window<C, N>, config: HedgeConfig, budget: B) -> Self {
             let cooldown_clock = cooldown_clock(config.cooldown);
             let max_pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
             Hedger {
-                window: Window::from_parts(clock, layout, parts.window_config, parts.window),
+                window,
                 budget,
                 config,
                 counters: Counters::new(),
@@ -936,8 +956,10 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         self.counters.snapshot(self.delay().ok())
     }
 
-    /// The latency window (quantiles, counts).
-    pub fn window(&self) -> &Window<C, M, N> {
+    /// The latency window (quantiles, counts): a [`Window`] or an
+    /// [`ExponentialWindow`](crate::window::ExponentialWindow), as `M` says
+    /// ([`WindowKind`]).
+    pub fn window(&self) -> &<M as Kind>::Window<C, N> {
         &self.window
     }
 
@@ -958,7 +980,10 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
     }
 }
 
-impl<C, B, M: IndexMapping, const N: usize> core::fmt::Debug for Hedger<C, B, M, N> {
+impl<C: Clock, B, M: WindowKind, const N: usize> core::fmt::Debug for Hedger<C, B, M, N>
+where
+    <M as Kind>::Window<C, N>: core::fmt::Debug,
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Hedger")
             .field("config", &self.config)

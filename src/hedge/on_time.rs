@@ -14,12 +14,12 @@
 //!
 //! [`HedgeConfig::with_on_time_chance`]: super::HedgeConfig::with_on_time_chance
 
+use super::kind::sealed::Learner;
 use crate::budget::Budget;
 use crate::clock::divisor::Divisor;
 use crate::clock::Clock;
-use crate::sketch::IndexMapping;
 
-use super::{Hedger, Ticket};
+use super::{Hedger, Ticket, WindowKind};
 
 /// The level's unit: a chance is kept in 1/65,536ths.
 const ONE: u64 = 1 << 16;
@@ -84,7 +84,7 @@ const fn sixteenths(x: f64) -> u64 {
     (m >> shift).wrapping_add((m >> shift.wrapping_sub(1)) & 1)
 }
 
-impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
+impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// When the next backup of `ticket` is due under the rule, `due` being when the
     /// percentile rule sends it: for the first, the sooner of that and the time the
     /// primary's chance of answering by the target falls below the level (the upper edge
@@ -108,7 +108,7 @@ impl<C: Clock, B: Budget, M: IndexMapping, const N: usize> Hedger<C, B, M, N> {
         // `None`: an empty window, or every latency it holds fits in the horizon.
         match self
             .window
-            .first_upper_bound_where(|below, _| below > turning)
+            .first_upper_bound_where(&|below, _| below > turning)
         {
             Some(lapse) => {
                 due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)))

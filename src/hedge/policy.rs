@@ -3,11 +3,11 @@
 
 use core::time::Duration;
 
+use super::WindowKind;
 use super::{Attempt, Decision, Hedger, SkipReason, Stats, Ticket};
 use crate::budget::Budget;
 use crate::clock::{Clock, Instant};
 use crate::deadline::Deadline;
-use crate::sketch::IndexMapping;
 
 /// The hedging lifecycle of [`Hedger`], as one object-safe trait.
 ///
@@ -67,7 +67,7 @@ impl<C, B, M, const N: usize> HedgePolicy for Hedger<C, B, M, N>
 where
     C: Clock,
     B: Budget,
-    M: IndexMapping,
+    M: WindowKind,
 {
     fn now(&self) -> Instant {
         Hedger::now(self)

@@ -73,6 +73,13 @@ pub const INT_LATENCY_BINS: usize = 1698;
 pub const INT_LATENCY_COARSE_BINS: usize = 849;
 /// The bins of [`McuLatency`].
 pub const MCU_LATENCY_BINS: usize = 534;
+/// The buckets per slot of the compact hedger's auto-scaling window
+/// ([`CompactHedger`](crate::hedge::CompactHedger)): 64 OpenTelemetry exponential
+/// buckets, whose scale follows the latencies: 2.2 % relative accuracy while an
+/// interval's latencies span up to a factor of 2.5, 4.3 % up to 16, 8.6 % up to 645
+/// (a slot's range is widened by margins; see
+/// [`ExponentialWindow`](crate::window::ExponentialWindow)).
+pub const COMPACT_LATENCY_BUCKETS: usize = 64;
 /// Smallest latency [`McuLatency`] tracks: 100 µs in nanoseconds.
 pub const MCU_MIN_LATENCY_NS: f64 = 1e5;
 /// Largest latency [`McuLatency`] tracks: 10 s in nanoseconds.

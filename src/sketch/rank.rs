@@ -22,6 +22,9 @@ const ONE_BITS: u64 = 0x3ff0_0000_0000_0000;
 pub(crate) struct Quantile(f64);
 
 impl Quantile {
+    /// The median: a placeholder for quantiles not configured.
+    pub(crate) const MEDIAN: Quantile = Quantile(0.5);
+
     /// `q`, or [`InvalidQuantile`] if it is NaN or outside [0, 1].
     pub(crate) const fn new(q: f64) -> Result<Self, InvalidQuantile> {
         if q >= 0.0 && q <= 1.0 {

@@ -6,9 +6,9 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::budget::Budget;
 use crate::clock::Clock;
+use crate::hedge::WindowKind;
 use crate::hedge::{HedgeConfig, HedgeError, HedgePolicy, Hedger};
 use crate::registry::Registry;
-use crate::sketch::IndexMapping;
 
 /// Finds the hedger that learns and decides for a request.
 ///
@@ -29,7 +29,7 @@ impl<Req, C, B, M, const N: usize> Targets<Req> for Arc<Hedger<C, B, M, N>>
 where
     C: Clock,
     B: Budget,
-    M: IndexMapping,
+    M: WindowKind,
 {
     type Hedger = Hedger<C, B, M, N>;
 

@@ -43,7 +43,7 @@ const ZERO_BIN: u32 = 0x7fff_ffff;
 /// `cached_bound`'s encoding of a whole number: a 26-bit significand and a 5-bit shift,
 /// rounded up (so a bound stays at or above what it bounds: relative error below 2^-25),
 /// saturating at `(2^26 - 1) << 31` (about 4.5 years in nanoseconds).
-fn encode_bound(x: u64) -> u32 {
+pub(super) fn encode_bound(x: u64) -> u32 {
     const MAX: u32 = 0x7fff_ffff;
     let width = 64u32.wrapping_sub(x.leading_zeros());
     if width <= 26 {

@@ -249,7 +249,8 @@ impl From<ConfigError> for WindowError {
 
 /// What a window's configuration and origin make of it, checked: the fields of a
 /// [`Window`](super::Window) that do not depend on the clock, the layout or `SLOTS`.
-pub(crate) struct Parts {
+/// (`pub` only because the hedger's sealed window trait names it; not exported.)
+pub struct Parts {
     pub(super) intervals: CoarseClock,
     pub(super) refresh_clock: CoarseClock,
     pub(super) quantiles: [Quantile; MAX_CACHED_QUANTILES],

@@ -214,7 +214,7 @@ pub(crate) fn of_f64(value: f64) -> i32 {
 /// The lower edge of bucket `index` at [`FINEST_SCALE`], `2^(index / 256)`, rounded down
 /// to an integer (0 below 1, `u64::MAX` from `2^64` up): integer operations only, for
 /// valuing the counts a downscale drops on the integer path.
-pub(super) fn lower_edge_u64(index: i32) -> u64 {
+pub(crate) fn lower_edge_u64(index: i32) -> u64 {
     let exponent = index >> FINEST_SCALE; // floor
     let mantissa = match ((index & 0xff) as usize).checked_sub(1) {
         // floor(2^(e + k/256)) times 2^(63 - e).

@@ -33,8 +33,8 @@ pub(super) mod sealed {
     /// What adding one to a counter did.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Added {
-        /// Counted, in a counter of the generation expected.
-        Counted,
+        /// Counted, in a counter of the generation expected: its count now.
+        Counted(u32),
         /// The counter was full: not counted.
         Full,
         /// The counter was cleared for another generation since the record read its
@@ -102,7 +102,8 @@ macro_rules! window_counter {
                     // the state load that follows (the race check); release: a clear
                     // that takes this count sees it.
                     match cell.compare_exchange_weak(word, word.wrapping_add(1), AcqRel, Relaxed) {
-                        Ok(_) => return Added::Counted,
+                        // The count below the tag: it fits.
+                        Ok(_) => return Added::Counted(u32::from(word & !TAG).wrapping_add(1)),
                         Err(now) => word = now,
                     }
                 }
@@ -154,13 +155,13 @@ mod tests {
     #[test]
     fn an_add_counts_only_in_its_own_generation() {
         let c = <u16 as Cells>::empty();
-        assert_eq!(u16::add_one(&c, false), Added::Counted);
-        assert_eq!(u16::add_one(&c, false), Added::Counted);
+        assert_eq!(u16::add_one(&c, false), Added::Counted(1));
+        assert_eq!(u16::add_one(&c, false), Added::Counted(2));
         // Cleared for generation 1: an add that read generation 0 is not made.
         assert_eq!(u16::clear(&c, true), 2);
         assert_eq!(u16::add_one(&c, false), Added::Stale);
         assert_eq!(u16::count(&c), 0);
-        assert_eq!(u16::add_one(&c, true), Added::Counted);
+        assert_eq!(u16::add_one(&c, true), Added::Counted(1));
         assert_eq!(u16::add_many(&c, 10), 10);
         assert_eq!(u16::count(&c), 11);
     }

@@ -4,6 +4,7 @@
 
 mod cell;
 mod slot;
+mod threshold;
 
 pub use cell::WindowCounter;
 
@@ -11,10 +12,11 @@ use core::fmt;
 use core::time::Duration;
 
 use slot::{Config, Outcome, Slot, State};
+use threshold::Threshold;
 
 use super::interval;
 use super::seqlock::SeqLock;
-use super::WindowError;
+use super::{Parts, WindowConfig, WindowError};
 use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::downscale::scale_change;
@@ -134,17 +136,59 @@ pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: u
     clamped: AtomicU32,
     saturated: AtomicU32,
     raced: AtomicU32,
+    /// The cached quantiles (none unless built [`with_config`](Self::with_config)).
+    threshold: Threshold,
     slots: [Slot<K, B>; SLOTS],
 }
 
 impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     ExponentialWindow<C, K, B, SLOTS>
 {
-    /// An empty window whose first interval starts now. Errors if `interval` is shorter
-    /// than 8 ns.
+    /// An empty window whose first interval starts now, which caches no quantile (see
+    /// [`with_config`](Self::with_config)). Errors if `interval` is shorter than 8 ns.
     pub fn new(clock: C, interval: Duration) -> Result<Self, WindowError> {
         let intervals = intervals(clock.now(), interval)?;
-        Ok(Self::of(clock, intervals))
+        Ok(Self::of(clock, intervals, Threshold::none()))
+    }
+
+    /// An empty window of `config` whose first interval starts now: its interval, whether
+    /// records rotate, and the quantiles it caches for
+    /// [`cached_upper_bound`](Self::cached_upper_bound), with their `min_count`,
+    /// `warmup_records` and `refresh_records`. (`refresh_interval` does not apply: the
+    /// cached quantiles are refreshed when records, rotations and rescales ask.) Errors as
+    /// [`Window::with_layout`](super::Window::with_layout) does for `config`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::{ExponentialWindow, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(5)).with_quantiles(&[0.9, 0.99]);
+    /// let window = ExponentialWindow::<_, u16, 64>::with_config(&clock, config).unwrap();
+    /// window.record_u64(1_000_000);
+    /// window.maintain();
+    /// assert!(window.cached_upper_bound_of(1).unwrap() >= 1_000_000);
+    /// assert!(ExponentialWindow::<_, u16, 64>::with_config(&clock, config.with_quantile(1.0)).is_err());
+    /// ```
+    pub fn with_config(clock: C, config: WindowConfig) -> Result<Self, WindowError> {
+        let origin = clock.now();
+        Self::with_config_and_origin(clock, config, origin)
+    }
+
+    const_unless_loom! {
+        /// [`with_config`](Self::with_config) with its first interval starting at
+        /// `origin`: `const`, for a `static` window. On an error the clock is forgotten
+        /// rather than dropped (a `const fn` cannot run its destructor).
+        pub fn with_config_and_origin(clock: C, config: WindowConfig, origin: Instant) -> Result<Self, WindowError> {
+            match Parts::new(config, origin) {
+                Ok(parts) => Ok(Self::from_parts(clock, config, parts)),
+                Err(e) => {
+                    core::mem::forget(clock);
+                    Err(e)
+                }
+            }
+        }
     }
 
     const_unless_loom! {
@@ -153,7 +197,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         /// built at compile time. Errors if `interval` is shorter than 8 ns.
         pub fn with_origin(clock: C, interval: Duration, origin: Instant) -> Result<Self, WindowError> {
             match intervals(origin, interval) {
-                Ok(intervals) => Ok(Self::of(clock, intervals)),
+                Ok(intervals) => Ok(Self::of(clock, intervals, Threshold::none())),
                 Err(e) => {
                     // Not dropped: a `const fn` cannot run `C`'s destructor.
                     core::mem::forget(clock);
@@ -164,7 +208,20 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     const_unless_loom! {
-        fn of(clock: C, intervals: CoarseClock) -> Self {
+        /// The window of `config` and its checked `parts`.
+        pub(crate) fn from_parts(clock: C, config: WindowConfig, parts: Parts) -> Self {
+            let threshold = Threshold::of(&parts, config.warmup_records(), config.min_count());
+            Self::of(clock, parts.intervals, threshold).with_rotate_on_record(config.rotate_on_record())
+        }
+    }
+
+    /// Makes this window what [`from_parts`](Self::from_parts) builds.
+    pub(crate) fn reset_from_parts(&mut self, clock: C, config: WindowConfig, parts: Parts) {
+        *self = Self::from_parts(clock, config, parts);
+    }
+
+    const_unless_loom! {
+        fn of(clock: C, intervals: CoarseClock, threshold: Threshold) -> Self {
             const {
                 assert!(SLOTS >= 2 && SLOTS <= 8, "SLOTS must be 2 to 8");
                 assert!(B >= 2 && B <= 1 << 16, "B must be 2 to 65536");
@@ -186,6 +243,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 clamped: AtomicU32::new(0),
                 saturated: AtomicU32::new(0),
                 raced: AtomicU32::new(0),
+                threshold,
                 slots: slots(),
             }
         }
@@ -263,9 +321,17 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     #[inline]
     fn add(&self, now: Instant, fine: Option<i32>, key: u32) {
         let logical = self.logical_at(now, self.rotate_on_record);
-        let outcome = self.physical(logical).record(fine, key);
-        if outcome != Outcome::Counted {
-            self.settle(now, logical, fine, key, outcome);
+        match self.physical(logical).record(fine, key) {
+            Outcome::Counted(n) => self.after_record(n),
+            outcome => self.settle(now, logical, fine, key, outcome),
+        }
+    }
+
+    /// Asks for a refresh of the cached quantiles if a record's bucket now holds `n`.
+    #[inline(always)]
+    fn after_record(&self, n: u32) {
+        if self.threshold.asks(n) {
+            self.threshold.ask();
         }
     }
 
@@ -286,7 +352,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 outcome = self.physical(logical).record(fine, key);
             }
             match outcome {
-                Outcome::Counted => return,
+                Outcome::Counted(n) => return self.after_record(n),
                 Outcome::Raced => return count(&self.raced),
                 Outcome::Saturated => return count(&self.saturated),
                 // Cleared under it: by a rescale (the interval has another slot now, which
@@ -368,12 +434,18 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
     }
 
-    /// Rotates at the clock's current time if it has left the published interval, and
+    /// Rotates at the clock's current time if it has left the published interval,
     /// rescales the current slot to the values records clamped since the last maintenance
     /// (what a main loop calls when records are made by interrupt handlers that should
-    /// not: see [`with_rotate_on_record`](Self::with_rotate_on_record)).
+    /// not: see [`with_rotate_on_record`](Self::with_rotate_on_record)), and refreshes the
+    /// cached quantiles when asked to (see [`cached_upper_bound`](Self::cached_upper_bound)).
     pub fn maintain(&self) {
-        let logical = self.logical_at(self.clock.now(), true);
+        self.maintain_at(self.clock.now());
+    }
+
+    /// The rotation and rescales of [`maintain`](Self::maintain) at `now`.
+    fn rotate_and_rescale(&self, now: Instant) {
+        let logical = self.logical_at(now, true);
         let (low, high) = (
             self.wanted_low.swap(0, AcqRel),
             self.wanted_high.swap(0, AcqRel),
@@ -448,6 +520,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         self.current.store(logical, Release);
         self.epoch.store_now(reading);
         self.changes.end_write();
+        self.threshold.ask();
         count(&self.rotations);
         self.rotating.store(false, Release);
         logical
@@ -536,6 +609,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             // a slot the next rescale would expire). The rotation that makes it current
             // recycles it.
             self.changes.end_write();
+            self.threshold.ask();
             count(&self.rescales);
         }
         self.rotating.store(false, Release);

@@ -80,8 +80,8 @@ fn encode(config: Config) -> u32 {
 /// What a record into a slot did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Outcome {
-    /// Counted in its bucket.
-    Counted,
+    /// Counted in its bucket, which holds this many values now (for a zero, the zeros).
+    Counted(u32),
     /// Counted, but it raced two clears of the slot, so it may be in a bucket of another
     /// scale: counted by the window's `raced`.
     Raced,
@@ -144,9 +144,9 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
             None => {
                 // A zero is in the right "bucket" at every scale, and a clear takes the
                 // zeros: it needs no tag.
-                self.zero.fetch_add(1, AcqRel);
+                let zeros = self.zero.fetch_add(1, AcqRel).wrapping_add(1);
                 self.widen_keys(key, key);
-                return Outcome::Counted;
+                return Outcome::Counted(zeros);
             }
             Some(fine) => {
                 let Some(config) = state.config() else {
@@ -160,12 +160,12 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
             }
         };
         match added {
-            Added::Counted => {
+            Added::Counted(n) => {
                 self.widen_keys(key, key);
                 if state.raced_twice(self.state()) {
                     Outcome::Raced
                 } else {
-                    Outcome::Counted
+                    Outcome::Counted(n)
                 }
             }
             Added::Full => Outcome::Saturated,
@@ -311,7 +311,7 @@ mod tests {
             base: 10,
         };
         assert!(slot.configure(slot.state(), config));
-        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Counted);
+        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Counted(1));
         assert_eq!(
             slot.record(Some(2 << 8), 1),
             Outcome::OutOfRange(slot.state(), 2)
@@ -322,7 +322,7 @@ mod tests {
         // Closed and cleared: the add is not made until the slot reopens.
         assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Retry);
         slot.reopen(cleared.state, Some(config));
-        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Counted);
+        assert_eq!(slot.record(Some(12 << 8), 1), Outcome::Counted(1));
         assert_eq!(
             slot.buckets(config).collect::<std::vec::Vec<_>>(),
             [(12, 1)]

@@ -1,0 +1,119 @@
+//! The hedgers over an auto-scaling [`ExponentialWindow`]: no range to choose, and a
+//! window of a few hundred bytes ([`CompactHedger`]).
+
+use crate::budget::{Budget, RatioBudget};
+use crate::clock::{Clock, Instant};
+use crate::sketch::presets::COMPACT_LATENCY_BUCKETS;
+use crate::sync::const_unless_loom;
+use crate::window::{ExponentialWindow, WindowCounter};
+
+use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
+
+/// A [`Hedger`] over an auto-scaling window: three slots of
+/// [`COMPACT_LATENCY_BUCKETS`] (64) OpenTelemetry exponential buckets counted in `u16`,
+/// whose scale follows the latencies, so there is no range to guess and nothing is
+/// clamped. The policy, the integer-only decision path and `const` construction are
+/// [`McuHedger`](super::McuHedger)'s, in a tenth of its memory (BENCHMARKS.md has the
+/// sizes and the firmware comparison); the price is accuracy: the hedge delay is the
+/// upper edge of a bucket 2.2 % to 8.6 % wide, as the interval's spread allows (see
+/// [`COMPACT_LATENCY_BUCKETS`]), rather than 1.56 %.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{Attempt, CompactHedger, Decision, HedgeConfig, Hedger};
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new().with_min_samples(10).with_min_delay(Duration::from_micros(100));
+/// let hedger: CompactHedger<_> = Hedger::exponential(&clock, config).unwrap();
+/// for _ in 0..20 {
+///     let ticket = hedger.start();
+///     clock.advance(Duration::from_micros(800)); // a sensor read
+///     hedger.on_success(&ticket, Attempt::Primary);
+/// }
+/// let mut ticket = hedger.start();
+/// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+/// // The upper edge of 800 µs's bucket at the window's scale.
+/// let accuracy = hedger.window().snapshot().relative_accuracy();
+/// assert!(wait >= Duration::from_micros(800));
+/// assert!(wait.as_secs_f64() <= 800e-6 * (1.0 + accuracy) / (1.0 - accuracy));
+/// ```
+pub type CompactHedger<C, B = RatioBudget> =
+    Hedger<C, B, Exponential<u16>, COMPACT_LATENCY_BUCKETS>;
+
+impl<C: Clock, K: WindowCounter, const N: usize> Hedger<C, RatioBudget, Exponential<K>, N> {
+    /// A hedger over an auto-scaling window of `N` buckets per slot counted in `K`, with
+    /// `config` and a [`RatioBudget`] of its ratio and cap.
+    pub fn exponential(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
+        let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
+        Hedger::exponential_with_budget(clock, config, budget)
+    }
+}
+
+impl<C: Clock, B: Budget, K: WindowCounter, const N: usize> Hedger<C, B, Exponential<K>, N> {
+    /// [`exponential`](Hedger::exponential) with its own budget (one several hedgers
+    /// share, say: see [`with_budget`](Hedger::with_budget)).
+    pub fn exponential_with_budget(
+        clock: C,
+        config: HedgeConfig,
+        budget: B,
+    ) -> Result<Self, HedgeError> {
+        let origin = clock.now();
+        let parts = Parts::new(config, origin)?;
+        let window = ExponentialWindow::from_parts(clock, parts.window_config, parts.window);
+        Ok(Self::assemble(window, config, budget))
+    }
+
+    const_unless_loom! {
+        /// [`exponential_with_budget`](Hedger::exponential_with_budget) with the window's
+        /// first interval starting at `origin`: `const`, so that with a constant clock and
+        /// budget the hedger is a `static` built at compile time, and an invalid
+        /// configuration is a compile error. On an error the clock and the budget are
+        /// forgotten rather than dropped (a `const fn` cannot run a destructor).
+        ///
+        /// ```
+        /// use tailguard::budget::RatioBudget;
+        /// use tailguard::clock::{Clock, Instant};
+        /// use tailguard::hedge::{CompactHedger, HedgeConfig};
+        ///
+        /// /// A firmware clock: a unit struct reading a timer (here, fixed).
+        /// struct Timer;
+        /// impl Clock for Timer {
+        ///     fn now(&self) -> Instant {
+        ///         Instant::from_nanos(1_000_000)
+        ///     }
+        /// }
+        ///
+        /// static BUDGET: RatioBudget = match RatioBudget::new(0.1, 10) {
+        ///     Ok(budget) => budget,
+        ///     Err(_) => panic!("invalid budget"),
+        /// };
+        /// static HEDGER: CompactHedger<Timer, &RatioBudget> =
+        ///     match CompactHedger::exponential_with_origin(Timer, HedgeConfig::new(), &BUDGET, Instant::ZERO) {
+        ///         Ok(hedger) => hedger,
+        ///         Err(_) => panic!("invalid hedge configuration"), // a compile error
+        ///     };
+        ///
+        /// let _ticket = HEDGER.start();
+        /// assert_eq!(HEDGER.stats().requests, 1);
+        /// ```
+        pub fn exponential_with_origin(
+            clock: C,
+            config: HedgeConfig,
+            budget: B,
+            origin: Instant,
+        ) -> Result<Self, HedgeError> {
+            match Parts::new(config, origin) {
+                Ok(parts) => {
+                    let window = ExponentialWindow::from_parts(clock, parts.window_config, parts.window);
+                    Ok(Self::assemble(window, config, budget))
+                }
+                Err(e) => {
+                    core::mem::forget(clock);
+                    core::mem::forget(budget);
+                    Err(e)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! [`WindowKind`]: which window a [`Hedger`](super::Hedger) learns its latencies in,
+//! named by the hedger's third type parameter.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::time::Duration;
+
+use crate::clock::{Clock, Instant};
+use crate::sketch::IndexMapping;
+use crate::window::{ExponentialWindow, Parts, Window, WindowConfig, WindowCounter};
+
+/// Which window a [`Hedger<C, B, M, N>`](super::Hedger) learns in, named by `M`:
+///
+/// * an [`IndexMapping`] (the default, [`CubicMapping`](crate::sketch::CubicMapping)):
+///   a fixed-range [`Window`] of `N` bins of that mapping, over the range of the layout the
+///   hedger is built with ([`Hedger::with_layout`](super::Hedger::with_layout));
+/// * [`Exponential<K>`]: an auto-scaling [`ExponentialWindow`] of `N` buckets counted in
+///   `K`, with no range to choose ([`Hedger::exponential`](super::Hedger::exponential);
+///   [`CompactHedger`](super::CompactHedger) is the preset).
+///
+/// Sealed: implemented for those only. The policy, the decision path and the statistics
+/// are the same whichever it is.
+pub trait WindowKind: sealed::Kind {}
+
+impl<M: IndexMapping> WindowKind for M {}
+impl<K: WindowCounter> WindowKind for Exponential<K> {}
+
+/// The [`WindowKind`] of a hedger that learns in an [`ExponentialWindow`] whose buckets
+/// count in `K` (`u16` or `u32`): see [`CompactHedger`](super::CompactHedger).
+pub struct Exponential<K = u16>(PhantomData<K>);
+
+impl<K> fmt::Debug for Exponential<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Exponential")
+    }
+}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// The window type of a kind.
+    pub trait Kind {
+        /// The window of `N` bins or buckets.
+        type Window<C: Clock, const N: usize>: Learner<C>;
+    }
+
+    /// What a hedger asks of its window: the windows' own methods of these names.
+    pub trait Learner<C> {
+        /// The window's clock.
+        fn clock(&self) -> &C;
+        /// Rotates, and refreshes the cached percentiles when asked to.
+        fn maintain_at(&self, now: Instant);
+        /// The first cached percentile's upper bound (nanoseconds), if trusted.
+        fn cached_upper_bound(&self) -> Option<u64>;
+        /// The `i`-th cached percentile's upper bound (nanoseconds), if trusted.
+        fn cached_upper_bound_of(&self, i: usize) -> Option<u64>;
+        /// Records a latency (nanoseconds) at `now`.
+        fn record_u64_at(&self, now: Instant, value: u64);
+        /// Records a latency.
+        fn record_duration(&self, d: Duration);
+        /// The latencies at or below `v` and all of them, from one scan.
+        fn rank_and_count_u64(&self, v: u64) -> (u64, u64);
+        /// The upper bound of the first bin whose cumulative count makes `holds` true.
+        fn first_upper_bound_where(&self, holds: &dyn Fn(u64, u64) -> bool) -> Option<u64>;
+        /// Becomes the window of `config` and checked `parts`, empty.
+        fn reset_from_parts(&mut self, clock: C, config: WindowConfig, parts: Parts);
+    }
+
+    impl<M: IndexMapping> Kind for M {
+        type Window<C: Clock, const N: usize> = Window<C, M, N>;
+    }
+
+    impl<K: WindowCounter> Kind for Exponential<K> {
+        type Window<C: Clock, const N: usize> = ExponentialWindow<C, K, N>;
+    }
+
+    /// Both windows' methods, by their own names.
+    macro_rules! learner {
+        () => {
+            fn clock(&self) -> &C {
+                Self::clock(self)
+            }
+            #[inline]
+            fn maintain_at(&self, now: Instant) {
+                Self::maintain_at(self, now)
+            }
+            #[inline]
+            fn cached_upper_bound(&self) -> Option<u64> {
+                Self::cached_upper_bound(self)
+            }
+            #[inline]
+            fn cached_upper_bound_of(&self, i: usize) -> Option<u64> {
+                Self::cached_upper_bound_of(self, i)
+            }
+            #[inline]
+            fn record_u64_at(&self, now: Instant, value: u64) {
+                Self::record_u64_at(self, now, value)
+            }
+            fn record_duration(&self, d: Duration) {
+                Self::record_duration(self, d)
+            }
+            fn rank_and_count_u64(&self, v: u64) -> (u64, u64) {
+                Self::rank_and_count_u64(self, v)
+            }
+            fn first_upper_bound_where(&self, holds: &dyn Fn(u64, u64) -> bool) -> Option<u64> {
+                Self::first_upper_bound_where(self, holds)
+            }
+            fn reset_from_parts(&mut self, clock: C, config: WindowConfig, parts: Parts) {
+                Self::reset_from_parts(self, clock, config, parts)
+            }
+        };
+    }
+
+    impl<C: Clock, M: IndexMapping, const N: usize> Learner<C> for Window<C, M, N> {
+        learner!();
+    }
+
+    impl<C: Clock, K: WindowCounter, const N: usize> Learner<C> for ExponentialWindow<C, K, N> {
+        learner!();
+    }
+}
