@@ -19,7 +19,7 @@ fn latencies(n: usize) -> Vec<u64> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 25 == 0 {
+            if x.is_multiple_of(25) {
                 40_000_000 + x % 20_000_000
             } else {
                 700_000 + x % 400_000
