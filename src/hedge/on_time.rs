@@ -108,7 +108,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         // `None`: an empty window, or every latency it holds fits in the horizon.
         match self
             .window
-            .first_upper_bound_where(&|below, _| below > turning)
+            .first_upper_bound_where(|below, _| below > turning)
         {
             Some(lapse) => {
                 due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)))
