@@ -2,7 +2,8 @@
 # Proves the integer hedge path free of soft-float and 64-bit division on both firmware
 # targets: builds firmware/src/bin/int_path.rs for the Cortex-M0 and the Cortex-M4F,
 # disassembles each image, follows every direct call and branch from `int_hot_path` (the
-# function that runs the hedger's start, should_hedge and on_success, window records,
+# function that runs both hedgers' start, should_hedge and on_success (the McuHedger's and
+# the CompactHedger's, whose refreshes walk its auto-scaling window), window records,
 # threshold reads and a rank query, and both budgets), and fails if anything reachable is a soft-float
 # helper (__aeabi_d*/__aeabi_f*, __adddf3, __fixunsdfdi, ...), a libm function, a 64-bit
 # division (__aeabi_uldivmod, __udivdi3, __udivmoddi4, ...), a float instruction, or an

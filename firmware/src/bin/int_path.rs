@@ -1,7 +1,8 @@
 //! The integer hedge path on a microcontroller: a [`McuHedger`] (the microcontroller
-//! preset, `IntMapping`) with a ratio budget, and a token bucket, drive simulated requests
-//! through `start`, `should_hedge`, `on_success`, window records, threshold reads and a
-//! rank query, and every latency is recorded into an auto-scaling [`ExponentialSketch`]
+//! preset, `IntMapping`) and a [`CompactHedger`] (an auto-scaling window), each with a
+//! ratio budget, and a token bucket, drive simulated requests through `start`,
+//! `should_hedge`, `on_success` (the compact hedger's refreshes of its cached percentile
+//! included), window records, threshold reads and a rank query, and every latency is recorded into an auto-scaling [`ExponentialSketch`]
 //! (which downscales on the way) and ranked there, and into an [`ExponentialWindow`] (which
 //! rotates and rescales), all from one function, [`int_hot_path`]. `.ci/check-int-path.sh`
 //! disassembles this image and fails if anything that function can reach is a soft-float
@@ -10,8 +11,8 @@
 //! configuration) lives outside that function.
 //!
 //! Under QEMU it also checks, cheaply, that the path works: stalled reads are rescued by
-//! hedges after warm-up, the hedges stay within the budget's bound, and the threshold sits
-//! just above the usual latency. It exits 0 through semihosting if they hold, 1 otherwise.
+//! hedges after warm-up, by both hedgers, the hedges stay within the budgets' bound, and
+//! the thresholds sit just above the usual latency. It exits 0 through semihosting if they hold, 1 otherwise.
 //!
 //! Built and run by `.ci/firmware.sh` for the Cortex-M0 (micro:bit, 16 KiB of RAM) and the
 //! Cortex-M4F.
@@ -30,7 +31,7 @@ use cortex_m_semihosting::hprintln;
 use panic_semihosting as _;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::{Clock, Instant};
-use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
+use tailguard::hedge::{Attempt, CompactHedger, Decision, HedgeConfig, HedgePolicy, Hedger};
 use tailguard::sketch::{presets, DDSketch, ExponentialSketch, IntMapping};
 use tailguard::window::ExponentialWindow;
 use tailguard_support::Xorshift32;
@@ -74,21 +75,30 @@ fn device_sketch() -> Option<DDSketch<IntMapping, BINS>> {
 }
 
 type Device<'a> = Hedger<&'a SimClock, &'a RatioBudget, IntMapping, BINS>;
+/// The compact hedger, on a clock of its own kept in step with the device's.
+type Compact<'a> = CompactHedger<&'a SimClock, &'a RatioBudget>;
 
 /// The auto-scaling sketch every latency goes into: 64 buckets of 16-bit counters.
 type Latencies = ExponentialSketch<u16, 64>;
 /// An exponential window of 64 `u16` buckets a slot, over the same clock.
 type Rescaling<'a> = ExponentialWindow<&'a SimClock, u16, 64>;
 
-/// What one request did.
+/// What a hedger did with the requests.
 #[derive(Clone, Copy, Default)]
-struct Tally {
+struct Hedging {
     stalls: u32,
     rescued: u32,
     hedges: u32,
-    bucket_grants: u32,
     /// The threshold read after the request (0 while cold).
     bound_ns: u64,
+}
+
+/// What the requests did.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    device: Hedging,
+    compact: Hedging,
+    bucket_grants: u32,
     /// The window's values at or below the stall, read after the request (a rank query).
     within_stall: u64,
     /// The auto-scaling sketch's values at or below the stall (its rank query).
@@ -111,18 +121,62 @@ fn read_latency(rng: &mut Xorshift32, stall: bool) -> u64 {
 #[inline(never)]
 #[no_mangle]
 fn int_hot_path(
-    hedger: &Device<'_>,
+    hedgers: (&Device<'_>, &Compact<'_>),
     bucket: &TokenBucket<&SimClock>,
-    clock: &SimClock,
+    clocks: (&SimClock, &SimClock),
     rng: &mut Xorshift32,
     request: u32,
     tally: &mut Tally,
     latencies: &mut Latencies,
     window: &Rescaling<'_>,
 ) {
+    let (hedger, compact) = hedgers;
+    let (clock, compact_clock) = clocks;
     let stall = request % STALL_EVERY == STALL_EVERY - 1;
     let start = clock.now().as_nanos();
-    let primary_end = start.saturating_add(read_latency(rng, stall));
+    let (primary, backup) = (read_latency(rng, stall), read_latency(rng, false));
+    let end = hedged_request(hedger, clock, (primary, backup), stall, &mut tally.device);
+    // The same read through the compact hedger, from the same start.
+    compact_clock.advance_to(start);
+    hedged_request(
+        compact,
+        compact_clock,
+        (primary, backup),
+        stall,
+        &mut tally.compact,
+    );
+    // A record from outside the ticket lifecycle (an interrupt handler's, say), a token
+    // bucket's grant, a threshold read and a rank query: the rest of the integer path.
+    if request.is_multiple_of(64) {
+        hedger.window().record_u64(end.wrapping_sub(start));
+    }
+    // Its bucket from the exponent and the table of scale 8, shifted to the sketch's scale,
+    // and the downscales when a latency falls outside its 64 buckets.
+    latencies.record_u64(end.wrapping_sub(start));
+    // And into an exponential window: its slot's state, the tagged counter, and the
+    // rotations and rescales (recycled slots' scales from the range seen) it does itself.
+    window.record_u64(end.wrapping_sub(start));
+    hedger.budget().on_request();
+    if bucket.try_acquire() {
+        tally.bucket_grants += 1;
+    }
+    tally.device.bound_ns = hedger.window().cached_upper_bound().unwrap_or(0);
+    tally.compact.bound_ns = compact.window().cached_upper_bound().unwrap_or(0);
+    tally.within_stall = hedger.window().rank_u64(STALL_NS);
+    tally.auto_within_stall = latencies.rank_u64(STALL_NS);
+}
+
+/// One read through `hedger`'s lifecycle on `clock`: the primary takes `latencies.0`, a
+/// backup `latencies.1` from when it is sent. Returns when the read was answered.
+#[inline(always)]
+fn hedged_request<H: HedgePolicy>(
+    hedger: &H,
+    clock: &SimClock,
+    latencies: (u64, u64),
+    stall: bool,
+    tally: &mut Hedging,
+) -> u64 {
+    let primary_end = clock.now().as_nanos().saturating_add(latencies.0);
     let mut ticket = hedger.start();
     let mut end = primary_end;
     let mut winner = Attempt::Primary;
@@ -137,10 +191,7 @@ fn int_hot_path(
             }
             Decision::Hedge => {
                 tally.hedges += 1;
-                let backup_end = clock
-                    .now()
-                    .as_nanos()
-                    .saturating_add(read_latency(rng, false));
+                let backup_end = clock.now().as_nanos().saturating_add(latencies.1);
                 if backup_end < primary_end {
                     end = backup_end;
                     winner = Attempt::Hedge(1);
@@ -158,24 +209,7 @@ fn int_hot_path(
             tally.rescued += 1;
         }
     }
-    // A record from outside the ticket lifecycle (an interrupt handler's, say), a token
-    // bucket's grant, a threshold read and a rank query: the rest of the integer path.
-    if request.is_multiple_of(64) {
-        hedger.window().record_u64(end.wrapping_sub(start));
-    }
-    // Its bucket from the exponent and the table of scale 8, shifted to the sketch's scale,
-    // and the downscales when a latency falls outside its 64 buckets.
-    latencies.record_u64(end.wrapping_sub(start));
-    // And into an exponential window: its slot's state, the tagged counter, and the
-    // rotations and rescales (recycled slots' scales from the range seen) it does itself.
-    window.record_u64(end.wrapping_sub(start));
-    hedger.budget().on_request();
-    if bucket.try_acquire() {
-        tally.bucket_grants += 1;
-    }
-    tally.bound_ns = hedger.window().cached_upper_bound().unwrap_or(0);
-    tally.within_stall = hedger.window().rank_u64(STALL_NS);
-    tally.auto_within_stall = latencies.rank_u64(STALL_NS);
+    end
 }
 
 #[entry]
@@ -200,6 +234,15 @@ fn main() -> ! {
         fail("hedger")
     };
     let hedger: Device<'_> = hedger;
+    let compact_clock = SimClock(Cell::new(clock.now().as_nanos()));
+    let Ok(compact_budget) = RatioBudget::new(0.1, 10) else {
+        fail("compact budget")
+    };
+    let Ok(compact) = Hedger::exponential_with_budget(&compact_clock, config, &compact_budget)
+    else {
+        fail("compact hedger")
+    };
+    let compact: Compact<'_> = compact;
     // 5 per second against requests about 134 ms apart: some granted, some denied.
     let Ok(bucket) = TokenBucket::new(&clock, 5.0, 2) else {
         fail("bucket")
@@ -213,9 +256,9 @@ fn main() -> ! {
     };
     for request in 0..REQUESTS {
         int_hot_path(
-            &hedger,
+            (&hedger, &compact),
             &bucket,
-            &clock,
+            (&clock, &compact_clock),
             &mut rng,
             request,
             &mut tally,
@@ -232,15 +275,21 @@ fn main() -> ! {
     }
 
     let granted = budget.granted();
+    let compact_granted = compact_budget.granted();
     hprintln!(
-        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns, sizes: hedger {} B, sketch {} B; auto-scaling sketch at scale {}, {} B; exponential window at scale {:?}, {} B",
+        "int_path: {} requests, {} stalls, {} rescued by {} hedges, {} granted, bucket {}, threshold {} ns; compact hedger: {} rescued by {} hedges, {} granted, threshold {} ns, {} B; sizes: hedger {} B, sketch {} B; auto-scaling sketch at scale {}, {} B; exponential window at scale {:?}, {} B",
         REQUESTS,
-        tally.stalls,
-        tally.rescued,
-        tally.hedges,
+        tally.device.stalls,
+        tally.device.rescued,
+        tally.device.hedges,
         granted,
         tally.bucket_grants,
-        tally.bound_ns,
+        tally.device.bound_ns,
+        tally.compact.rescued,
+        tally.compact.hedges,
+        compact_granted,
+        tally.compact.bound_ns,
+        core::mem::size_of::<Compact<'_>>(),
         core::mem::size_of::<Device<'_>>(),
         core::mem::size_of::<DDSketch<IntMapping, BINS>>(),
         latencies.scale(),
@@ -249,14 +298,21 @@ fn main() -> ! {
         core::mem::size_of::<Rescaling<'_>>(),
     );
     // After warm-up nearly every stall is rescued (a few fall on an empty budget or on a
-    // rotation's fresh window); hedges stay within ratio * requests + cap; the threshold
-    // (the p90's bin edge) sits above the usual 1.0-1.26 ms and well below a stall.
-    let ok = tally.rescued * 10 >= tally.stalls * 8
-        && u64::from(granted) * 10 <= u64::from(REQUESTS) + 100
-        && tally.hedges == granted
+    // rotation's fresh window), by either hedger; hedges stay within ratio * requests +
+    // cap; the threshold (the p90's bin edge) sits above the usual 1.0-1.26 ms and well
+    // below a stall (the compact hedger's buckets are wider: up to 8.6 %).
+    let hedged_well = |h: &Hedging, granted: u32| {
+        h.rescued * 10 >= h.stalls * 8
+            && u64::from(granted) * 10 <= u64::from(REQUESTS) + 100
+            && h.hedges == granted
+    };
+    let ok = hedged_well(&tally.device, granted)
+        && hedged_well(&tally.compact, compact_granted)
+        && tally.compact.stalls == tally.device.stalls
         && tally.bucket_grants > 0
         && tally.bucket_grants < REQUESTS
-        && (1_200_000..1_400_000).contains(&tally.bound_ns)
+        && (1_200_000..1_400_000).contains(&tally.device.bound_ns)
+        && (1_200_000..1_450_000).contains(&tally.compact.bound_ns)
         && tally.within_stall > 0
         // 1 ms to 20 ms (and the hedged reads between) do not fit 64 buckets of scale 8.
         && latencies.count() == u64::from(REQUESTS)
