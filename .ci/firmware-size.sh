@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Flash, RAM and stack per primitive on the Cortex-M0 and the Cortex-M4F: the table of
 # BENCHMARKS.md's "Flash, RAM and stack per primitive". Not
-# part of CI (it builds 22 firmware images, a few minutes): run it by hand.
+# part of CI (it builds 24 firmware images, a few minutes): run it by hand.
 #
 #   bash .ci/firmware-size.sh
 #
 # Each image is the count firmware built with TG_COUNT_OP=size-<primitive>
 # (firmware/src/count/size.rs): it builds one primitive into a static, uses it (record and
 # query, or what the primitive does), and prints `size_of` and the peak stack of each call
-# (stack painting). `size-none` is the same harness with no primitive: flash and static
-# RAM are given as the difference from it (llvm-size: flash = .text + .rodata + .data,
+# (stack painting). `size-none` is the same harness with no primitive: flash, .text and
+# static RAM are given as the difference from it (llvm-size: flash = .text + .rodata + .data,
 # RAM = .data + .bss), and the flash added is split by kind of code (soft-float f64
 # helpers, libm, the integer mapping's DataDog-exact paths for values near a bin edge and
 # from 2^32 up, integer division helpers, the rest) from the images' symbols. Its own
@@ -26,11 +26,13 @@ boards=(
   "thumbv7em-none-eabihf cortex-m4 mps2-an386"
 )
 primitives=(none ddsketch-849 ddsketch-300 atomic-849 atomic-300 window-849 window-300
-  ratio bucket hedger-849 hedger-300)
+  ratio bucket hedger-849 hedger-300 hedger-compact)
 
-# flash and RAM of an image, from llvm-size's sections (Berkeley: text includes .rodata).
+# flash and RAM of an image, from llvm-size's sections (Berkeley: text includes .rodata),
+# and its .text section alone (the code).
 sizes() {
-  llvm-size -B "$1" | awk 'NR == 2 { print $1 + $2, $2 + $3 }'
+  llvm-size -B "$1" | awk 'NR == 2 { printf "%d %d ", $1 + $2, $2 + $3 }'
+  llvm-size -A "$1" | awk '$1 == ".text" { print $2 }'
 }
 
 for board in "${boards[@]}"; do
@@ -42,15 +44,15 @@ for board in "${boards[@]}"; do
         --bin tailguard-firmware
     elf="$out/$target-$prim.elf"
     cp "$CARGO_TARGET_DIR/$target/release/tailguard-firmware" "$elf"
-    read -r flash ram < <(sizes "$elf")
+    read -r flash ram text < <(sizes "$elf")
     if [ "$prim" = none ]; then
-      base_flash=$flash base_ram=$ram
+      base_flash=$flash base_ram=$ram base_text=$text
     fi
     # A primitive too big for the board's RAM locks the core up: QEMU then runs until the
     # timeout, and the image prints nothing.
     lines=$(timeout 20 qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
       -semihosting-config enable=on,target=native -kernel "$elf" 2>&1 | tr '\n' ';' || true)
-    echo "$prim: flash $flash (+$((flash - base_flash))), static RAM $ram (+$((ram - base_ram))); ${lines:-did not run (no output)}"
+    echo "$prim: flash $flash (+$((flash - base_flash))), .text $text (+$((text - base_text))), static RAM $ram (+$((ram - base_ram))); ${lines:-did not run (no output)}"
   done
 done
 

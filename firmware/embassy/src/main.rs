@@ -7,7 +7,8 @@
 //!
 //! The output is defmt's binary frames: `defmt-print -e <this ELF>` decodes them (see
 //! `.ci/firmware-embassy.sh`). Time comes from our own embassy-time driver over SysTick
-//! (`time_driver.rs`).
+//! (`time_driver.rs`). The hedger is `McuHedger`, or `CompactHedger` with the `compact`
+//! feature (`run.rs`).
 #![no_std]
 #![no_main]
 
@@ -43,7 +44,8 @@ fn main() -> ! {
     // here.
     let build = stack::high_water();
     defmt::info!(
-        "sizes: hedger {=usize} B, sketch {=usize} B; stack to build the sketch {}",
+        "sizes: hedger ({=str}) {=usize} B, sketch {=usize} B; stack to build the sketch {}",
+        run::HEDGER_NAME,
         core::mem::size_of::<SensorHedger>(),
         core::mem::size_of::<Sketch>(),
         defmt::Debug2Format(&build)

@@ -14,16 +14,35 @@ use core::time::Duration;
 
 use tailguard::budget::RatioBudget;
 use tailguard::clock::{Clock, EmbassyClock, Instant};
-use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, Hedger, McuHedger, Stats};
-use tailguard::sketch::presets::{self, McuLatency};
+#[cfg(feature = "compact")]
+use tailguard::hedge::CompactHedger;
+#[cfg(not(feature = "compact"))]
+use tailguard::hedge::McuHedger;
+use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, HedgeError, Hedger, Stats};
+#[cfg(not(feature = "compact"))]
+use tailguard::sketch::presets;
+use tailguard::sketch::presets::McuLatency;
 
 use crate::sensor::{sleep, Sensor};
 
 /// The microcontroller preset: the integer mapping (no float on the record path), 32 bins
 /// per octave (1.56 %), 100 µs .. 10 s in 534 bins; its hedger (a window of three such
 /// sketches) and the summary sketch fit the micro:bit's 16 KiB of RAM with the executor.
+/// The summary stays this sketch with either hedger: it measures, it does not hedge.
 pub type Sketch = McuLatency;
+/// The hedger: `McuHedger` (a window of three `McuLatency` sketches), or with the
+/// `compact` feature `CompactHedger` (three slots of 64 `u16` exponential buckets whose
+/// scale follows the latencies), to compare the two on the same run.
+#[cfg(not(feature = "compact"))]
 pub type SensorHedger = McuHedger<EmbassyClock, RatioBudget>;
+#[cfg(feature = "compact")]
+pub type SensorHedger = CompactHedger<EmbassyClock, RatioBudget>;
+/// Which of the two, for the log.
+pub const HEDGER_NAME: &str = if cfg!(feature = "compact") {
+    "CompactHedger"
+} else {
+    "McuHedger"
+};
 
 /// Reads per phase.
 pub const READS: u32 = 400;
@@ -78,19 +97,36 @@ pub struct Figures {
 /// The hedger, built at compile time (`const` constructors): no start-up code and no stack
 /// to build it. Its window's intervals count from embassy-time's zero, where the clock
 /// starts.
-pub static HEDGER: SensorHedger = match Hedger::with_origin(
-    EmbassyClock,
-    CONFIG,
-    match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
-        Ok(budget) => budget,
-        Err(_) => panic!("invalid budget"), // a compile error
-    },
-    presets::MCU_LATENCY_LAYOUT,
-    Instant::ZERO,
-) {
+pub static HEDGER: SensorHedger = match build_hedger() {
     Ok(hedger) => hedger,
     Err(_) => panic!("invalid hedge configuration"), // a compile error
 };
+
+/// The budget of `CONFIG`'s ratio and cap (a function, not a `const`: it holds atomics).
+const fn budget() -> RatioBudget {
+    match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
+        Ok(budget) => budget,
+        Err(_) => panic!("invalid budget"), // a compile error
+    }
+}
+
+/// `McuHedger`'s window takes the preset's layout (its range, 100 µs .. 10 s).
+#[cfg(not(feature = "compact"))]
+const fn build_hedger() -> Result<SensorHedger, HedgeError> {
+    Hedger::with_origin(
+        EmbassyClock,
+        CONFIG,
+        budget(),
+        presets::MCU_LATENCY_LAYOUT,
+        Instant::ZERO,
+    )
+}
+
+/// `CompactHedger`'s window has no range to choose: its scale follows the latencies.
+#[cfg(feature = "compact")]
+const fn build_hedger() -> Result<SensorHedger, HedgeError> {
+    Hedger::exponential_with_origin(EmbassyClock, CONFIG, budget(), Instant::ZERO)
+}
 
 /// Runs the three phases with a fresh hedger ([`HEDGER`]), summarizing in `sketch` (an
 /// empty [`Sketch`]).

@@ -4,8 +4,9 @@
 //! over semihosting. The operation's name, `size-<primitive>`: `none` (this harness alone:
 //! the baseline of the flash and RAM figures), `ddsketch-849`, `ddsketch-300`,
 //! `atomic-849`, `atomic-300`, `window-849`, `window-300`, `ratio`, `bucket`,
-//! `hedger-849`, `hedger-300`. 849 bins: `IntLatencyCoarse` (1 µs .. 100 s); 300 bins:
-//! [`super::mcu_sketch`]. `.ci/firmware-size.sh` builds each and writes the table.
+//! `hedger-849`, `hedger-300`, `hedger-compact`. 849 bins: `IntLatencyCoarse` (1 µs ..
+//! 100 s); 300 bins: [`super::mcu_sketch`]; `hedger-compact`: `CompactHedger` (64 `u16`
+//! exponential buckets a slot, no range). `.ci/firmware-size.sh` builds each and writes the table.
 //!
 //! Written without `core::fmt` (the lines are put together by hand), so that formatting
 //! machinery does not swamp the primitives' flash.
@@ -17,7 +18,7 @@ use core::time::Duration;
 
 use cortex_m_semihosting::hio;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
-use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+use tailguard::hedge::{Attempt, CompactHedger, HedgeConfig, Hedger, WindowKind};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
 use tailguard::window::{Window, WindowConfig};
 
@@ -51,6 +52,8 @@ pub fn run() -> bool {
         atomic();
     } else if contains(name, "window") {
         window();
+    } else if name == "hedger-compact" {
+        compact_hedger();
     } else if contains(name, "hedger") {
         hedger();
     } else if name == "ratio" {
@@ -165,6 +168,26 @@ fn hedger() {
         panic!("hedger configuration")
     };
     print("size_of", size_of::<TheHedger>());
+    use_hedger(h);
+}
+
+fn compact_hedger() {
+    type TheHedger = CompactHedger<StaticClock, RatioBudget>;
+    let config = HedgeConfig::new().with_interval(Duration::from_secs(1));
+    let Some(h) =
+        cortex_m::singleton!(: Option<TheHedger> = Hedger::exponential(StaticClock, config).ok())
+    else {
+        panic!("built once")
+    };
+    let Some(h) = h.as_ref() else {
+        panic!("hedger configuration")
+    };
+    print("size_of", size_of::<TheHedger>());
+    use_hedger(h);
+}
+
+/// The same calls on either hedger.
+fn use_hedger<M: WindowKind, const N: usize>(h: &Hedger<StaticClock, RatioBudget, M, N>) {
     for ms in 1..=50u64 {
         h.record(Duration::from_micros(1000 + 37 * ms));
     }
