@@ -179,15 +179,9 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         self.without_rotation(scan)
     }
 
-    /// `scan` run where no rotation overlapped it (the seqlock's reader side), retried a
-    /// few times; if rotations keep spoiling it, the last run as it is.
+    /// `scan` run where no rotation overlapped it (see
+    /// [`SeqLock::read_stable`](crate::window::seqlock::SeqLock::read_stable)).
     fn without_rotation<R>(&self, scan: impl Fn() -> R) -> R {
-        (0..SCAN_ATTEMPTS)
-            .find_map(|_| {
-                let before = self.generation.optimistic_read()?;
-                let scanned = scan();
-                self.generation.validate_read(before).then_some(scanned)
-            })
-            .unwrap_or_else(scan)
+        self.generation.read_stable(SCAN_ATTEMPTS, scan)
     }
 }

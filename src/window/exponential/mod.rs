@@ -624,21 +624,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// A scan that overlapped a rotation or a rescale is done again (up to a few times):
     /// values moving between slots are then seen once.
     pub fn snapshot(&self) -> ExponentialSketch<u32, B> {
-        let mut sketch = ExponentialSketch::new();
-        for _ in 0..ATTEMPTS {
-            let Some(stamp) = self.changes.optimistic_read() else {
-                core::hint::spin_loop();
-                continue;
-            };
-            sketch = ExponentialSketch::new();
+        self.changes.read_stable(ATTEMPTS, || {
+            let mut sketch = ExponentialSketch::new();
             for slot in &self.slots {
                 self.merge_slot(slot, &mut sketch);
             }
-            if self.changes.validate_read(stamp) {
-                break;
-            }
-        }
-        sketch
+            sketch
+        })
     }
 
     /// Adds a slot's values into `sketch`.

@@ -304,16 +304,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         self.threshold.counted.load(Relaxed)
     }
 
-    /// `scan` run where no rotation or rescale overlapped it, retried a few times; if
-    /// they keep spoiling it, the last run as it is.
+    /// `scan` run where no rotation or rescale overlapped it (see
+    /// [`SeqLock::read_stable`](crate::window::seqlock::SeqLock::read_stable)).
     fn stable_scan<R>(&self, scan: impl Fn() -> R) -> R {
-        (0..ATTEMPTS)
-            .find_map(|_| {
-                let stamp = self.changes.optimistic_read()?;
-                let scanned = scan();
-                self.changes.validate_read(stamp).then_some(scanned)
-            })
-            .unwrap_or_else(scan)
+        self.changes.read_stable(ATTEMPTS, scan)
     }
 
     /// The values in the slots' buckets and zeros.
