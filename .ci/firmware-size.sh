@@ -4,6 +4,7 @@
 # part of CI (it builds 24 firmware images, a few minutes): run it by hand.
 #
 #   bash .ci/firmware-size.sh
+#   TG_SIZE_OPT_LEVEL=s bash .ci/firmware-size.sh   # the firmware's profile at opt-level "s"
 #
 # Each image is the count firmware built with TG_COUNT_OP=size-<primitive>
 # (firmware/src/count/size.rs): it builds one primitive into a static, uses it (record and
@@ -17,7 +18,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/firmware"
-export CARGO_TARGET_DIR="$root/firmware/target/size"
+# The release profile's opt-level (3 unless asked): flash-bound firmware often builds "s".
+opt_level="${TG_SIZE_OPT_LEVEL:-3}"
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt_level"
+export CARGO_TARGET_DIR="$root/firmware/target/size-O$opt_level"
 out="$CARGO_TARGET_DIR/images"
 mkdir -p "$out"
 
@@ -37,7 +41,7 @@ sizes() {
 
 for board in "${boards[@]}"; do
   read -r target cpu machine <<<"$board"
-  echo "--- $machine ($cpu, $target)"
+  echo "--- $machine ($cpu, $target), opt-level $opt_level"
   for prim in "${primitives[@]}"; do
     TG_COUNT_OP="size-$prim" TG_COUNT_K=1 \
       cargo build -q --release --locked --features count --target "$target" \
