@@ -122,7 +122,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     /// Recomputes the cached quantiles, unless another caller is refreshing: that one then
-    /// sees the request when it unlocks and scans again.
+    /// sees the request when it unlocks and scans again. Not inlined: maintenance is
+    /// inlined where the window is used, and the scan behind it need not be (a copy in
+    /// each rank query took 10 KB more flash on the Cortex-M4F).
+    #[inline(never)]
     fn refresh(&self) {
         let t = &self.threshold;
         let mut state = t.state.fetch_or(WANTED, AcqRel) | WANTED;
@@ -197,7 +200,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             }
         }
         let mut cumulative = zeros;
-        self.merged_buckets(|i, n, downshift| {
+        let merged = self.merged_buckets();
+        let downshift = merged.downshift;
+        for (i, n) in merged {
             cumulative = cumulative.saturating_add(n);
             let mut done = true;
             for (rank, bound) in ranks.iter().zip(&mut bounds).take(configured) {
@@ -206,8 +211,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 }
                 done &= bound.is_some();
             }
-            done
-        });
+            if done {
+                break;
+            }
+        }
         (bounds, count)
     }
 
@@ -222,13 +229,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             let mut rank = self.zeros_in_slots();
             if v > 0 {
                 let fine = index::of_u64(v);
-                self.merged_buckets(|i, n, downshift| {
-                    if i > fine >> downshift {
-                        return true;
-                    }
+                let merged = self.merged_buckets();
+                let last = fine >> merged.downshift;
+                for (_, n) in merged.take_while(|&(i, _)| i <= last) {
                     rank = rank.saturating_add(n);
-                    false
-                });
+                }
             }
             (rank.min(count), count)
         })
@@ -248,15 +253,14 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             if holds(cumulative, count) {
                 return Some(0);
             }
-            let mut found = None;
-            self.merged_buckets(|i, n, downshift| {
-                cumulative = cumulative.saturating_add(n);
-                if holds(cumulative, count) {
-                    found = Some(upper_edge(i, downshift));
-                }
-                found.is_some()
-            });
-            found
+            let mut merged = self.merged_buckets();
+            let downshift = merged.downshift;
+            merged
+                .find(|&(_, n)| {
+                    cumulative = cumulative.saturating_add(n);
+                    holds(cumulative, count)
+                })
+                .map(|(i, _)| upper_edge(i, downshift))
         })
     }
 
@@ -330,49 +334,77 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         })
     }
 
-    /// Calls `visit(index, count, downshift)` for the slots' non-empty buckets, merged at
-    /// the coarsest scale of the slots that hold any (`downshift` halvings below the finest) in increasing
-    /// order of index (an index repeats when slots share a bucket), until it returns true.
-    /// Integer operations only, and no memory beyond one iterator per slot.
-    fn merged_buckets(&self, mut visit: impl FnMut(i32, u64, u32) -> bool) {
-        // Slots that hold no bucket's values do not coarsen the merge (a recycled slot
+    /// The slots' non-empty buckets merged at the coarsest scale of the slots that hold
+    /// any.
+    fn merged_buckets(&self) -> MergedBuckets<'_, K, B, SLOTS> {
+        MergedBuckets::new(&self.slots)
+    }
+}
+
+/// The slots' non-empty buckets merged at the coarsest scale of the slots that hold any
+/// (`downshift` halvings below the finest), in increasing order of index (an index
+/// repeats when slots share a bucket): `(index, count)`. Integer operations only, and no
+/// memory beyond a cursor per slot.
+struct MergedBuckets<'a, K: WindowCounter, const B: usize, const SLOTS: usize> {
+    slots: &'a [Slot<K, B>; SLOTS],
+    /// Per slot: its scale and offset, the halvings from its scale to the merge's, and its
+    /// next bucket (at the merge's scale) with the position after it; `None` once done.
+    cursors: [(Config, u32, Option<(i32, u64, usize)>); SLOTS],
+    downshift: u32,
+}
+
+impl<'a, K: WindowCounter, const B: usize, const SLOTS: usize> MergedBuckets<'a, K, B, SLOTS> {
+    fn new(slots: &'a [Slot<K, B>; SLOTS]) -> Self {
+        // A slot that holds no bucket's values does not coarsen the merge (a recycled slot
         // waiting for its interval has a scale already).
-        let configs = self.slots.each_ref().map(|slot| {
+        let mut cursors = slots.each_ref().map(|slot| {
             let config = slot.state().config();
-            (slot, config.filter(|&c| slot.buckets(c).next().is_some()))
+            let first = config.and_then(|c| slot.bucket_from(c, 0));
+            let config = config.unwrap_or(Config {
+                downshift: 0,
+                base: 0,
+            });
+            (config, 0, first)
         });
-        let downshift = configs
+        let downshift = cursors
             .iter()
-            .filter_map(|(_, c)| c.map(|c: Config| c.downshift))
+            .filter(|(_, _, next)| next.is_some())
+            .map(|(c, _, _)| c.downshift)
             .max()
             .unwrap_or(0);
-        let mut streams = configs.map(|(slot, config)| {
-            config.map(|c| {
-                let shift = downshift.wrapping_sub(c.downshift); // the coarsest is at least c's
-                slot.buckets(c)
-                    .map(move |(i, n)| (i >> shift, n))
-                    .peekable()
-            })
-        });
-        loop {
-            let mut lowest: Option<(usize, i32)> = None;
-            for (k, stream) in streams.iter_mut().enumerate() {
-                if let Some(&(i, _)) = stream.as_mut().and_then(|s| s.peek()) {
-                    if lowest.is_none_or(|(_, low)| i < low) {
-                        lowest = Some((k, i));
-                    }
-                }
-            }
-            let Some((k, _)) = lowest else {
-                return;
-            };
-            let Some((i, n)) = streams.get_mut(k).and_then(|s| s.as_mut()?.next()) else {
-                return;
-            };
-            if visit(i, n, downshift) {
-                return;
+        for (config, shift, next) in &mut cursors {
+            *shift = downshift.wrapping_sub(config.downshift); // the coarsest is at least
+            if let Some((i, _, _)) = next {
+                *i >>= *shift;
             }
         }
+        MergedBuckets {
+            slots,
+            cursors,
+            downshift,
+        }
+    }
+}
+
+impl<K: WindowCounter, const B: usize, const SLOTS: usize> Iterator
+    for MergedBuckets<'_, K, B, SLOTS>
+{
+    type Item = (i32, u64);
+
+    // Not inlined, as `Slot::bucket_from`: one copy serves every walk.
+    #[inline(never)]
+    fn next(&mut self) -> Option<(i32, u64)> {
+        let (slot, (config, shift, next)) = self
+            .slots
+            .iter()
+            .zip(&mut self.cursors)
+            .filter(|(_, (_, _, next))| next.is_some())
+            .min_by_key(|(_, (_, _, next))| next.map(|(i, _, _)| i))?;
+        let (i, n, pos) = next.take()?;
+        *next = slot
+            .bucket_from(*config, pos)
+            .map(|(j, m, after)| (j >> *shift, m, after));
+        Some((i, n))
     }
 }
 
