@@ -258,6 +258,9 @@ impl<'a> Arbitrary<'a> for Op {
     }
 }
 
+/// Values held: (value, its floor as a whole number, times).
+type Held = Vec<(f64, u64, u64)>;
+
 /// What the harness knows a window holds.
 #[derive(Debug)]
 struct Model {
@@ -268,7 +271,7 @@ struct Model {
     infinities: u64,
     /// While nothing was expired, clamped (but infinities), saturated or raced: the values
     /// held, as (value, its floor as a whole number, times).
-    values: Option<Vec<(f64, u64, u64)>>,
+    values: Option<Held>,
 }
 
 impl Model {
@@ -427,7 +430,7 @@ fn check_sketch<const B: usize>(s: &ExponentialSketch<u32, B>) {
 }
 
 /// The sorted values and their total, if the model knows them.
-fn sorted(m: &Model) -> Option<(Vec<(f64, u64, u64)>, u64)> {
+fn sorted(m: &Model) -> Option<(Held, u64)> {
     let mut values = m.values.clone()?;
     // Floors first: the order of the values' too (both are monotone), ties broken by value.
     values.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)));
