@@ -40,14 +40,6 @@ type Wide<'c> = ExponentialWindow<&'c ManualClock, u32, 64, 8>;
 /// Values an accumulating sketch may hold before the harness stops merging into it.
 const ROOM: u64 = 1 << 62;
 
-/// Whether to check that a record that neither rotated nor rescaled expired nothing. Off:
-/// with records left to maintenance, a record of the next interval after a maintenance
-/// that rescaled finds the rescale's source (left closed as the spare, the next
-/// interval's slot) closed on every look and is expired; see the ignored unit test
-/// `window::exponential::tests::records_of_the_next_interval_are_kept_after_a_maintenance_rescale`.
-/// Turn on once that is fixed.
-const AHEAD_RECORDS_KEPT: bool = false;
-
 /// Where a cached bound's encoding saturates (`window::cache::encode_bound`: a 26-bit
 /// significand shifted by at most 31).
 const BOUND_LIMIT: u64 = ((1 << 26) - 1) << 31;
@@ -680,7 +672,7 @@ fn step<'c>(ws: &mut Windows<'c>, clock: &'c ManualClock, op: &Op) {
         | Op::RecordMany(which, ..) => on!(ws, which, |w, m| {
             let before = (w.expired(), w.rotations(), w.rescales());
             record_into(w, m, clock, op);
-            if AHEAD_RECORDS_KEPT && (w.rotations(), w.rescales()) == (before.1, before.2) {
+            if (w.rotations(), w.rescales()) == (before.1, before.2) {
                 // On one thread no clear races a record: only its own rotation or rescale
                 // expires values.
                 assert_eq!(w.expired(), before.0, "a record expired values: {w:?}");

@@ -353,7 +353,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// The upper edge of the cached quantile's bin as a whole number (nanoseconds, for
     /// latencies): at or above every value of that bin ([`IndexMapping::upper_bound_u64`],
-    /// kept to 26 significant bits, rounded up), 0 for the zero bin; `None` exactly when
+    /// kept to 26 significant bits, rounded up, and capped at `(2^26 - 1) * 2^31`, about 4.5
+    /// years in nanoseconds), 0 for the zero bin; `None` exactly when
     /// [`cached_quantile`](Self::cached_quantile) is. From the same refresh, or, while a
     /// refresher is publishing, from its scan (as consistent, and newer). Two atomic loads
     /// and a shift, integer operations only: the [`Hedger`](crate::hedge::Hedger) waits

@@ -266,7 +266,8 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// The upper edge of the cached quantile's bucket, in whole nanoseconds for latencies:
     /// at or above every whole number in that bucket (kept to 26 significant bits, rounded
-    /// up), 0 for the zeros; `None` without a window configuration that caches quantiles
+    /// up, and capped at `(2^26 - 1) * 2^31`, about 4.5 years in nanoseconds), 0 for the
+    /// zeros; `None` without a window configuration that caches quantiles
     /// ([`with_config`](Self::with_config)) or while the last refresh counted fewer than
     /// `min_count` values. One atomic load and a shift, integer operations only: what a
     /// [`Hedger`](crate::hedge::Hedger) over this window waits before it hedges.
