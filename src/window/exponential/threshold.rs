@@ -348,10 +348,20 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 /// memory beyond a cursor per slot.
 struct MergedBuckets<'a, K: WindowCounter, const B: usize, const SLOTS: usize> {
     slots: &'a [Slot<K, B>; SLOTS],
-    /// Per slot: its scale and offset, the halvings from its scale to the merge's, and its
-    /// next bucket (at the merge's scale) with the position after it; `None` once done.
-    cursors: [(Config, u32, Option<(i32, u64, usize)>); SLOTS],
+    cursors: [Cursor; SLOTS],
     downshift: u32,
+}
+
+/// Where the merged walk is in one slot.
+#[derive(Clone, Copy)]
+struct Cursor {
+    /// The slot's scale and offset.
+    config: Config,
+    /// The halvings from the slot's scale to the merge's.
+    shift: u32,
+    /// The slot's next bucket (its index at the merge's scale, its count) and the position
+    /// after it; `None` once done.
+    next: Option<(i32, u64, usize)>,
 }
 
 impl<'a, K: WindowCounter, const B: usize, const SLOTS: usize> MergedBuckets<'a, K, B, SLOTS> {
@@ -360,23 +370,25 @@ impl<'a, K: WindowCounter, const B: usize, const SLOTS: usize> MergedBuckets<'a,
         // waiting for its interval has a scale already).
         let mut cursors = slots.each_ref().map(|slot| {
             let config = slot.state().config();
-            let first = config.and_then(|c| slot.bucket_from(c, 0));
-            let config = config.unwrap_or(Config {
-                downshift: 0,
-                base: 0,
-            });
-            (config, 0, first)
+            Cursor {
+                next: config.and_then(|c| slot.bucket_from(c, 0)),
+                config: config.unwrap_or(Config {
+                    downshift: 0,
+                    base: 0,
+                }),
+                shift: 0,
+            }
         });
         let downshift = cursors
             .iter()
-            .filter(|(_, _, next)| next.is_some())
-            .map(|(c, _, _)| c.downshift)
+            .filter(|c| c.next.is_some())
+            .map(|c| c.config.downshift)
             .max()
             .unwrap_or(0);
-        for (config, shift, next) in &mut cursors {
-            *shift = downshift.wrapping_sub(config.downshift); // the coarsest is at least
-            if let Some((i, _, _)) = next {
-                *i >>= *shift;
+        for c in &mut cursors {
+            c.shift = downshift.wrapping_sub(c.config.downshift); // the coarsest is at least
+            if let Some((i, _, _)) = &mut c.next {
+                *i >>= c.shift;
             }
         }
         MergedBuckets {
@@ -395,16 +407,17 @@ impl<K: WindowCounter, const B: usize, const SLOTS: usize> Iterator
     // Not inlined, as `Slot::bucket_from`: one copy serves every walk.
     #[inline(never)]
     fn next(&mut self) -> Option<(i32, u64)> {
-        let (slot, (config, shift, next)) = self
+        let (slot, cursor) = self
             .slots
             .iter()
             .zip(&mut self.cursors)
-            .filter(|(_, (_, _, next))| next.is_some())
-            .min_by_key(|(_, (_, _, next))| next.map(|(i, _, _)| i))?;
-        let (i, n, pos) = next.take()?;
-        *next = slot
-            .bucket_from(*config, pos)
-            .map(|(j, m, after)| (j >> *shift, m, after));
+            .filter(|(_, c)| c.next.is_some())
+            .min_by_key(|(_, c)| c.next.map(|(i, _, _)| i))?;
+        let (i, n, pos) = cursor.next.take()?;
+        let shift = cursor.shift;
+        cursor.next = slot
+            .bucket_from(cursor.config, pos)
+            .map(|(j, m, after)| (j >> shift, m, after));
         Some((i, n))
     }
 }
