@@ -48,7 +48,7 @@ impl SeqLock {
         for _ in 0..attempts {
             match self.optimistic_read() {
                 Some(stamp) => {
-                    let value = run(&mut read);
+                    let value = read();
                     if self.validate_read(stamp) {
                         return value;
                     }
@@ -56,7 +56,7 @@ impl SeqLock {
                 None => core::hint::spin_loop(),
             }
         }
-        run(&mut read)
+        read()
     }
 
     /// The writer's side, first half, for one writer at a time: makes the counter odd and
@@ -77,13 +77,6 @@ impl SeqLock {
     pub(super) fn end_write(&self) {
         self.0.fetch_add(1, Ordering::Release);
     }
-}
-
-/// Calls `read`, not inlined: the compiler unrolls a stable read's few attempts, and one
-/// copy of a scan (not nine) is enough (nine took 9 KB of flash on the Cortex-M4F).
-#[inline(never)]
-fn run<R>(read: &mut impl FnMut() -> R) -> R {
-    read()
 }
 
 #[cfg(all(test, not(loom)))]

@@ -265,22 +265,6 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
             })
     }
 
-    /// The first non-empty bucket from counter `pos` on: its index (at the scale of
-    /// `config`), its count, and the position after it. Not inlined: the merged walk of
-    /// the slots calls it from a few places, and one copy of the scan is enough (an
-    /// unrolled copy in each took 10 KB more flash on the Cortex-M4F).
-    #[inline(never)]
-    pub(super) fn bucket_from(&self, config: Config, pos: usize) -> Option<(i32, u64, usize)> {
-        self.cells
-            .iter()
-            .enumerate()
-            .skip(pos)
-            .find_map(|(pos, cell)| {
-                let n = K::count(cell);
-                (n > 0).then(|| (config.base.wrapping_add(pos as i32), n, pos.wrapping_add(1)))
-            })
-    }
-
     pub(super) fn zeros(&self) -> u32 {
         self.zero.load(Acquire)
     }

@@ -122,10 +122,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     /// Recomputes the cached quantiles, unless another caller is refreshing: that one then
-    /// sees the request when it unlocks and scans again. Not inlined: maintenance is
-    /// inlined where the window is used, and the scan behind it need not be (a copy in
-    /// each rank query took 10 KB more flash on the Cortex-M4F).
-    #[inline(never)]
+    /// sees the request when it unlocks and scans again.
     fn refresh(&self) {
         let t = &self.threshold;
         let mut state = t.state.fetch_or(WANTED, AcqRel) | WANTED;
@@ -200,9 +197,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             }
         }
         let mut cumulative = zeros;
-        let merged = self.merged_buckets();
-        let downshift = merged.downshift;
-        for (i, n) in merged {
+        self.merged_buckets(|i, n, downshift| {
             cumulative = cumulative.saturating_add(n);
             let mut done = true;
             for (rank, bound) in ranks.iter().zip(&mut bounds).take(configured) {
@@ -211,10 +206,8 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 }
                 done &= bound.is_some();
             }
-            if done {
-                break;
-            }
-        }
+            done
+        });
         (bounds, count)
     }
 
@@ -229,11 +222,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             let mut rank = self.zeros_in_slots();
             if v > 0 {
                 let fine = index::of_u64(v);
-                let merged = self.merged_buckets();
-                let last = fine >> merged.downshift;
-                for (_, n) in merged.take_while(|&(i, _)| i <= last) {
+                self.merged_buckets(|i, n, downshift| {
+                    if i > fine >> downshift {
+                        return true;
+                    }
                     rank = rank.saturating_add(n);
-                }
+                    false
+                });
             }
             (rank.min(count), count)
         })
@@ -253,14 +248,15 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             if holds(cumulative, count) {
                 return Some(0);
             }
-            let mut merged = self.merged_buckets();
-            let downshift = merged.downshift;
-            merged
-                .find(|&(_, n)| {
-                    cumulative = cumulative.saturating_add(n);
-                    holds(cumulative, count)
-                })
-                .map(|(i, _)| upper_edge(i, downshift))
+            let mut found = None;
+            self.merged_buckets(|i, n, downshift| {
+                cumulative = cumulative.saturating_add(n);
+                if holds(cumulative, count) {
+                    found = Some(upper_edge(i, downshift));
+                }
+                found.is_some()
+            });
+            found
         })
     }
 
@@ -335,90 +331,49 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         })
     }
 
-    /// The slots' non-empty buckets merged at the coarsest scale of the slots that hold
-    /// any.
-    fn merged_buckets(&self) -> MergedBuckets<'_, K, B, SLOTS> {
-        MergedBuckets::new(&self.slots)
-    }
-}
-
-/// The slots' non-empty buckets merged at the coarsest scale of the slots that hold any
-/// (`downshift` halvings below the finest), in increasing order of index (an index
-/// repeats when slots share a bucket): `(index, count)`. Integer operations only, and no
-/// memory beyond a cursor per slot.
-struct MergedBuckets<'a, K: WindowCounter, const B: usize, const SLOTS: usize> {
-    slots: &'a [Slot<K, B>; SLOTS],
-    cursors: [Cursor; SLOTS],
-    downshift: u32,
-}
-
-/// Where the merged walk is in one slot.
-#[derive(Clone, Copy)]
-struct Cursor {
-    /// The slot's scale and offset.
-    config: Config,
-    /// The halvings from the slot's scale to the merge's.
-    shift: u32,
-    /// The slot's next bucket (its index at the merge's scale, its count) and the position
-    /// after it; `None` once done.
-    next: Option<(i32, u64, usize)>,
-}
-
-impl<'a, K: WindowCounter, const B: usize, const SLOTS: usize> MergedBuckets<'a, K, B, SLOTS> {
-    fn new(slots: &'a [Slot<K, B>; SLOTS]) -> Self {
-        // A slot that holds no bucket's values does not coarsen the merge (a recycled slot
+    /// Calls `visit(index, count, downshift)` for the slots' non-empty buckets, merged at
+    /// the coarsest scale of the slots that hold any (`downshift` halvings below the finest) in increasing
+    /// order of index (an index repeats when slots share a bucket), until it returns true.
+    /// Integer operations only, and no memory beyond one iterator per slot.
+    fn merged_buckets(&self, mut visit: impl FnMut(i32, u64, u32) -> bool) {
+        // Slots that hold no bucket's values do not coarsen the merge (a recycled slot
         // waiting for its interval has a scale already).
-        let mut cursors = slots.each_ref().map(|slot| {
+        let configs = self.slots.each_ref().map(|slot| {
             let config = slot.state().config();
-            Cursor {
-                next: config.and_then(|c| slot.bucket_from(c, 0)),
-                config: config.unwrap_or(Config {
-                    downshift: 0,
-                    base: 0,
-                }),
-                shift: 0,
-            }
+            (slot, config.filter(|&c| slot.buckets(c).next().is_some()))
         });
-        let downshift = cursors
+        let downshift = configs
             .iter()
-            .filter(|c| c.next.is_some())
-            .map(|c| c.config.downshift)
+            .filter_map(|(_, c)| c.map(|c: Config| c.downshift))
             .max()
             .unwrap_or(0);
-        for c in &mut cursors {
-            c.shift = downshift.wrapping_sub(c.config.downshift); // the coarsest is at least
-            if let Some((i, _, _)) = &mut c.next {
-                *i >>= c.shift;
+        let mut streams = configs.map(|(slot, config)| {
+            config.map(|c| {
+                let shift = downshift.wrapping_sub(c.downshift); // the coarsest is at least c's
+                slot.buckets(c)
+                    .map(move |(i, n)| (i >> shift, n))
+                    .peekable()
+            })
+        });
+        loop {
+            let mut lowest: Option<(usize, i32)> = None;
+            for (k, stream) in streams.iter_mut().enumerate() {
+                if let Some(&(i, _)) = stream.as_mut().and_then(|s| s.peek()) {
+                    if lowest.is_none_or(|(_, low)| i < low) {
+                        lowest = Some((k, i));
+                    }
+                }
+            }
+            let Some((k, _)) = lowest else {
+                return;
+            };
+            let Some((i, n)) = streams.get_mut(k).and_then(|s| s.as_mut()?.next()) else {
+                return;
+            };
+            if visit(i, n, downshift) {
+                return;
             }
         }
-        MergedBuckets {
-            slots,
-            cursors,
-            downshift,
-        }
-    }
-}
-
-impl<K: WindowCounter, const B: usize, const SLOTS: usize> Iterator
-    for MergedBuckets<'_, K, B, SLOTS>
-{
-    type Item = (i32, u64);
-
-    // Not inlined, as `Slot::bucket_from`: one copy serves every walk.
-    #[inline(never)]
-    fn next(&mut self) -> Option<(i32, u64)> {
-        let (slot, cursor) = self
-            .slots
-            .iter()
-            .zip(&mut self.cursors)
-            .filter(|(_, c)| c.next.is_some())
-            .min_by_key(|(_, c)| c.next.map(|(i, _, _)| i))?;
-        let (i, n, pos) = cursor.next.take()?;
-        let shift = cursor.shift;
-        cursor.next = slot
-            .bucket_from(cursor.config, pos)
-            .map(|(j, m, after)| (j >> shift, m, after));
-        Some((i, n))
     }
 }
 
