@@ -30,7 +30,7 @@ boards=(
   "thumbv7em-none-eabihf cortex-m4 mps2-an386"
 )
 primitives=(none ddsketch-849 ddsketch-300 atomic-849 atomic-300 window-849 window-300
-  ratio bucket hedger-849 hedger-300 hedger-compact)
+  ratio bucket hedger-849 hedger-300 hedger-compact hedger-compact-static)
 
 # flash and RAM of an image, from llvm-size's sections (Berkeley: text includes .rodata),
 # and its .text section alone (the code).

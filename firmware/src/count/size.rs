@@ -4,9 +4,11 @@
 //! over semihosting. The operation's name, `size-<primitive>`: `none` (this harness alone:
 //! the baseline of the flash and RAM figures), `ddsketch-849`, `ddsketch-300`,
 //! `atomic-849`, `atomic-300`, `window-849`, `window-300`, `ratio`, `bucket`,
-//! `hedger-849`, `hedger-300`, `hedger-compact`. 849 bins: `IntLatencyCoarse` (1 µs ..
-//! 100 s); 300 bins: [`super::mcu_sketch`]; `hedger-compact`: `CompactHedger` (64 `u16`
-//! exponential buckets a slot, no range). `.ci/firmware-size.sh` builds each and writes the table.
+//! `hedger-849`, `hedger-300`, `hedger-compact`, `hedger-compact-static`. 849 bins:
+//! `IntLatencyCoarse` (1 µs .. 100 s); 300 bins: [`super::mcu_sketch`];
+//! `hedger-compact`: `CompactHedger` (64 `u16` exponential buckets a slot, no range), and
+//! `-static` the same built at compile time. `.ci/firmware-size.sh` builds each and writes
+//! the table.
 //!
 //! Written without `core::fmt` (the lines are put together by hand), so that formatting
 //! machinery does not swamp the primitives' flash.
@@ -18,6 +20,7 @@ use core::time::Duration;
 
 use cortex_m_semihosting::hio;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+use tailguard::clock::Instant;
 use tailguard::hedge::{Attempt, CompactHedger, HedgeConfig, Hedger, WindowKind};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
 use tailguard::window::{Window, WindowConfig};
@@ -51,6 +54,8 @@ pub fn run() {
         atomic();
     } else if const { contains(OP, "window") } {
         window();
+    } else if const { contains(OP, "hedger-compact-static") } {
+        compact_hedger_static();
     } else if const { contains(OP, "hedger-compact") } {
         compact_hedger();
     } else if const { contains(OP, "hedger") } {
@@ -182,6 +187,27 @@ fn compact_hedger() {
     };
     print("size_of", size_of::<TheHedger>());
     use_hedger(h);
+}
+
+/// `CompactHedger` as firmware builds it: a `static` made by its `const` constructor, so
+/// that no construction code is linked and no stack builds it.
+fn compact_hedger_static() {
+    type TheHedger = CompactHedger<StaticClock, RatioBudget>;
+    const CONFIG: HedgeConfig = HedgeConfig::new().with_interval(Duration::from_secs(1));
+    static HEDGER: TheHedger = match Hedger::exponential_with_origin(
+        StaticClock,
+        CONFIG,
+        match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
+            Ok(budget) => budget,
+            Err(_) => panic!("budget configuration"),
+        },
+        Instant::ZERO,
+    ) {
+        Ok(hedger) => hedger,
+        Err(_) => panic!("hedger configuration"),
+    };
+    print("size_of", size_of::<TheHedger>());
+    use_hedger(&HEDGER);
 }
 
 /// The same calls on either hedger.
