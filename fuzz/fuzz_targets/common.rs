@@ -1,7 +1,7 @@
 //! Helpers shared by the fuzz targets.
 #![allow(dead_code, unused_macros)]
 
-use tailguard::sketch::{DDSketch, IndexMapping};
+use tailguard::sketch::{Counter, DDSketch, ExponentialSketch, IndexMapping};
 
 /// A value to record, drawn from the fuzzer's bytes.
 #[derive(Debug, Clone, Copy)]
@@ -163,4 +163,42 @@ pub fn assert_report_adds_up<M: IndexMapping, const N: usize>(
         before.clamped().saturating_add(above_range)
     );
     assert!(below_range.saturating_add(above_range) <= added);
+}
+
+/// What every auto-scaling sketch keeps, whatever was done to it: its count is its zero
+/// count plus its buckets (unless saturated at `u64::MAX`), its first and last buckets
+/// are occupied, its scale is one the crate offers, its quantiles rise within
+/// [min, max] and reach both, and its sum is one `count` values in [min, max] can have.
+pub fn assert_exponential_invariants<C: Counter, const B: usize>(s: &ExponentialSketch<C, B>) {
+    let counts: Vec<u64> = s.bucket_counts().collect();
+    assert!(counts.len() <= B);
+    let total = u128::from(s.zero_count()) + counts.iter().map(|&c| u128::from(c)).sum::<u128>();
+    if s.count() < u64::MAX {
+        assert_eq!(u128::from(s.count()), total, "{s:?}");
+    }
+    assert!(
+        counts.first() != Some(&0) && counts.last() != Some(&0),
+        "{s:?}"
+    );
+    assert!((-10..=8).contains(&s.scale()), "{s:?}");
+    match (s.min(), s.max()) {
+        (Some(min), Some(max)) => {
+            assert!(min <= max && min >= 0.0, "{s:?}");
+            let mut last = min;
+            for q in [0.0, 0.01, 0.25, 0.5, 0.75, 0.99, 1.0] {
+                let v = s.quantile(q).unwrap().unwrap();
+                assert!(min <= v && v <= max && v >= last, "q={q}: {v} {s:?}");
+                last = v;
+            }
+            assert_eq!(s.quantile(0.0).unwrap(), Some(min));
+            assert_eq!(s.quantile(1.0).unwrap(), Some(max));
+            // Saturation's estimates taken out of the sums are clamped back in.
+            let n = s.count() as f64;
+            assert!(s.sum() >= n * min && s.sum() <= n * max, "sum: {s:?}");
+        }
+        _ => {
+            assert!(s.is_empty() && s.quantile(0.5).unwrap().is_none(), "{s:?}");
+            assert!(counts.iter().all(|&c| c == 0));
+        }
+    }
 }

@@ -6,6 +6,8 @@
 //! lie in [min, max], and its scale never rises but by a clear.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use tailguard::otlp::{self, Timestamps};
@@ -19,19 +21,9 @@ type Large = ExponentialSketch<u16, 160>;
 /// `u64::MAX`, which the exact equalities below do not model).
 const ROOM: u64 = 1 << 62;
 
-/// What every sketch keeps, whatever was done to it.
+/// What every sketch keeps, whatever was done to it, and its scale never rises.
 fn check<const B: usize>(s: &ExponentialSketch<u16, B>, last_scale: &mut i32) {
-    let counts: Vec<u64> = s.bucket_counts().collect();
-    assert!(counts.len() <= B);
-    let total = u128::from(s.zero_count()) + counts.iter().map(|&c| u128::from(c)).sum::<u128>();
-    if s.count() < u64::MAX {
-        assert_eq!(u128::from(s.count()), total, "{s:?}");
-    }
-    assert!(
-        counts.first() != Some(&0) && counts.last() != Some(&0),
-        "{s:?}"
-    );
-    assert!((-10..=8).contains(&s.scale()));
+    common::assert_exponential_invariants(s);
     assert!(
         s.scale() <= *last_scale,
         "the scale rose: {} to {}",
@@ -39,27 +31,6 @@ fn check<const B: usize>(s: &ExponentialSketch<u16, B>, last_scale: &mut i32) {
         s.scale()
     );
     *last_scale = s.scale();
-    match (s.min(), s.max()) {
-        (Some(min), Some(max)) => {
-            assert!(min <= max && min >= 0.0);
-            let mut last = min;
-            for q in [0.0, 0.01, 0.25, 0.5, 0.75, 0.99, 1.0] {
-                let v = s.quantile(q).unwrap().unwrap();
-                assert!(min <= v && v <= max && v >= last, "q={q}: {v} {s:?}");
-                last = v;
-            }
-            assert_eq!(s.quantile(0.0).unwrap(), Some(min));
-            assert_eq!(s.quantile(1.0).unwrap(), Some(max));
-            // What `count` values in [min, max] can sum to (saturation's estimates
-            // taken out of the sums are clamped back in).
-            let n = s.count() as f64;
-            assert!(s.sum() >= n * min && s.sum() <= n * max, "sum: {s:?}");
-        }
-        _ => {
-            assert!(s.is_empty() && s.quantile(0.5).unwrap().is_none());
-            assert!(counts.iter().all(|&c| c == 0));
-        }
-    }
 }
 
 /// Values held or dropped: what no operation but a clear takes away.

@@ -24,6 +24,8 @@
 //! interval left the window but no rotation ran yet.
 #![no_main]
 
+mod common;
+
 use core::time::Duration;
 
 use libfuzzer_sys::arbitrary::{Arbitrary, Result, Unstructured};
@@ -385,42 +387,6 @@ fn build<'c, K: WindowCounter, const B: usize, const S: usize>(
     }
 }
 
-/// What every sketch keeps: its count is its zeros plus its buckets, whose ends hold
-/// values, its scale is OpenTelemetry's, its quantiles rise from its minimum to its
-/// maximum, and its sum is what `count` values in [min, max] can sum to.
-fn check_sketch<const B: usize>(s: &ExponentialSketch<u32, B>) {
-    let counts: Vec<u64> = s.bucket_counts().collect();
-    assert!(counts.len() <= B);
-    let total = u128::from(s.zero_count()) + counts.iter().map(|&c| u128::from(c)).sum::<u128>();
-    if s.count() < u64::MAX {
-        assert_eq!(u128::from(s.count()), total, "{s:?}");
-    }
-    assert!(
-        counts.first() != Some(&0) && counts.last() != Some(&0),
-        "{s:?}"
-    );
-    assert!((-10..=8).contains(&s.scale()), "{s:?}");
-    match (s.min(), s.max()) {
-        (Some(min), Some(max)) => {
-            assert!(min <= max && min >= 0.0, "{s:?}");
-            let mut last = min;
-            for q in [0.0, 0.01, 0.25, 0.5, 0.75, 0.99, 1.0] {
-                let v = s.quantile(q).unwrap().unwrap();
-                assert!(min <= v && v <= max && v >= last, "q={q}: {v} {s:?}");
-                last = v;
-            }
-            assert_eq!(s.quantile(0.0).unwrap(), Some(min));
-            assert_eq!(s.quantile(1.0).unwrap(), Some(max));
-            let n = s.count() as f64;
-            assert!(s.sum() >= n * min && s.sum() <= n * max, "sum: {s:?}");
-        }
-        _ => {
-            assert!(s.is_empty() && s.quantile(0.5).unwrap().is_none(), "{s:?}");
-            assert!(counts.iter().all(|&c| c == 0));
-        }
-    }
-}
-
 /// The sorted values and their total, if the model knows them.
 fn sorted(m: &Model) -> Option<(Held, u64)> {
     let mut values = m.values.clone()?;
@@ -456,7 +422,7 @@ fn check<K: WindowCounter, const B: usize, const S: usize>(
         "count + expired + saturated is every record: {w:?} {s:?}"
     );
     assert_eq!(w.count(), s.count());
-    check_sketch(&s);
+    common::assert_exponential_invariants(&s);
     // (The snapshot's scale is the coarsest of the slots holding buckets: the current
     // slot, holding none, may be coarser, a recycled slot taking margins.)
     if let Some(scale) = w.scale() {
@@ -617,7 +583,7 @@ fn merge_into<const B: usize, const B2: usize>(
     }
     assert!(a.scale() <= *last_scale, "the scale rose");
     *last_scale = a.scale();
-    check_sketch(a);
+    common::assert_exponential_invariants(a);
 }
 
 fn record_into<K: WindowCounter, const B: usize, const S: usize>(
