@@ -75,8 +75,9 @@ impl Quantile {
     }
 
     /// The rank with integers only, bit for bit what `(q * (count - 1) as f64) as u64`
-    /// gives (a unit test compares them on every target).
-    #[inline]
+    /// gives (a unit test compares them on every target). Out of line: its 128-bit
+    /// products spill most of a Cortex-M0's registers into the caller's frame.
+    #[inline(never)]
     fn rank_by_integers(self, count: u64) -> u64 {
         // q = m * 2^-s exactly (q in [0, 1]: s >= 52).
         let bits = self.0.to_bits();

@@ -39,24 +39,35 @@ impl SeqLock {
         self.0.load(Ordering::Relaxed) == stamp
     }
 
-    /// `read` run where no writer overlapped it, tried up to `attempts` times; if writers
-    /// keep spoiling it (or are inside each time), one more run as it is: a reader never
-    /// waits for a writer, so an interrupt handler's query cannot deadlock on the rotation
-    /// it preempted.
+    /// `read` run where no writer overlapped it, tried up to `attempts` times (skipping
+    /// an attempt while a writer is inside); `None` if writers spoiled every one.
     #[inline]
-    pub(super) fn read_stable<R>(&self, attempts: u32, mut read: impl FnMut() -> R) -> R {
+    pub(super) fn read_validated<R>(
+        &self,
+        attempts: u32,
+        mut read: impl FnMut() -> R,
+    ) -> Option<R> {
         for _ in 0..attempts {
             match self.optimistic_read() {
                 Some(stamp) => {
                     let value = read();
                     if self.validate_read(stamp) {
-                        return value;
+                        return Some(value);
                     }
                 }
                 None => core::hint::spin_loop(),
             }
         }
-        read()
+        None
+    }
+
+    /// [`read_validated`](Self::read_validated), and if writers keep spoiling it, one more
+    /// run as it is: a reader never waits for a writer, so an interrupt handler's query
+    /// cannot deadlock on the rotation it preempted.
+    #[inline]
+    pub(super) fn read_stable<R>(&self, attempts: u32, mut read: impl FnMut() -> R) -> R {
+        self.read_validated(attempts, &mut read)
+            .unwrap_or_else(read)
     }
 
     /// The writer's side, first half, for one writer at a time: makes the counter odd and
@@ -98,6 +109,23 @@ mod tests {
         let after = lock.optimistic_read().unwrap();
         assert_eq!(after, 2);
         assert!(lock.validate_read(after));
+    }
+
+    #[test]
+    fn a_validated_read_gives_up_when_every_attempt_is_spoiled() {
+        let lock = SeqLock::new();
+        assert_eq!(lock.read_validated(2, || 7), Some(7));
+        let mut runs = 0;
+        let spoiled = lock.read_validated(2, || {
+            lock.begin_write(|_| {});
+            lock.end_write();
+            runs += 1;
+        });
+        assert_eq!((spoiled, runs), (None, 2));
+        lock.begin_write(|_| {});
+        let mut runs = 0;
+        assert_eq!(lock.read_validated(2, || runs += 1), None);
+        assert_eq!(runs, 0, "no run while a writer is inside");
     }
 
     #[test]
