@@ -75,8 +75,8 @@ impl Quantile {
     }
 
     /// The rank with integers only, bit for bit what `(q * (count - 1) as f64) as u64`
-    /// gives (a unit test compares them on every target). Out of line: its 128-bit
-    /// products spill most of a Cortex-M0's registers into the caller's frame.
+    /// gives (a unit test compares them on every target). In 64-bit words (128-bit
+    /// arithmetic spills most of a Cortex-M0's registers) and out of line.
     #[inline(never)]
     fn rank_by_integers(self, count: u64) -> u64 {
         // q = m * 2^-s exactly (q in [0, 1]: s >= 52).
@@ -88,34 +88,61 @@ impl Quantile {
         } else {
             (fraction | 1 << 52, 1075u32.wrapping_sub(field))
         };
-        // `count - 1` as an f64 (rounded to 53 bits: exact below 2^53), times m, rounded
-        // to 53 bits again: the f64 product, scaled by 2^s. m < 2^53 and the count below
-        // 2^65: no overflow.
-        let product = round_to_53_bits(
-            u128::from(m).wrapping_mul(round_to_53_bits(u128::from(count.saturating_sub(1)))),
-        );
-        // The floor, saturating as the cast does (a product below 2^-1022, which f64 rounds
-        // on a coarser grid, floors to 0 either way).
-        let floor = product.checked_shr(s).unwrap_or(0);
-        u64::try_from(floor).unwrap_or(u64::MAX)
+        // `count - 1` as an f64, c * 2^ce (exact below 2^53), times m, rounded to 53 bits
+        // again: the f64 product, p * 2^(pe + ce), scaled by 2^s.
+        let (c, ce) = round_to_53_bits(0, count.saturating_sub(1));
+        let (high, low) = product(m, c);
+        let (p, pe) = round_to_53_bits(high, low);
+        // The floor, saturating as the cast does. pe + ce <= 53 + 11.
+        let up = pe.wrapping_add(ce);
+        match up.checked_sub(s) {
+            // (A product below 2^-1022, which f64 rounds on a coarser grid, floors to 0
+            // either way.)
+            None => p.checked_shr(s.wrapping_sub(up)).unwrap_or(0),
+            // (At most 64 for p = 0, whose shift is 0 whatever it is.)
+            Some(left) if left <= p.leading_zeros() => p.wrapping_shl(left),
+            Some(_) => u64::MAX,
+        }
     }
 }
 
-/// `x` rounded to its 53 most significant bits, to nearest, ties to even (as an `f64`
-/// holds it; `x < 2^127`).
+/// `a * b` as its high and low 64-bit words, for `a, b <= 2^53`: four 32x32-bit products.
 #[inline]
-fn round_to_53_bits(x: u128) -> u128 {
-    let width = 128u32.wrapping_sub(x.leading_zeros());
+fn product(a: u64, b: u64) -> (u64, u64) {
+    let (a_high, a_low) = (a >> 32, a & 0xffff_ffff);
+    let (b_high, b_low) = (b >> 32, b & 0xffff_ffff);
+    // a_high, b_high <= 2^21: the middle terms sum below 2^55.
+    let middle = a_low
+        .wrapping_mul(b_high)
+        .wrapping_add(a_high.wrapping_mul(b_low));
+    let (low, carry) = a_low.wrapping_mul(b_low).overflowing_add(middle << 32);
+    let high = a_high
+        .wrapping_mul(b_high)
+        .wrapping_add(middle >> 32)
+        .wrapping_add(u64::from(carry));
+    (high, low)
+}
+
+/// `high * 2^64 + low` (below 2^116) rounded to its 53 most significant bits, to
+/// nearest, ties to even (as an `f64` holds it): `(kept, shift)`, the value
+/// `kept * 2^shift`, `kept <= 2^53`.
+#[inline]
+fn round_to_53_bits(high: u64, low: u64) -> (u64, u32) {
+    let width = if high != 0 {
+        128u32.wrapping_sub(high.leading_zeros())
+    } else {
+        64u32.wrapping_sub(low.leading_zeros())
+    };
     if width <= 53 {
-        return x;
+        return (low, 0);
     }
-    let drop = width.wrapping_sub(53); // in 1..=74
-    let half = 1u128 << drop.wrapping_sub(1);
-    let low = x & (half << 1).wrapping_sub(1);
-    let kept = x >> drop;
-    // Up past half, or at half with an odd last kept bit. (x < 2^127: no overflow.)
-    let up = low > half || (low == half && kept & 1 == 1);
-    (kept.wrapping_add(u128::from(up))) << drop
+    let drop = width.wrapping_sub(53); // in 1..=63
+    let kept = (low >> drop) | high.wrapping_shl(64u32.wrapping_sub(drop));
+    let half = 1u64 << drop.wrapping_sub(1);
+    let rest = low & (half << 1).wrapping_sub(1);
+    // Up past half, or at half with an odd last kept bit.
+    let up = rest > half || (rest == half && kept & 1 == 1);
+    (kept.wrapping_add(u64::from(up)), drop)
 }
 
 /// Counted bins a rank is searched in: a zero bin, then the `N` bins of a layout.
