@@ -60,10 +60,8 @@ pub(crate) mod sealed {
         fn record_duration(&self, d: Duration);
         /// The latencies at or below `v` and all of them, from one scan.
         fn rank_and_count_u64(&self, v: u64) -> (u64, u64);
-        /// The upper bound of the first bin whose cumulative count makes `holds` true.
-        /// (Generic, not `dyn`: an indirect call would hide the path from
-        /// `.ci/check-int-path.sh`.)
-        fn first_upper_bound_where(&self, holds: impl Fn(u64, u64) -> bool) -> Option<u64>;
+        /// The upper bound of the first bin whose cumulative count exceeds `rank`.
+        fn first_upper_bound_above(&self, rank: u64) -> Option<u64>;
         /// Becomes the window of `config` and checked `parts`, empty.
         fn reset_from_parts(&mut self, clock: C, config: WindowConfig, parts: Parts);
     }
@@ -104,8 +102,8 @@ pub(crate) mod sealed {
             fn rank_and_count_u64(&self, v: u64) -> (u64, u64) {
                 Self::rank_and_count_u64(self, v)
             }
-            fn first_upper_bound_where(&self, holds: impl Fn(u64, u64) -> bool) -> Option<u64> {
-                Self::first_upper_bound_where(self, holds)
+            fn first_upper_bound_above(&self, rank: u64) -> Option<u64> {
+                Self::first_upper_bound_above(self, rank)
             }
             fn reset_from_parts(&mut self, clock: C, config: WindowConfig, parts: Parts) {
                 Self::reset_from_parts(self, clock, config, parts)

@@ -106,10 +106,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         let (in_time, count) = self.window.rank_and_count_u64(horizon);
         let turning = rule.turning_rank(in_time, count);
         // `None`: an empty window, or every latency it holds fits in the horizon.
-        match self
-            .window
-            .first_upper_bound_where(|below, _| below > turning)
-        {
+        match self.window.first_upper_bound_above(turning) {
             Some(lapse) => {
                 due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)))
             }

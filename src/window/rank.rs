@@ -158,23 +158,20 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// The upper edge (a whole number; 0 for the zero bin) of the first bin, the zero bin
-    /// first, whose cumulative count makes `holds(cumulative, count)` true, from one scan
-    /// that no rotation overlapped; `None` if the window is empty or it never holds.
+    /// first, whose cumulative count exceeds `rank`, from one scan that no rotation
+    /// overlapped; `None` if the window is empty or holds `rank` values or fewer.
     /// Integer operations only with [`IntMapping`](crate::sketch::IntMapping). Does not
     /// maintain the window: its caller has just done so.
-    pub(crate) fn first_upper_bound_where(&self, holds: impl Fn(u64, u64) -> bool) -> Option<u64> {
+    pub(crate) fn first_upper_bound_above(&self, rank: u64) -> Option<u64> {
         let scan = || {
             let bins = Occupied::new(self.slots.as_slice());
-            let count = bins.count();
-            if count == 0 {
+            if bins.count() == 0 {
                 return None;
             }
-            Some(
-                match bins.first_where(|cumulative| holds(cumulative, count))? {
-                    RankBin::Zero => 0,
-                    RankBin::At(pos) => self.slot(0).layout().upper_bound_at(pos),
-                },
-            )
+            Some(match bins.first_where(|cumulative| cumulative > rank)? {
+                RankBin::Zero => 0,
+                RankBin::At(pos) => self.slot(0).layout().upper_bound_at(pos),
+            })
         };
         self.without_rotation(scan)
     }

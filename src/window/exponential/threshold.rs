@@ -190,18 +190,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 *bound = Some(0);
             }
         }
-        let mut cumulative = zeros;
-        self.merged_buckets(&mut |i, n, downshift| {
-            cumulative = cumulative.saturating_add(n);
-            let mut done = true;
-            for (rank, bound) in ranks.iter().zip(&mut bounds).take(configured) {
-                if bound.is_none() && cumulative > *rank {
-                    *bound = Some(upper_edge(i, downshift));
-                }
-                done &= bound.is_some();
-            }
-            done
-        });
+        let mut walk = Walk::PastRanks {
+            ranks: ranks.get(..configured).unwrap_or_default(),
+            bounds: bounds.get_mut(..configured).unwrap_or_default(),
+        };
+        self.merged_buckets(zeros, &mut walk);
         (bounds, count)
     }
 
@@ -212,43 +205,40 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     pub(crate) fn rank_and_count_u64(&self, v: u64) -> (u64, u64) {
         self.maintain();
         self.stable_scan(|| {
-            let (count, mut rank) = self.count_and_zeros_in_slots();
-            if v > 0 {
+            let (count, zeros) = self.count_and_zeros_in_slots();
+            let rank = if v > 0 {
                 let fine = index::of_u64(v);
-                self.merged_buckets(&mut |i, n, downshift| {
-                    if i > fine >> downshift {
-                        return true;
-                    }
-                    rank = rank.saturating_add(n);
-                    false
-                });
-            }
+                self.merged_buckets(zeros, &mut Walk::UpTo { fine })
+            } else {
+                zeros
+            };
             (rank.min(count), count)
         })
     }
 
     /// The upper edge (a whole number; 0 for the zeros) of the first bucket, the zeros
-    /// first, whose cumulative count makes `holds(cumulative, count)` true, from one scan
-    /// that no rotation or rescale overlapped; `None` if the window is empty or it never
-    /// holds. Integer operations only. Does not maintain the window.
-    pub(crate) fn first_upper_bound_where(&self, holds: impl Fn(u64, u64) -> bool) -> Option<u64> {
+    /// first, whose cumulative count exceeds `rank`, from one scan that no rotation or
+    /// rescale overlapped; `None` if the window is empty or holds `rank` values or fewer.
+    /// Integer operations only. Does not maintain the window.
+    pub(crate) fn first_upper_bound_above(&self, rank: u64) -> Option<u64> {
         self.stable_scan(|| {
-            let (count, mut cumulative) = self.count_and_zeros_in_slots();
+            let (count, zeros) = self.count_and_zeros_in_slots();
             if count == 0 {
                 return None;
             }
-            if holds(cumulative, count) {
+            if zeros > rank {
                 return Some(0);
             }
-            let mut found = None;
-            self.merged_buckets(&mut |i, n, downshift| {
-                cumulative = cumulative.saturating_add(n);
-                if holds(cumulative, count) {
-                    found = Some(upper_edge(i, downshift));
-                }
-                found.is_some()
-            });
-            found
+            let mut bound = [None];
+            self.merged_buckets(
+                zeros,
+                &mut Walk::PastRanks {
+                    ranks: &[rank],
+                    bounds: &mut bound,
+                },
+            );
+            let [bound] = bound;
+            bound
         })
     }
 
@@ -323,13 +313,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             })
     }
 
-    /// Calls `visit(index, count, downshift)` for the slots' non-empty buckets, merged at
-    /// the coarsest scale of the slots that hold any (`downshift` halvings below the finest) in increasing
-    /// order of index (an index repeats when slots share a bucket), until it returns true.
-    /// Integer operations only, and no memory beyond one iterator per slot. One copy for
-    /// its three callers (`visit` is a `dyn`): 2 KB less flash on a Cortex-M0 than three.
+    /// Walks the slots' non-empty buckets, merged at the coarsest scale of the slots that
+    /// hold any, in increasing order of index (an index repeats when slots share a bucket),
+    /// counting from `cumulative` (the zeros) until `walk` is done; returns the count
+    /// reached. Integer operations only, and no memory beyond one iterator per slot. One
+    /// copy for every query, called directly (see [`Walk`]).
     #[inline(never)]
-    fn merged_buckets(&self, visit: &mut dyn FnMut(i32, u64, u32) -> bool) {
+    fn merged_buckets(&self, mut cumulative: u64, walk: &mut Walk<'_>) -> u64 {
         // Slots that hold no bucket's values do not coarsen the merge (a recycled slot
         // waiting for its interval has a scale already).
         let configs = self.slots.each_ref().map(|slot| {
@@ -359,13 +349,54 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                 }
             }
             let Some((k, _)) = lowest else {
-                return;
+                return cumulative;
             };
             let Some((i, n)) = streams.get_mut(k).and_then(|s| s.as_mut()?.next()) else {
-                return;
+                return cumulative;
             };
-            if visit(i, n, downshift) {
-                return;
+            if walk.take(&mut cumulative, i, n, downshift) {
+                return cumulative;
+            }
+        }
+    }
+}
+
+/// What a walk of the merged buckets looks for. One non-generic walk serves every query:
+/// a generic visitor would be a copy per query (about 3 KB more on a Cortex-M0), and a
+/// `dyn` one an indirect call, which `.ci/check-int-path.sh` cannot follow.
+enum Walk<'a> {
+    /// For each of `ranks` not found yet (`bounds` in step), the upper edge of the first
+    /// bucket whose cumulative count exceeds it; done when every bound is found.
+    PastRanks {
+        ranks: &'a [u64],
+        bounds: &'a mut [Option<u64>],
+    },
+    /// The values of the buckets at or below the bucket of finest index `fine`.
+    UpTo { fine: i32 },
+}
+
+impl Walk<'_> {
+    /// Takes bucket `i` (at `downshift` halvings below the finest scale) of `n` values
+    /// into `cumulative`; true if the walk is done.
+    fn take(&mut self, cumulative: &mut u64, i: i32, n: u64, downshift: u32) -> bool {
+        match self {
+            Walk::PastRanks { ranks, bounds } => {
+                *cumulative = cumulative.saturating_add(n);
+                let mut done = true;
+                for (rank, bound) in ranks.iter().zip(bounds.iter_mut()) {
+                    if bound.is_none() && *cumulative > *rank {
+                        *bound = Some(upper_edge(i, downshift));
+                    }
+                    done &= bound.is_some();
+                }
+                done
+            }
+            Walk::UpTo { fine } => {
+                if i > *fine >> downshift {
+                    return true;
+                }
+                *cumulative = cumulative.saturating_add(n);
+                false
             }
         }
     }
@@ -373,7 +404,8 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
 /// The upper edge of bucket `i` at `downshift` halvings below the finest scale, rounded
 /// down to a whole number: the largest whole number the bucket holds (the buckets include
-/// their upper edges).
+/// their upper edges). Out of line: a walk calls it once per bound it finds.
+#[inline(never)]
 fn upper_edge(i: i32, downshift: u32) -> u64 {
     // i <= HIGHEST >> downshift: the next bucket's first finest index is at most
     // HIGHEST + 1 (2^1024, whose edge saturates), far inside the i32s.
@@ -451,9 +483,7 @@ mod tests {
             );
         }
         // The first bucket past the median's rank: the median's.
-        let half = w
-            .first_upper_bound_where(|below, n| below > (n - 1) / 2)
-            .unwrap();
+        let half = w.first_upper_bound_above((3000 - 1) / 2).unwrap();
         check_bound(&values, 0.5, half, accuracy);
     }
 
