@@ -14,7 +14,7 @@
 //! machinery does not swamp the primitives' flash.
 
 use core::hint::black_box;
-use core::mem::size_of;
+use core::mem::{size_of, size_of_val};
 use core::ptr::{addr_of, read_volatile, write_volatile};
 use core::time::Duration;
 
@@ -167,11 +167,7 @@ fn hedger() {
     else {
         panic!("built once")
     };
-    let Some(h) = h.as_ref() else {
-        panic!("hedger configuration")
-    };
-    print("size_of", size_of::<TheHedger>());
-    use_hedger(h);
+    use_built(h);
 }
 
 fn compact_hedger() {
@@ -182,10 +178,15 @@ fn compact_hedger() {
     else {
         panic!("built once")
     };
+    use_built(h);
+}
+
+/// A hedger built at run time, if its configuration was accepted: its size and the calls.
+fn use_built<M: WindowKind, const N: usize>(h: &Option<Hedger<StaticClock, RatioBudget, M, N>>) {
     let Some(h) = h.as_ref() else {
         panic!("hedger configuration")
     };
-    print("size_of", size_of::<TheHedger>());
+    print("size_of", size_of_val(h));
     use_hedger(h);
 }
 
@@ -206,7 +207,7 @@ fn compact_hedger_static() {
         Ok(hedger) => hedger,
         Err(_) => panic!("hedger configuration"),
     };
-    print("size_of", size_of::<TheHedger>());
+    print("size_of", size_of_val(&HEDGER));
     use_hedger(&HEDGER);
 }
 
