@@ -362,7 +362,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 }
 
 /// What a walk of the merged buckets looks for. One non-generic walk serves every query:
-/// a generic visitor would be a copy per query (about 3 KB more on a Cortex-M0), and a
+/// a generic visitor would be a copy per query (2-2.5 KB more on a Cortex-M0), and a
 /// `dyn` one an indirect call, which `.ci/check-int-path.sh` cannot follow.
 enum Walk<'a> {
     /// For each of `ranks` not found yet (`bounds` in step), the upper edge of the first
