@@ -673,6 +673,87 @@ fn the_on_time_rule_hedges_earlier_when_time_is_short() {
     }
 }
 
+/// Under the on-time rule, a request past its deadline is not hedged, even when the window
+/// holds latencies of zero (which fit in no time left at all).
+#[test]
+fn the_on_time_rule_sends_no_backup_past_the_deadline() {
+    let clock = ManualClock::starting_at(Instant::from_nanos(1_000_000_000));
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_budget_ratio(1.0)
+        .with_on_time_chance(0.9);
+    let hedger = Hedger::new(&clock, config).unwrap();
+    for i in 0..100 {
+        let t = hedger.start();
+        if i % 10 != 0 {
+            clock.advance(40 * MS); // one in ten answers at once: a latency of zero
+        }
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    hedger.window().refresh();
+    let mut t = hedger.start_with_deadline(Deadline::after(clock.now(), 5 * MS));
+    clock.advance(20 * MS);
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::Deadline)
+    );
+    // A deadline already behind at the start: skipped at once, not waited for.
+    let mut t = hedger.start_with_deadline(Deadline::at(Instant::from_nanos(1)));
+    assert_eq!(
+        hedger.should_hedge(&mut t),
+        Decision::Skip(SkipReason::Deadline)
+    );
+    assert_eq!(hedger.stats().hedges, 0);
+}
+
+/// Percentiles whose delays coincide (a point mass) send their backups the shortest delay
+/// apart, not together.
+#[test]
+fn backups_of_coinciding_percentiles_go_apart() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_percentiles(&[0.5, 0.99])
+        .with_min_samples(10)
+        .with_min_delay(2 * MS)
+        .with_budget_ratio(1.0);
+    let hedger = Hedger::new(&clock, config).unwrap();
+    for _ in 0..100 {
+        let t = hedger.start();
+        clock.advance(5 * MS);
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    hedger.window().refresh();
+    let mut t = hedger.start();
+    let Decision::Wait(first) = hedger.should_hedge(&mut t) else {
+        panic!("a cold hedger")
+    };
+    clock.advance(first);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Wait(2 * MS));
+    clock.advance(2 * MS);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+    assert_eq!(t.hedges(), 2);
+}
+
+/// A clock that went back during a request: no latency to learn, so none is recorded (and
+/// the request is counted as unmeasured), rather than a latency of zero.
+#[test]
+fn a_request_ending_before_its_start_records_nothing() {
+    let clock = ManualClock::starting_at(Instant::from_nanos(1_000_000_000));
+    let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    let t = hedger.start();
+    clock.set(Instant::from_nanos(500_000_000));
+    assert_eq!(hedger.on_success(&t, Attempt::Primary), Duration::ZERO);
+    assert_eq!(hedger.window().count(), 0);
+    let stats = hedger.stats();
+    assert_eq!((stats.unmeasured, stats.primary_wins), (1, 1));
+    // A request that did run is recorded as before.
+    let t = hedger.start();
+    clock.advance(3 * MS);
+    assert_eq!(hedger.on_success(&t, Attempt::Primary), 3 * MS);
+    assert_eq!(hedger.window().count(), 1);
+}
+
 /// `race_until` with a step aimed at its share hedges by the target and gives up only at the
 /// deadline.
 #[test]

@@ -97,7 +97,10 @@ impl HedgeConfig {
     /// A percentile per hedge, rising, each in (0, 1): hedge `k` goes out when the
     /// request has run for the `k`-th percentile of the learned latency (the first
     /// backup at the p95 and the second at the p99, say), so a later backup is kept for
-    /// the requests that are still slower. Sets [`with_max_hedges`](Self::with_max_hedges)
+    /// the requests that are still slower; and never sooner than the
+    /// [shortest delay](Self::with_min_delay) after the backup before it, so two
+    /// percentiles that coincide (a point mass, or both clamped to a bound) do not send
+    /// two backups at once. Sets [`with_max_hedges`](Self::with_max_hedges)
     /// to their number, from 1 to [`MAX_HEDGES`] (more is refused when the hedger is
     /// built: [`HedgeError::TooManyHedges`]; none, or percentiles that do not rise:
     /// [`HedgeError::InvalidPercentile`]). The window caches every percentile at each

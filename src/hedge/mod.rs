@@ -50,7 +50,8 @@
 //! good). A clock that goes back makes a signal count for as long as it is less than a
 //! cooldown away, either way; a server's pushback then holds hedging off for at most
 //! [`max_pushback`](HedgeConfig::max_pushback) more; the window forgets or restarts as its
-//! own docs say.
+//! own docs say; a request that ends at a reading before its start records no latency
+//! (counted in [`Stats::unmeasured`]).
 
 mod compact;
 mod config;
@@ -804,6 +805,12 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         };
         let now_ns = now.as_nanos();
         let mut due = ticket.start.as_nanos().saturating_add(due_after);
+        if ticket.hedges > 0 {
+            // Never two backups at once (percentiles whose delays coincide, or both
+            // clamped to a bound): each at least the shortest delay after the one before.
+            let last = ticket.hedged_at.as_nanos();
+            due = due.max(last.saturating_add(self.min_delay_ns));
+        }
         // Without a deadline (the common case) nothing below can be too late.
         if ticket.deadline != NO_DEADLINE {
             let deadline = ticket.deadline.as_nanos();
@@ -811,9 +818,10 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
                 // Deadline-aware hedging (see `on_time`), off the percentile rule's path.
                 Some(rule) if learned => {
                     due = self.on_time_due(rule, ticket, due, backing_off);
-                    // No latency the window holds would fit: neither attempt can be
-                    // expected to make it.
-                    now_ns >= due && self.backup_too_late(deadline.saturating_sub(now_ns))
+                    // Past the deadline nothing can answer by it; before, no latency the
+                    // window holds would fit: neither attempt can be expected to make it.
+                    now_ns >= deadline
+                        || (now_ns >= due && self.backup_too_late(deadline.wrapping_sub(now_ns)))
                 }
                 // A backup sent at `due` needs about the learned percentile to answer.
                 _ => due.max(now_ns).saturating_add(base) > deadline,
@@ -844,21 +852,28 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// Reports that `winner` answered successfully: records the request's latency (see
     /// the [module docs](self#what-is-recorded)) and returns it. The other attempts are
     /// to be cancelled.
+    ///
+    /// If the clock reads earlier than the ticket's start (it went back during the
+    /// request), there is no latency to learn from: nothing is recorded, the request is
+    /// counted in [`Stats::unmeasured`], and the latency returned is zero.
     pub fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
         let now = self.now();
         // Nanoseconds, as the window records them: the `Duration` is made once, for the
         // caller (on a 32-bit core each conversion is a chain of 64-bit multiplies).
-        let latency_ns = now.as_nanos().saturating_sub(ticket.start.as_nanos());
+        let latency_ns = now.as_nanos().checked_sub(ticket.start.as_nanos());
         if !ticket.primary_failed {
-            // The primary's latency, or its elapsed time when cancelled: a lower bound.
-            self.window.record_u64_at(now, latency_ns);
+            match latency_ns {
+                // The primary's latency, or its elapsed time when cancelled: a lower bound.
+                Some(ns) => self.window.record_u64_at(now, ns),
+                None => Counters::bump(&self.counters.unmeasured),
+            }
         }
         let counter = match winner {
             Attempt::Primary => &self.counters.primary_wins,
             Attempt::Hedge(_) => &self.counters.hedge_wins,
         };
         Counters::bump(counter);
-        nanos_to_duration(latency_ns)
+        nanos_to_duration(latency_ns.unwrap_or(0))
     }
 
     /// Reports that `attempt` failed. Nothing is recorded as latency.

@@ -21,6 +21,7 @@ pub(crate) struct Counters {
     pub(crate) pushbacks: AtomicU32,
     pub(crate) pushbacks_clamped: AtomicU32,
     pub(crate) deadline_exceeded: AtomicU32,
+    pub(crate) unmeasured: AtomicU32,
 }
 
 impl Counters {
@@ -41,6 +42,7 @@ impl Counters {
                 pushbacks: AtomicU32::new(0),
                 pushbacks_clamped: AtomicU32::new(0),
                 deadline_exceeded: AtomicU32::new(0),
+                unmeasured: AtomicU32::new(0),
             }
         }
     }
@@ -64,6 +66,7 @@ impl Counters {
             pushbacks: self.pushbacks.load(Relaxed),
             pushbacks_clamped: self.pushbacks_clamped.load(Relaxed),
             deadline_exceeded: self.deadline_exceeded.load(Relaxed),
+            unmeasured: self.unmeasured.load(Relaxed),
             delay,
         }
     }
@@ -115,6 +118,9 @@ pub struct Stats {
     pub pushbacks_clamped: u32,
     /// Requests a driver gave up at their deadline, no attempt having answered.
     pub deadline_exceeded: u32,
+    /// Successes whose latency was not recorded: the clock read earlier than the
+    /// request's start (it went back), so there was no latency to measure.
+    pub unmeasured: u32,
     /// The hedge delay now, or `None` during a cold start without a fixed delay and while
     /// a server's pushback holds hedging off.
     pub delay: Option<Duration>,
@@ -137,7 +143,7 @@ impl fmt::Display for Stats {
             f,
             "requests {} hedges {} ({:.1} %) hedge-wins {} primary-wins {} denied {} \
              cold {} deadline {} backpressure {} errors {} rate-limited {} pushbacks {} \
-             (clamped {}) timed-out {} delay ",
+             (clamped {}) timed-out {} unmeasured {} delay ",
             self.requests,
             self.hedges,
             100.0 * self.hedge_rate(),
@@ -152,6 +158,7 @@ impl fmt::Display for Stats {
             self.pushbacks,
             self.pushbacks_clamped,
             self.deadline_exceeded,
+            self.unmeasured,
         )?;
         match self.delay {
             Some(d) => write!(f, "{d:?}"),
