@@ -558,15 +558,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             let (l, h) = slot.keys();
             (low, high) = (low.min(l), high.max(h));
         }
-        // Key 0 is a zero, of no bucket: the lowest bucket of a nanosecond instead.
-        let fine = |key: u32| {
-            if key == 0 {
-                0
-            } else {
-                index::of_f64(value_of_key(key))
-            }
-        };
-        (low <= high && high > 0).then(|| (fine(low), fine(high)))
+        // The keys are of non-zero values (zeros are counted apart); key 0, a subnormal's,
+        // is the lowest bucket.
+        let fine = |key: u32| index::of_f64(value_of_key(key));
+        (low <= high).then(|| (fine(low), fine(high)))
     }
 
     /// Rescales the published interval's slot (`logical`, found in `state`) to take
@@ -665,11 +660,12 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         if count == 0 {
             return;
         }
+        // The keys are of the non-zero values: a zero, if any, is the smallest.
         let (low, high) = slot.keys();
-        let (min, max) = if low <= high {
-            (value_of_key(low), value_of_key(high))
-        } else {
-            (0.0, 0.0)
+        let (min, max) = match (low <= high, zeros > 0) {
+            (true, false) => (value_of_key(low), value_of_key(high)),
+            (true, true) => (0.0, value_of_key(high)),
+            (false, _) => (0.0, 0.0),
         };
         let point = Point {
             scale,
@@ -902,11 +898,62 @@ mod tests {
         assert_eq!((w.rescales(), w.rotations()), (1, 0));
         clock.advance(SECOND); // the next interval, not yet maintained
         w.record_u64(1_000);
+        w.record_u64(0);
         assert_eq!(
             (w.count(), w.expired(), w.raced()),
-            (3, 0, 0),
-            "the record of the next interval was dropped: {w:?}"
+            (4, 0, 0),
+            "a record of the next interval was dropped: {w:?}"
         );
+        // Still all there after the rotation into that interval: the zero too.
+        w.maintain();
+        assert_eq!(w.rotations(), 1);
+        assert_eq!(
+            (w.count(), w.expired(), w.snapshot().zero_count()),
+            (4, 0, 1),
+            "{w:?}"
+        );
+    }
+
+    /// Zeros have no bucket: they do not widen the range a recycled slot's scale is fitted
+    /// to (a zero among milliseconds once made it span from a nanosecond up), and the
+    /// snapshot's minimum is still the zero.
+    #[test]
+    fn zeros_leave_the_scale_of_recycled_slots_alone() {
+        let scale_after = |zeros: bool, first: u64, step: u64| {
+            let clock = ManualClock::new();
+            let w = ExponentialWindow::<_, u16, 64>::new(&clock, SECOND).unwrap();
+            for _ in 0..10 {
+                for i in 0..1_000u64 {
+                    if zeros && i % 100 == 0 {
+                        w.record_u64(0);
+                    } else {
+                        w.record_u64(first + i * step);
+                    }
+                }
+                clock.advance(SECOND);
+            }
+            w.maintain();
+            let snapshot = w.snapshot();
+            let min = snapshot.min();
+            (snapshot.scale(), min)
+        };
+        // Milliseconds: 1 to 2 ms.
+        let (plain, min) = scale_after(false, 1_000_000, 1_000);
+        assert_eq!(min, Some(1e6));
+        assert_eq!(scale_after(true, 1_000_000, 1_000), (plain, Some(0.0)));
+        // Floats below one: the zero once lay above every value (an inverted range).
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 64>::new(&clock, SECOND).unwrap();
+        for round in 0..3 {
+            for i in 0..100 {
+                w.record(0.01 + 1e-4 * f64::from(i)).unwrap();
+            }
+            if round == 0 {
+                w.record(0.0).unwrap();
+            }
+            clock.advance(SECOND);
+        }
+        assert_eq!(w.rescales(), 0, "{w:?}");
     }
 
     #[test]

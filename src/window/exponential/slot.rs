@@ -99,8 +99,9 @@ pub(super) enum Outcome {
 pub(super) struct Slot<K: WindowCounter, const B: usize> {
     state: AtomicU32,
     zero: AtomicU32,
-    /// `!key` of the smallest value recorded (0: none), `key` of the largest: the keys
-    /// of `sketch::atomic` (a float's upper 32 bits), so that `fetch_max` does both.
+    /// `!key` of the smallest non-zero value recorded (0: none), `key` of the largest:
+    /// the keys of `sketch::atomic` (a float's upper 32 bits), so that `fetch_max` does
+    /// both. Zeros are in `zero` alone, so the keys bound the buckets' range.
     low_key: AtomicU32,
     high_key: AtomicU32,
     cells: [K::Cell; B],
@@ -135,17 +136,23 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
     }
 
     /// Records a value of index `fine` at the finest scale (`None`: a zero) and `key`. A
-    /// closed slot takes it too: until a counter is cleared its tag lets records in, and
-    /// the clear counts what they add.
+    /// closed slot takes a value too: until a counter is cleared its tag lets records in,
+    /// and the clear counts what they add. A zero, which no tag guards, it sends on.
     #[inline(always)]
     pub(super) fn record(&self, fine: Option<i32>, key: u32) -> Outcome {
         let state = self.state();
         let added = match fine {
             None => {
                 // A zero is in the right "bucket" at every scale, and a clear takes the
-                // zeros: it needs no tag.
+                // zeros: it needs no tag. But a closed slot is not open to its interval's
+                // records (a rescale's source, or cleared under way): look again, as a
+                // value does when its counter's tag says so.
+                if state.is_closed() {
+                    return Outcome::Retry;
+                }
+                // Not in the extremes' keys, which bound the buckets' range: the zeros'
+                // count says whether the smallest value is a zero.
                 let zeros = self.zero.fetch_add(1, AcqRel).wrapping_add(1);
-                self.widen_keys(key, key);
                 return Outcome::Counted(zeros);
             }
             Some(fine) => {
