@@ -11,12 +11,44 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 
 /// A [`Hedger`] over an auto-scaling window: three slots of
 /// [`COMPACT_LATENCY_BUCKETS`] (64) OpenTelemetry exponential buckets counted in `u16`,
-/// whose scale follows the latencies, so there is no range to guess and nothing is
+/// whose scale follows the latencies, so there is no range to guess and no latency is
 /// clamped. The policy, the integer-only decision path and `const` construction are
 /// [`McuHedger`](super::McuHedger)'s, in a tenth of its memory (BENCHMARKS.md has the
 /// sizes and the firmware comparison); the price is accuracy: the hedge delay is the
 /// upper edge of a bucket 2.2 % to 8.6 % wide, as the interval's spread allows (see
 /// [`COMPACT_LATENCY_BUCKETS`]), rather than 1.56 %.
+///
+/// # Traffic
+///
+/// A `u16` bucket counts at most 32,767 latencies an interval
+/// ([`WindowCounter::LIMIT`](crate::window::WindowCounter::LIMIT)); what comes past that
+/// is left out and counted by the window's
+/// [`saturated`](crate::window::ExponentialWindow::saturated), and the percentile is
+/// learned from what was counted: with the fast mode's bucket full, the delay comes out
+/// too high, and hedging too rare. With the default 30 s interval that is about 1,000
+/// requests a second in one bucket. For more, count in `u32`
+/// (`Hedger<C, B, Exponential<u32>, 64>`: 768 bytes of slots rather than 384) or shorten
+/// the [interval](super::HedgeConfig::with_interval):
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{CompactHedger, Exponential, HedgeConfig, Hedger};
+/// use tailguard::budget::RatioBudget;
+///
+/// let clock = ManualClock::new();
+/// let small: CompactHedger<_> = Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// let wide: Hedger<_, RatioBudget, Exponential<u32>, 64> =
+///     Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// for _ in 0..40_000 {
+///     small.record(Duration::from_millis(1));
+///     wide.record(Duration::from_millis(1));
+/// }
+/// assert_eq!(small.window().saturated(), 40_000 - 32_767);
+/// assert_eq!(wide.window().saturated(), 0);
+/// ```
+///
+/// # Example
 ///
 /// ```
 /// use core::time::Duration;
