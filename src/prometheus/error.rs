@@ -40,7 +40,8 @@ pub enum EncodeError {
         scale: i32,
     },
     /// The metric name is not `[a-zA-Z_:][a-zA-Z0-9_:]*`, or a label name is not
-    /// `[a-zA-Z_][a-zA-Z0-9_]*` or is `le` (the text format's bucket label).
+    /// `[a-zA-Z_][a-zA-Z0-9_]*`, is `le` (the text format's bucket label), starts with `__`
+    /// (reserved for Prometheus's own labels) or stands twice in one series' labels.
     InvalidName,
     /// Two series of one [`Family`](super::Family) have the same label set (in any
     /// order), or two families of one scrape the same name: Prometheus would refuse the

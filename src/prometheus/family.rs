@@ -78,9 +78,13 @@ impl<S: NativeHistogram> Family<'_, S> {
     }
 }
 
-/// Whether two label sets are the same set (a label named twice in one set counts once).
+/// Whether two label sets are the same series to Prometheus: the same labels in any order,
+/// a label with an empty value being no label (Prometheus drops those).
 fn same_labels(a: &[(&str, &str)], b: &[(&str, &str)]) -> bool {
-    a.iter().all(|l| b.contains(l)) && b.iter().all(|l| a.contains(l))
+    let within = |x: &[(&str, &str)], y: &[(&str, &str)]| {
+        x.iter().filter(|l| !l.1.is_empty()).all(|l| y.contains(l))
+    };
+    within(a, b) && within(b, a)
 }
 
 #[cfg(test)]
@@ -175,21 +179,34 @@ mod tests {
                 labels: &[("b", "2"), ("a", "1")],
             },
         ];
+        // A label with an empty value is no label to Prometheus: the same series.
+        let empty = [
+            Series {
+                sketch: &s,
+                labels: &[("route", "")],
+            },
+            Series {
+                sketch: &s,
+                labels: &[],
+            },
+        ];
         let bad_label = [Series {
             sketch: &s,
             labels: &[("le", "1")],
         }];
         for format in [Format::Protobuf, Format::Text] {
-            let fam = Family {
-                name: "m",
-                help: "",
-                series: &twice,
-            };
-            assert_eq!(format.family_len(&fam), Err(EncodeError::DuplicateSeries));
-            assert_eq!(
-                format.encode_family(&fam, &mut [0u8; 4096]),
-                Err(EncodeError::DuplicateSeries)
-            );
+            for series in [&twice[..], &empty[..]] {
+                let fam = Family {
+                    name: "m",
+                    help: "",
+                    series,
+                };
+                assert_eq!(format.family_len(&fam), Err(EncodeError::DuplicateSeries));
+                assert_eq!(
+                    format.encode_family(&fam, &mut [0u8; 4096]),
+                    Err(EncodeError::DuplicateSeries)
+                );
+            }
             let fam = Family {
                 name: "m",
                 help: "",

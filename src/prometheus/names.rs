@@ -16,12 +16,17 @@ fn valid(name: &str, colon: bool) -> bool {
     }
 }
 
-/// `name` is a metric name and every label name a label name (not `le`, which the text
-/// format's buckets carry).
+/// `name` is a metric name and every label name a label name: not `le` (which the text
+/// format's buckets carry), not starting with `__` (Prometheus's own), and not twice in one
+/// set (Prometheus refuses such a sample).
 pub(crate) fn check(name: &str, labels: &[(&str, &str)]) -> Result<(), EncodeError> {
-    let labels_ok = labels
-        .iter()
-        .all(|&(label, _)| valid(label, false) && label != "le");
+    let labels_ok = labels.iter().enumerate().all(|(i, &(label, _))| {
+        let earlier = labels.get(..i).unwrap_or(&[]);
+        valid(label, false)
+            && label != "le"
+            && !label.starts_with("__")
+            && earlier.iter().all(|&(other, _)| other != label)
+    });
     if valid(name, true) && labels_ok {
         Ok(())
     } else {
@@ -42,5 +47,14 @@ mod tests {
         }
         assert_eq!(check("ok", &[("a:b", "v")]), Err(EncodeError::InvalidName));
         assert_eq!(check("ok", &[("le", "v")]), Err(EncodeError::InvalidName));
+        // Reserved, or named twice in one set.
+        assert_eq!(
+            check("ok", &[("__name__", "x")]),
+            Err(EncodeError::InvalidName)
+        );
+        assert_eq!(
+            check("ok", &[("a", "1"), ("b", "2"), ("a", "1")]),
+            Err(EncodeError::InvalidName)
+        );
     }
 }

@@ -123,7 +123,10 @@ impl Text<'_> {
         let edges = OtelMapping::with_scale(schema.schema).unwrap_or(sketch.buckets_mapping());
         for (index, count) in Buckets::new(sketch.buckets(), schema) {
             cumulative = cumulative.saturating_add(count);
-            self.series(name, "_bucket", labels, Some(edges.lower_bound(index)))?;
+            // The top bucket's edge is 2^1024: written as the largest float, as Prometheus
+            // does, since `+Inf` is the last line's (a second one would repeat the series).
+            let edge = edges.lower_bound(index).min(f64::MAX);
+            self.series(name, "_bucket", labels, Some(edge))?;
             writeln!(self, "{cumulative}")?;
         }
         self.series(name, "_bucket", labels, Some(f64::INFINITY))?;
@@ -287,6 +290,23 @@ mod tests {
             "{t}"
         );
         assert!(t.ends_with("m_sum 3\nm_count 1\n"), "{t}");
+    }
+
+    /// The bucket of the largest floats has the edge 2^1024: written as the largest float,
+    /// so `+Inf` stands once, on the last line.
+    #[test]
+    fn the_top_bucket_is_finite() {
+        let mut s = crate::sketch::ExponentialSketch::<u32, 160>::new();
+        s.record(3.0).unwrap();
+        s.record(f64::INFINITY).unwrap(); // kept as f64::MAX
+        let mut buf = vec![0u8; 4096];
+        let len = encode_text("m", "", &s, &[], &mut buf).unwrap();
+        let t = core::str::from_utf8(&buf[..len]).unwrap();
+        assert_eq!(t.matches("le=\"+Inf\"").count(), 1, "{t}");
+        assert!(
+            t.contains(&std::format!("m_bucket{{le=\"{}\"}} 2\n", f64::MAX)),
+            "{t}"
+        );
     }
 
     #[test]
