@@ -778,6 +778,12 @@ fn ends_kept_to_a_part_per_million_never_count_across_a_bin_edge() {
             assert_eq!(window.rank(below), Ok(0), "{m:?} {edge:e}");
             assert_eq!(atomic.rank(edge), Ok(1), "{m:?} {edge:e}");
             assert_eq!(window.rank(edge), Ok(1), "{m:?} {edge:e}");
+            // Their snapshots too: a plain sketch whose max is the part per million's top.
+            for snapshot in [atomic.snapshot(), window.snapshot()] {
+                assert_eq!(snapshot.rank(below), Ok(0), "{m:?} {edge:e}");
+                assert_eq!(snapshot.rank(edge), Ok(1), "{m:?} {edge:e}");
+                assert!(snapshot.max() >= Some(edge), "{m:?} {edge:e}");
+            }
         }
     }
     one(presets::LOG_LATENCY_LAYOUT);

@@ -77,6 +77,19 @@ pub(crate) fn value_of_key(key: u32) -> f64 {
     f64::from_bits(u64::from(key) << 32)
 }
 
+/// The largest value of key `key` (every value of that key is at or below it); `+inf` for
+/// the keys of infinity and NaN.
+pub(crate) fn top_value_of_key(key: u32) -> f64 {
+    if key >= INFINITY_KEY {
+        f64::INFINITY
+    } else {
+        f64::from_bits(u64::from(key) << 32 | 0xffff_ffff)
+    }
+}
+
+/// The key of `+inf`, above every finite value's.
+const INFINITY_KEY: u32 = (f64::INFINITY.to_bits() >> 32) as u32;
+
 /// Adds one to a counter unless it is full. Returns the previous count, or `None` (and
 /// changes nothing) if it was full.
 #[inline]
@@ -150,8 +163,9 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 ///   can never wrap, even with many recorders racing.
 /// * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
 ///   whose integer order is the numeric order for non-negative floats: exact to about one
-///   part per million (rounded down), far inside any sketch accuracy, for values from
-///   2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less (below about
+///   part per million (rounded down, and the max up where that part reaches into the next
+///   bin), inside the accuracy of any mapping coarser than that (every preset's), for
+///   values from 2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less (below about
 ///   2^-1042, none: its extreme reads 0). The `u64` path builds those bits with integer
 ///   operations only.
 /// * **Sum is derived** from the bins (count times representative value), so it is within
@@ -704,10 +718,19 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         (key != NO_MIN).then(|| value_of_key(key))
     }
 
-    /// The largest value recorded (to one part per million, rounded down), or `None`.
+    /// The largest value recorded (to one part per million, rounded down, or up where that
+    /// part reaches into the next bin), or `None`.
     pub fn max(&self) -> Option<f64> {
         self.min()?;
-        Some(value_of_key(self.max_key.load(Relaxed)))
+        let key = self.max_key.load(Relaxed);
+        let (down, up) = (value_of_key(key), top_value_of_key(key));
+        // A max at or above every value in its bin: a sketch's rank and quantiles rely on
+        // it (a rank just below the next bin's edge would otherwise count the max in).
+        if self.mapping.index(down) == self.mapping.index(up) {
+            Some(down)
+        } else {
+            Some(up)
+        }
     }
 
     /// Values above the range put in the top bin (and `+inf`). Kept in a 32-bit atomic

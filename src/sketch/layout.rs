@@ -65,7 +65,9 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     pub(crate) fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         // Not subnormal: the cubic and integer mappings read the exponent field, which
         // subnormals lack, so their bins there are not within alpha. (Subnormal values below
-        // a normal range still fall in the zero bin: their indices are lower.)
+        // a normal range still fall in the zero bin, their indices being lower; but
+        // OpenTelemetry's buckets put them in 2^-1022's, as the SDKs do, so with
+        // `OtelMapping` a range from that bucket counts them there.)
         if !(min_value >= f64::MIN_POSITIVE && min_value.is_finite()) {
             return Err(ConfigError::InvalidMinValue);
         }

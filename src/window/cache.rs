@@ -334,7 +334,9 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// The configured quantile (p90 by default) as last cached, or `None` while the window
     /// holds fewer than `min_count` values (as of the last refresh). One atomic load and
     /// the bin's representative value (computed in `f64`, rounded to `f32`: relative
-    /// precision 6e-8); see the [module docs](super) for when it is refreshed and what it
+    /// precision 6e-8 within `f32`'s normal range, about 1.2e-38 to 3.4e38, which holds any
+    /// latency in nanoseconds; beyond it the value is `f32`'s: infinite above, less precise
+    /// or zero below, and [`quantile`](Self::quantile) gives the `f64`); see the [module docs](super) for when it is refreshed and what it
     /// is. For a hot path, and for cores without a double-precision FPU, read
     /// [`cached_upper_bound`](Self::cached_upper_bound) instead: integers only.
     #[inline]

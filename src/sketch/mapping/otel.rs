@@ -60,7 +60,9 @@ const ACCURACY_BITS: [u64; 31] = [
 /// * scale `> 0`: `floor(ln(v) * 2^scale / ln 2)`, with exact powers of two special-cased
 ///   to `(exponent << scale) - 1` (their bucket's upper edge);
 /// * positive values up to `f64::MIN_POSITIVE` (subnormals) share the SDKs' lowest
-///   bucket, `+inf` their highest; zero is `i32::MIN` (the sketch's zero bin).
+///   bucket, `+inf` their highest; zero is `i32::MIN` (the sketch's zero bin). That
+///   lowest bucket is not within alpha of its subnormals: a sketch whose range starts
+///   above it counts them as zeros, as every mapping does.
 ///
 /// `tests/otel_interop.rs` checks the buckets against the Python SDK's at scales 0 to 8.
 ///
