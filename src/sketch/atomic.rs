@@ -79,7 +79,7 @@ pub(crate) fn value_of_key(key: u32) -> f64 {
 
 /// The largest value of key `key` (every value of that key is at or below it); `+inf` for
 /// the keys of infinity and NaN.
-pub(crate) fn top_value_of_key(key: u32) -> f64 {
+fn top_value_of_key(key: u32) -> f64 {
     if key >= INFINITY_KEY {
         f64::INFINITY
     } else {
@@ -165,8 +165,8 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 ///   whose integer order is the numeric order for non-negative floats: exact to about one
 ///   part per million (rounded down, and the max up where that part reaches into the next
 ///   bin), inside the accuracy of any mapping coarser than that (every preset's), for
-///   values from 2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less (below about
-///   2^-1042, none: its extreme reads 0). The `u64` path builds those bits with integer
+///   values from 2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less
+///   (below about 2^-1042, none: its extreme reads 0). The `u64` path builds those bits with integer
 ///   operations only.
 /// * **Sum is derived** from the bins (count times representative value), so it is within
 ///   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
@@ -724,8 +724,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.min()?;
         let key = self.max_key.load(Relaxed);
         let (down, up) = (value_of_key(key), top_value_of_key(key));
-        // A max at or above every value in its bin: a sketch's rank and quantiles rely on
-        // it (a rank just below the next bin's edge would otherwise count the max in).
+        // Rounded down, unless the part per million straddles a bin edge: the max could
+        // then lie in the bin above the rounded value, and a rank just below that edge
+        // would count it in.
         if self.mapping.index(down) == self.mapping.index(up) {
             Some(down)
         } else {
