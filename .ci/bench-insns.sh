@@ -23,10 +23,10 @@ per_op() { # op k
 }
 printf '| id | instructions per op |\n|---|---|\n'
 for id in record/tailguard/log record/tailguard/cubic record/tailguard/int \
-  record/tailguard/atomic record/tailguard/window record/sketches-ddsketch \
-  record/hdrhistogram hedge/threshold hedge/should_hedge hedge/ratio_budget/try_acquire \
-  hedge/token_bucket/try_acquire batch/tailguard/int/slice batch/tailguard/cubic/slice \
-  batch/tailguard/atomic/slice; do
+  record/tailguard/atomic record/tailguard/window record/tailguard/exponential_window \
+  record/sketches-ddsketch record/hdrhistogram hedge/threshold hedge/should_hedge \
+  hedge/ratio_budget/try_acquire hedge/token_bucket/try_acquire batch/tailguard/int/slice \
+  batch/tailguard/cubic/slice batch/tailguard/atomic/slice; do
   printf '| `%s` | %s |\n' "$id" "$(per_op "$id" 200000)"
 done
 for id in quantile/tailguard quantile/tailguard/p50 quantile/tailguard/p999 \

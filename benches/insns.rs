@@ -18,7 +18,7 @@ use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::ManualClock;
 use tailguard::hedge::{HedgeConfig, Hedger};
 use tailguard::sketch::{presets, AtomicSketch};
-use tailguard::window::{Window, WindowConfig};
+use tailguard::window::{ExponentialWindow, Window, WindowConfig};
 use tailguard_support::data_set::filled;
 use tailguard_support::dist::Dist;
 
@@ -74,6 +74,15 @@ fn main() {
             let clock = ManualClock::new();
             let w = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new())
                 .unwrap();
+            (0..k).for_each(|i| w.record_u64(ns[value(i)]));
+            black_box(&w);
+        }
+        "record/tailguard/exponential_window" => {
+            // As benches/ratios.rs times it against `AtomicSketch`: 160 `u32` buckets a slot.
+            let clock = ManualClock::new();
+            let w =
+                ExponentialWindow::<_, u32, 160>::new(&clock, std::time::Duration::from_secs(30))
+                    .unwrap();
             (0..k).for_each(|i| w.record_u64(ns[value(i)]));
             black_box(&w);
         }
