@@ -79,7 +79,7 @@ pub(crate) fn value_of_key(key: u32) -> f64 {
 
 /// The largest value of key `key` (every value of that key is at or below it); `+inf` for
 /// the keys of infinity and NaN.
-fn top_value_of_key(key: u32) -> f64 {
+pub(crate) fn top_value_of_key(key: u32) -> f64 {
     if key >= INFINITY_KEY {
         f64::INFINITY
     } else {

@@ -22,7 +22,9 @@ use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
 use crate::sketch::exponential::Point;
-use crate::sketch::{key_of_f64, key_of_u64, value_of_key, ExponentialSketch, RecordError};
+use crate::sketch::{
+    key_of_f64, key_of_u64, top_value_of_key, value_of_key, ExponentialSketch, RecordError,
+};
 use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
 
 /// How many times a record looks for its slot again before it counts itself as expired
@@ -662,9 +664,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
         // The keys are of the non-zero values: a zero, if any, is the smallest.
         let (low, high) = slot.keys();
+        let downshift = config.map_or(0, |c| c.downshift);
         let (min, max) = match (low <= high, zeros > 0) {
-            (true, false) => (value_of_key(low), value_of_key(high)),
-            (true, true) => (0.0, value_of_key(high)),
+            (true, false) => (value_of_key(low), max_of_key(high, downshift)),
+            (true, true) => (0.0, max_of_key(high, downshift)),
             (false, _) => (0.0, 0.0),
         };
         let point = Point {
@@ -805,6 +808,20 @@ impl<C, K: WindowCounter, const B: usize, const SLOTS: usize> fmt::Debug
             .field("saturated", &self.saturated.load(Relaxed))
             .field("raced", &self.raced.load(Relaxed))
             .finish_non_exhaustive()
+    }
+}
+
+/// The max of a slot whose largest value has key `key`: that key's value (rounded down to a
+/// part per million), or its top where the part straddles a bucket edge at `downshift`
+/// halvings below the finest scale (a rank just below that edge would otherwise count the
+/// max in). Integer operations only.
+fn max_of_key(key: u32, downshift: u32) -> f64 {
+    let (down, up) = (value_of_key(key), top_value_of_key(key));
+    let bucket = |v: f64| index::of_f64(v) >> downshift.min(31);
+    if bucket(down) == bucket(up) {
+        down
+    } else {
+        up
     }
 }
 
@@ -954,6 +971,24 @@ mod tests {
             clock.advance(SECOND);
         }
         assert_eq!(w.rescales(), 0, "{w:?}");
+    }
+
+    /// A max kept to a part per million is rounded up where that part straddles a bucket
+    /// edge: the snapshot's rank of the edge does not count a value above it.
+    #[test]
+    fn a_max_just_past_an_edge_is_not_ranked_below_it() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
+        let edge = 1048576.0; // 2^20: an edge at every scale
+        let v = f64::from_bits(f64::to_bits(edge) + 1); // the same part per million
+        w.record(v).unwrap();
+        let snapshot = w.snapshot();
+        assert_eq!(snapshot.rank(edge), Ok(0));
+        assert_eq!(snapshot.rank(v), Ok(1));
+        assert!(snapshot.max() >= Some(v));
+        // A round value keeps its exact max.
+        w.record_u64(3_000_000);
+        assert_eq!(w.snapshot().max(), Some(3e6));
     }
 
     #[test]
