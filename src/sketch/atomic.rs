@@ -77,9 +77,22 @@ pub(crate) fn value_of_key(key: u32) -> f64 {
     f64::from_bits(u64::from(key) << 32)
 }
 
+/// The max a sketch keeps for largest key `key`, the key's value (rounded down to a part
+/// per million) unless that part straddles an edge of `bin` (the bin of a value): then the
+/// key's top, for the max could lie in the bin above the rounded value, and a rank just
+/// below that edge would count it in.
+pub(crate) fn max_of_key(key: u32, bin: impl Fn(f64) -> i32) -> f64 {
+    let (down, up) = (value_of_key(key), top_value_of_key(key));
+    if bin(down) == bin(up) {
+        down
+    } else {
+        up
+    }
+}
+
 /// The largest value of key `key` (every value of that key is at or below it); `+inf` for
 /// the keys of infinity and NaN.
-pub(crate) fn top_value_of_key(key: u32) -> f64 {
+fn top_value_of_key(key: u32) -> f64 {
     if key >= INFINITY_KEY {
         f64::INFINITY
     } else {
@@ -723,15 +736,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     pub fn max(&self) -> Option<f64> {
         self.min()?;
         let key = self.max_key.load(Relaxed);
-        let (down, up) = (value_of_key(key), top_value_of_key(key));
-        // Rounded down, unless the part per million straddles a bin edge: the max could
-        // then lie in the bin above the rounded value, and a rank just below that edge
-        // would count it in.
-        if self.mapping.index(down) == self.mapping.index(up) {
-            Some(down)
-        } else {
-            Some(up)
-        }
+        Some(max_of_key(key, |v| self.mapping.index(v)))
     }
 
     /// Values above the range put in the top bin (and `+inf`). Kept in a 32-bit atomic

@@ -23,7 +23,7 @@ use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
 use crate::sketch::exponential::Point;
 use crate::sketch::{
-    key_of_f64, key_of_u64, top_value_of_key, value_of_key, ExponentialSketch, RecordError,
+    key_of_f64, key_of_u64, max_of_key, value_of_key, ExponentialSketch, RecordError,
 };
 use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
 
@@ -664,10 +664,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
         // The keys are of the non-zero values: a zero, if any, is the smallest.
         let (low, high) = slot.keys();
-        let downshift = config.map_or(0, |c| c.downshift);
+        // The max rounded up where it straddles a bucket edge at the slot's scale (integer
+        // operations only).
+        let downshift = config.map_or(0, |c| c.downshift).min(31);
+        let max = || max_of_key(high, |v| index::of_f64(v) >> downshift);
         let (min, max) = match (low <= high, zeros > 0) {
-            (true, false) => (value_of_key(low), max_of_key(high, downshift)),
-            (true, true) => (0.0, max_of_key(high, downshift)),
+            (true, false) => (value_of_key(low), max()),
+            (true, true) => (0.0, max()),
             (false, _) => (0.0, 0.0),
         };
         let point = Point {
@@ -808,20 +811,6 @@ impl<C, K: WindowCounter, const B: usize, const SLOTS: usize> fmt::Debug
             .field("saturated", &self.saturated.load(Relaxed))
             .field("raced", &self.raced.load(Relaxed))
             .finish_non_exhaustive()
-    }
-}
-
-/// The max of a slot whose largest value has key `key`: that key's value (rounded down to a
-/// part per million), or its top where the part straddles a bucket edge at `downshift`
-/// halvings below the finest scale (a rank just below that edge would otherwise count the
-/// max in). Integer operations only.
-fn max_of_key(key: u32, downshift: u32) -> f64 {
-    let (down, up) = (value_of_key(key), top_value_of_key(key));
-    let bucket = |v: f64| index::of_f64(v) >> downshift.min(31);
-    if bucket(down) == bucket(up) {
-        down
-    } else {
-        up
     }
 }
 
