@@ -758,7 +758,8 @@ fn integer_ranks_are_the_float_ranks() {
 }
 
 /// An atomic sketch keeps its min and max to a part per million: a value within that of
-/// the maximum, but below the edge of the maximum's bin, is not counted as at or above it.
+/// the maximum, but below the edge of the maximum's bin, is not counted as at or above it,
+/// and the max read is never above the largest value nor in another bin.
 #[test]
 fn ends_kept_to_a_part_per_million_never_count_across_a_bin_edge() {
     fn one<M: Edges, const N: usize>(layout: BinLayout<M, N>) {
@@ -783,6 +784,23 @@ fn ends_kept_to_a_part_per_million_never_count_across_a_bin_edge() {
                 assert_eq!(snapshot.rank(below), Ok(0), "{m:?} {edge:e}");
                 assert_eq!(snapshot.rank(edge), Ok(1), "{m:?} {edge:e}");
                 assert!(snapshot.max() >= Some(edge), "{m:?} {edge:e}");
+            }
+            // The max is never above the value, nor, for one just below the edge, past it.
+            for v in [edge, below] {
+                let atomic = AtomicSketch::with_layout(layout);
+                let window: Window<_, M, N> =
+                    Window::with_layout(&clock, layout, WindowConfig::new()).unwrap();
+                atomic.record(v).unwrap();
+                window.record(v).unwrap();
+                let maxes = [
+                    atomic.max(),
+                    window.quantile(1.0).unwrap(),
+                    atomic.snapshot().max(),
+                ];
+                for max in maxes.map(Option::unwrap) {
+                    assert!(max <= v && max >= v * (1.0 - 1e-6), "{m:?} {v:e}: {max:e}");
+                    assert_eq!(m.index(max), m.index(v), "{m:?} {v:e}: {max:e}");
+                }
             }
         }
     }

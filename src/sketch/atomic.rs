@@ -77,17 +77,35 @@ pub(crate) fn value_of_key(key: u32) -> f64 {
     f64::from_bits(u64::from(key) << 32)
 }
 
-/// The max a sketch keeps for largest key `key`, the key's value (rounded down to a part
-/// per million) unless that part straddles an edge of `bin` (the bin of a value): then the
-/// key's top, for the max could lie in the bin above the rounded value, and a rank just
-/// below that edge would count it in.
-pub(crate) fn max_of_key(key: u32, bin: impl Fn(f64) -> i32) -> f64 {
+/// The max a sketch keeps for largest key `key`: the key's value (rounded down to a part
+/// per million), unless that part straddles an edge of `bin` (the bin of a value) and the
+/// bin above the edge holds values (`occupied`): then the largest value lies in that bin,
+/// and the max is the edge, the bin's least value within the part. Either way the max is
+/// never above the largest value recorded, never more than a part per million below it,
+/// and in its bin, so a rank just below an edge never counts a max just past it.
+pub(crate) fn max_of_key<B: PartialEq>(
+    key: u32,
+    bin: impl Fn(f64) -> B,
+    occupied: impl Fn(&B) -> bool,
+) -> f64 {
     let (down, up) = (value_of_key(key), top_value_of_key(key));
-    if bin(down) == bin(up) {
-        down
-    } else {
-        up
+    let top = bin(up);
+    if bin(down) == top || !occupied(&top) {
+        return down;
     }
+    // The bins are monotone in the value: bisect the key's 2^32 values for the least one in
+    // the top bin (at most 32 steps, in a query, and only at an edge).
+    let (mut below, mut within) = (down.to_bits(), up.to_bits());
+    while below.saturating_add(1) < within {
+        // below + 1 < within: no wrap.
+        let mid = below.wrapping_add(within.wrapping_sub(below) >> 1);
+        if bin(f64::from_bits(mid)) == top {
+            within = mid;
+        } else {
+            below = mid;
+        }
+    }
+    f64::from_bits(within)
 }
 
 /// The largest value of key `key` (every value of that key is at or below it); `+inf` for
@@ -176,8 +194,8 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 ///   can never wrap, even with many recorders racing.
 /// * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
 ///   whose integer order is the numeric order for non-negative floats: exact to about one
-///   part per million (rounded down, and the max up where that part reaches into the next
-///   bin), inside the accuracy of any mapping coarser than that (every preset's), for
+///   part per million (rounded down, the max no further than the edge of its bin where that
+///   part reaches across one), inside the accuracy of any mapping coarser than that (every preset's), for
 ///   values from 2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less
 ///   (below about 2^-1042, none: its extreme reads 0). The `u64` path builds those bits with integer
 ///   operations only.
@@ -731,12 +749,24 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         (key != NO_MIN).then(|| value_of_key(key))
     }
 
-    /// The largest value recorded (to one part per million, rounded down, or up where that
-    /// part reaches into the next bin), or `None`.
+    /// The largest value recorded, or `None`: to one part per million, rounded down (to the
+    /// edge of its bin where that part reaches across one), so never above the value and
+    /// always in its bin.
     pub fn max(&self) -> Option<f64> {
         self.min()?;
         let key = self.max_key.load(Relaxed);
-        Some(max_of_key(key, |v| self.mapping.index(v)))
+        // The position of the bin a value lands in (None for the zero bin; the top bin for a
+        // value above the range).
+        let position = |v: f64| match self.layout().slot(self.mapping.index(v)) {
+            Slot::Zero => None,
+            Slot::Bin(pos) => Some(pos),
+            Slot::Top => Some(N.saturating_sub(1)),
+        };
+        let occupied = |pos: &Option<usize>| {
+            let counter = pos.map_or(Some(&self.zero), |pos| self.bins.get(pos));
+            counter.is_some_and(|c| c.load(Relaxed) > 0)
+        };
+        Some(max_of_key(key, position, occupied))
     }
 
     /// Values above the range put in the top bin (and `+inf`). Kept in a 32-bit atomic
