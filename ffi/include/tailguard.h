@@ -307,7 +307,7 @@ typedef struct tg_hedge_config {
    */
   uint32_t min_samples;
   /**
-   * The most budget tokens saved up (default 50).
+   * The most budget tokens saved up (default 50; 1 to 4294).
    */
   uint32_t budget_cap;
   /**
@@ -535,7 +535,8 @@ tg_status tg_version(uint32_t *out);
 /**
  * Initialises a token bucket in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
  * least `TG_TOKEN_BUCKET_SIZE`): `rate_per_s` tokens a second (in (0, 10^6]) up to
- * `burst` (1 to 1024), refilled from `clock`; it starts full. Writes the handle to `*out`.
+ * `burst` (1 to 1024, and at most 2^51 ns, about 26 days, of refill: `burst / rate_per_s`),
+ * refilled from `clock`; it starts full. Writes the handle to `*out`.
  * Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
  * TG_ERR_SIZE or TG_ERR_CONFIG.
  */
@@ -549,7 +550,7 @@ tg_status tg_token_bucket_init(void *storage,
 /**
  * Initialises a ratio budget in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
  * least `TG_RATIO_BUDGET_SIZE`): each request deposits `ratio` of a token (in [0, 1000]),
- * up to `cap` tokens (from 1); it starts full. Writes the handle to `*out`.
+ * up to `cap` tokens (1 to 4294); it starts full. Writes the handle to `*out`.
  * Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_SIZE or TG_ERR_CONFIG.
  */
 tg_status tg_ratio_budget_init(void *storage,
@@ -703,7 +704,8 @@ tg_status tg_hedge_config_default(struct tg_hedge_config *config);
  * Initialises a hedger of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
  * `clock`, configured by `*config` (null: the defaults), with a ratio budget of the
  * configuration's ratio and cap, in `size` bytes at `storage` (aligned to `TG_ALIGN`,
- * at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`.
+ * at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`. No other call may
+ * use the storage while this runs (an init again, to reset the hedger, included).
  * Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
  * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
  */
@@ -948,7 +950,8 @@ tg_status tg_window_config_default(struct tg_window_config *config);
  * Initialises an empty window of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
  * `clock`, configured by `*config` (null: the defaults), in `size` bytes at `storage`
  * (aligned to `TG_ALIGN`, at least `TG_WINDOW_<PRESET>_SIZE`), and writes its handle to
- * `*out`. Its first interval starts at the clock's current time.
+ * `*out`. Its first interval starts at the clock's current time. No other call may use
+ * the storage while this runs (an init again, to reset the window, included).
  * Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
  * TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
  */

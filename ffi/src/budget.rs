@@ -47,7 +47,8 @@ unsafe fn budget<'a, T>(h: *const u8, kind: Kind) -> Result<&'a T> {
 
 /// Initialises a token bucket in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
 /// least `TG_TOKEN_BUCKET_SIZE`): `rate_per_s` tokens a second (in (0, 10^6]) up to
-/// `burst` (1 to 1024), refilled from `clock`; it starts full. Writes the handle to `*out`.
+/// `burst` (1 to 1024, and at most 2^51 ns, about 26 days, of refill: `burst / rate_per_s`),
+/// refilled from `clock`; it starts full. Writes the handle to `*out`.
 /// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
 /// TG_ERR_SIZE or TG_ERR_CONFIG.
 #[no_mangle]
@@ -72,7 +73,7 @@ pub unsafe extern "C" fn tg_token_bucket_init(
 
 /// Initialises a ratio budget in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
 /// least `TG_RATIO_BUDGET_SIZE`): each request deposits `ratio` of a token (in [0, 1000]),
-/// up to `cap` tokens (from 1); it starts full. Writes the handle to `*out`.
+/// up to `cap` tokens (1 to 4294); it starts full. Writes the handle to `*out`.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_SIZE or TG_ERR_CONFIG.
 #[no_mangle]
 pub unsafe extern "C" fn tg_ratio_budget_init(

@@ -65,7 +65,7 @@ pub struct tg_hedge_config {
     pub max_pushback_ns: u64,
     /// Latencies needed before the percentile is trusted (default 20).
     pub min_samples: u32,
-    /// The most budget tokens saved up (default 50).
+    /// The most budget tokens saved up (default 50; 1 to 4294).
     pub budget_cap: u32,
     /// The delay's multiplier during a back-off (default 2).
     pub backoff_factor: u32,
@@ -258,7 +258,8 @@ pub unsafe extern "C" fn tg_hedge_config_default(config: *mut tg_hedge_config) -
 /// Initialises a hedger of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
 /// `clock`, configured by `*config` (null: the defaults), with a ratio budget of the
 /// configuration's ratio and cap, in `size` bytes at `storage` (aligned to `TG_ALIGN`,
-/// at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`.
+/// at least `TG_HEDGER_<PRESET>_SIZE`), and writes its handle to `*out`. No other call may
+/// use the storage while this runs (an init again, to reset the hedger, included).
 /// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
 /// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
 #[no_mangle]

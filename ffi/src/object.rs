@@ -192,7 +192,8 @@ pub(crate) unsafe fn init_image<T: Image>(
 pub(crate) unsafe fn preset_of(handle: *const u8, kind: Kind) -> Result<u32> {
     check_ptr(handle, TG_ALIGN)?;
     // SAFETY: not null and 8-aligned (checked); readable by the caller's contract. Objects
-    // never write their magic after `init`, so this read races with nothing.
+    // write their magic only in `init`, which no other call may overlap (the C contract,
+    // README's "Concurrency"), so this read races with nothing.
     let word = unsafe { handle.cast::<u64>().read() };
     if word & !0xffff != magic(kind, 0) {
         return Err(TG_ERR_UNINIT);

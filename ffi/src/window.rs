@@ -208,7 +208,8 @@ pub unsafe extern "C" fn tg_window_config_default(config: *mut tg_window_config)
 /// Initialises an empty window of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
 /// `clock`, configured by `*config` (null: the defaults), in `size` bytes at `storage`
 /// (aligned to `TG_ALIGN`, at least `TG_WINDOW_<PRESET>_SIZE`), and writes its handle to
-/// `*out`. Its first interval starts at the clock's current time.
+/// `*out`. Its first interval starts at the clock's current time. No other call may use
+/// the storage while this runs (an init again, to reset the window, included).
 /// Returns TG_OK, TG_ERR_NULL (also for a null `clock.now_ns`), TG_ERR_MISALIGNED,
 /// TG_ERR_SIZE, TG_ERR_PRESET or TG_ERR_CONFIG (the storage may then hold no object).
 #[no_mangle]

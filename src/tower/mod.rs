@@ -124,7 +124,9 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// Per request: the policy gives a copy of the request (none: pass through untouched),
 /// then the [`Targets`] give the hedger (none: pass through). The primary goes to the
 /// inner service at once; if the hedger says so, the copy goes to a clone of the inner service (which is
-/// polled for readiness first). The first result the policy counts as
+/// polled for readiness first: a backup waiting for it counts as sent, in
+/// [`Stats::hedges`](crate::hedge::Stats::hedges) and the budget, and as running, so a
+/// primary's failure then awaits it). The first result the policy counts as
 /// [`Outcome::Success`] is returned and the other attempt is dropped, which cancels it
 /// (for a hyper client, closes its connection). If both fail, the last failure is
 /// returned as it is. Up to the hedger's `max_hedges` backups are sent per request (the
