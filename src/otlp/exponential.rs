@@ -125,6 +125,11 @@ fn decode<C: Counter, const B: usize>(
             });
         })
         .map_err(|_| DecodeError::BeyondFloats { scale: found.scale })?;
+    // The sketch's sum reads clamped into what `count` values between min and max can sum
+    // to: a point's sum outside that is not the one the sketch gives back (but for the
+    // infinite sum of a max of +inf, which the sketch holds as f64::MAX, as a record does).
+    let (n, (min, max, sum)) = (found.count as f64, stats);
+    let sum_fits = sum >= n * min && (sum <= n * max || (sum.is_infinite() && max == f64::MAX));
     Ok(Decoded {
         // As for a `DDSketch`: added and saturated make the point's count.
         added: found.count.saturating_sub(saturated),
@@ -135,7 +140,7 @@ fn decode<C: Counter, const B: usize>(
             0
         },
         scale: found.scale,
-        exact_stats: exact && saturated == 0,
+        exact_stats: exact && saturated == 0 && sum_fits,
         times: found.times,
         ..Decoded::default()
     })
@@ -383,6 +388,28 @@ mod tests {
             .double(12, f64::INFINITY)
             .double(13, f64::INFINITY);
         assert_eq!(decode(top), (true, f64::MAX, f64::MAX, f64::MAX));
+        // A sum no two values in [9, 40] can make reads back clamped: not the point's.
+        let (exact, _, _, sum) = decode(with(9.0, 40.0, 1e300));
+        assert_eq!((exact, sum), (false, 80.0));
+    }
+
+    #[test]
+    fn zeros_and_counts_past_u64_max_are_counted_as_saturated() {
+        let mut s = ExponentialSketch::<u16, 64>::new();
+        let r = decode_into(&point(0, 0, &[], u64::MAX).0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated), (u64::MAX, 0));
+        let r = decode_into(&point(0, 0, &[], 5).0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated), (0, 5));
+        assert_eq!(
+            (s.count(), s.zero_count(), s.saturated()),
+            (u64::MAX, u64::MAX, 5)
+        );
+        // Values in buckets past the count's end: the excess is counted too.
+        let mut s = ExponentialSketch::<u16, 64>::new();
+        decode_into(&point(0, 0, &[], u64::MAX - 1).0, &mut s).unwrap();
+        let r = decode_into(&point(0, 3, &[10], 0).0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated), (1, 9));
+        assert_eq!((s.count(), s.saturated()), (u64::MAX, 9));
     }
 
     #[test]

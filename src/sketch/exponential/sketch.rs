@@ -384,12 +384,28 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
                 }
             });
         }
-        self.zero_count = self.zero_count.saturating_add(theirs.zero_count);
-        self.count = self.count.saturating_add(theirs.count);
+        // The zeros and the count stop at u64::MAX; what would pass it is dropped, and
+        // counted as saturated (a zero leaves the sums as they are).
+        let zeros = theirs
+            .zero_count
+            .min(u64::MAX.wrapping_sub(self.zero_count));
+        let lost_zeros = theirs.zero_count.wrapping_sub(zeros);
+        self.zero_count = self.zero_count.wrapping_add(zeros);
+        let total = u128::from(self.count)
+            .saturating_add(u128::from(theirs.count.saturating_sub(lost_zeros)));
+        self.count = u64::try_from(total).unwrap_or(u64::MAX);
         self.float_stats.fold(f.min, f.max, f.sum);
         self.int_stats.fold(i, self.count);
-        self.forget(own_loss);
-        self.forget(other_loss)
+        let own = u128::from(self.forget(own_loss));
+        let other = self.forget(other_loss);
+        let held = total.saturating_sub(own).saturating_sub(u128::from(other));
+        let over = u64::try_from(held.saturating_sub(u128::from(u64::MAX))).unwrap_or(u64::MAX);
+        self.count = u64::try_from(held).unwrap_or(u64::MAX);
+        self.saturated = self
+            .saturated
+            .saturating_add(lost_zeros)
+            .saturating_add(over);
+        other.saturating_add(lost_zeros).saturating_add(over)
     }
 
     /// Adds the values of an OpenTelemetry data point (the [`otlp`](crate::otlp)
