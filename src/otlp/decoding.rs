@@ -403,8 +403,15 @@ impl Accumulated {
         let sum = found.sum.filter(|&v| v >= 0.0);
         match (min, max, sum) {
             (Some(min), Some(max), Some(sum)) if min <= max => {
-                // Never below zero (an estimate a hair above what it stands for).
-                let sum = (non_negative(sum) - self.dropped).max(0.0);
+                // Never below zero (an estimate a hair above what it stands for); an
+                // infinite sum less the infinite estimate of values near f64::MAX (NaN)
+                // stays infinite.
+                let kept = non_negative(sum) - self.dropped;
+                let sum = if kept.is_nan() {
+                    f64::INFINITY
+                } else {
+                    kept.max(0.0)
+                };
                 (min, max, sum, true)
             }
             _ => (self.min, self.max, self.sum, false),
@@ -635,6 +642,22 @@ mod tests {
         assert_eq!(report.saturated, (5_000_000_000 - full) + 1);
         assert_eq!(s.saturated(), report.saturated);
         assert_eq!(s.count(), 2 * full + 1);
+    }
+
+    #[test]
+    fn an_infinite_sum_stays_infinite_when_a_full_bin_drops_values_near_the_top() {
+        let mut s =
+            DDSketch::<OtelMapping, 1100>::new(OtelMapping::with_scale(0).unwrap(), 1.0).unwrap();
+        let m = point(0, 996, &[5_000_000_000], 0) // 1e300 is in (2^996, 2^997]
+            .double(5, f64::INFINITY)
+            .double(12, 1e300)
+            .double(13, 1e300);
+        let r = decode_into(&m.0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated), (u64::from(u32::MAX), 705_032_705));
+        assert_eq!(
+            (s.sum(), s.min(), s.max()),
+            (f64::INFINITY, Some(1e300), Some(1e300))
+        );
     }
 
     #[test]
