@@ -11,7 +11,8 @@ const UNITS_PER_TOKEN: u32 = 1_000_000;
 /// whole token; the balance is capped.
 ///
 /// So over any run, `hedges granted <= ratio * requests + cap` (plus the optional minimum
-/// allowance), exactly: the balance is integer millionths of a token (0.6 means 60 %, not
+/// allowance), exactly, with the ratio as kept ([`ratio`](Self::ratio): the one given,
+/// rounded to the nearest millionth, so up to twice a ratio below 1e-6): the balance is integer millionths of a token (0.6 means 60 %, not
 /// 100 % as with a truncated float), and the check and the withdrawal are one
 /// compare-and-swap, so racing threads can never overdraw it. It starts full.
 ///
@@ -206,11 +207,17 @@ impl<C: Clock> Budget for RatioBudget<C> {
 
     fn penalize(&self, tokens: u32) {
         let units = tokens.saturating_mul(UNITS_PER_TOKEN);
-        let _ = self
+        let before = match self
             .balance
-            .fetch_update(Relaxed, Relaxed, |b| Some(b.saturating_sub(units)));
-        if let Some(allowance) = &self.allowance {
-            allowance.penalize(tokens);
+            .fetch_update(Relaxed, Relaxed, |b| Some(b.saturating_sub(units)))
+        {
+            Ok(b) | Err(b) => b,
+        };
+        // The rest from the allowance, in whole tokens (rounded down: at most `tokens` in
+        // all).
+        let rest = units.saturating_sub(before) / UNITS_PER_TOKEN;
+        if let (Some(allowance), true) = (&self.allowance, rest > 0) {
+            allowance.penalize(rest);
         }
     }
 
@@ -319,5 +326,23 @@ mod tests {
         assert_eq!((b.granted(), b.denied()), (3, 2));
         assert_eq!(b.ratio(), 0.1);
         assert_eq!(b.cap(), 1);
+    }
+
+    #[test]
+    fn a_penalty_takes_its_tokens_once_from_the_ratio_then_the_allowance() {
+        let clock = ManualClock::new();
+        let b = RatioBudget::new(0.5, 3)
+            .unwrap()
+            .with_min_allowance(3.0, &clock)
+            .unwrap();
+        assert_eq!(b.balance(), 6.0);
+        b.penalize(1);
+        assert_eq!(b.balance(), 5.0);
+        b.penalize(3); // two from the ratio balance, one from the allowance
+        assert_eq!(b.balance(), 2.0);
+        b.on_request(); // half a token: a penalty of one takes it and nothing else
+        b.penalize(1);
+        assert_eq!(b.balance(), 2.0);
+        assert_eq!((0..5).filter(|_| b.try_acquire()).count(), 2);
     }
 }
