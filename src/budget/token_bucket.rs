@@ -40,6 +40,11 @@ const MAX_RATE: f64 = 1e6;
 ///   grants more than `burst + rate * (total forward movement of the clock)`, and a clock
 ///   that went back costs at most one burst.
 ///
+/// One exception, 584 years out: in the last 8.6 s of the range (readings from
+/// `2^64 - 2^33` ns after the bucket's origin), whose two 4.3 s eras share one era word, a
+/// bucket whose burst refills in under about 8.4 ms (8 ns ticks) may read a stamp from the
+/// era before as long ago, and grant one burst more than that bound.
+///
 /// ```
 /// use core::time::Duration;
 /// use tailguard::budget::{Budget, TokenBucket};
