@@ -24,9 +24,9 @@
 //! The index is exact: for a `u64`, the bucket of the integer itself (not of its nearest
 //! `f64`); for an `f64`, of the float. The SDKs compute `floor(ln(v) * 2^scale / ln 2)` at
 //! scales above 0, which may put a value within about `2^-50` (relative) of a bucket edge
-//! in the neighbouring bucket (see [`OtelMapping`](super::OtelMapping)'s docs): there, and
-//! only there, this sketch and an SDK can disagree. Powers of two (edges at every scale)
-//! both special-case exactly.
+//! in the neighbouring bucket (see [`OtelMapping`](super::OtelMapping)'s docs): there this
+//! sketch and an SDK can disagree, and on integers of 2^53 or more, which an SDK rounds to
+//! a float first. Powers of two (edges at every scale) both special-case exactly.
 //!
 //! Scale 8 is the finest because of the tables: 256 `u64` edges are 2 KiB of flash (and
 //! the slices' counts 512 bytes), and each finer scale would double them. It is Prometheus's finest native-histogram schema

@@ -30,8 +30,8 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 ///   them; [`quantile`](Self::quantile)s within [`relative_accuracy`](Self::relative_accuracy)
 ///   of the exact sample quantile, the accuracy of the scale it is at.
 /// * NaN and negative values are refused with a [`RecordError`]; `-0.0` is a zero; `+inf`
-///   is recorded as `f64::MAX` (its bucket in the SDKs) and counted by
-///   [`clamped`](Self::clamped).
+///   is recorded as `f64::MAX` and counted by [`clamped`](Self::clamped) (the Python
+///   SDK drops non-finite values: equality with it is for finite ones).
 /// * A bucket that is full drops the value, counted by [`saturated`](Self::saturated)
 ///   and left out of count, min, max and sum (a downscale or merge whose sums overflow a
 ///   counter drops the excess too, its value estimated from its bucket).
@@ -53,8 +53,10 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 /// The bucket is exact: for a `u64` the integer's own (not its nearest `f64`'s), for an
 /// `f64` the float's. At scales above 0 the SDKs compute `floor(ln(v) * 2^scale / ln 2)`,
 /// which may put a value within about `2^-50` (relative) of a bucket edge in the bucket
-/// beside it (see [`OtelMapping`]): there, and only there, this sketch and an SDK can
-/// disagree. Powers of two, edges at every scale, are exact in both.
+/// beside it (see [`OtelMapping`]): there this sketch and an SDK can disagree. So can they
+/// on an integer of 2^53 or more, which an SDK rounds to a float first (2^56 + 1 is 2^56
+/// to it, a bucket lower), and the different buckets can end at different scales.
+/// Powers of two, edges at every scale, are exact in both.
 ///
 /// Scale 8 is the finest because of the tables' flash: 256 `u64` edges are 2 KiB (and the
 /// slices' counts 512 bytes), and each finer scale doubles that. It is Prometheus's finest native-histogram schema too, and
