@@ -797,7 +797,8 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
 
     /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum
     /// is derived from the bins (each bin's value clamped into `[min, max]`); min and max
-    /// are this sketch's.
+    /// are this sketch's, but for a record under way (its bin added, its extremes not yet
+    /// moved), whose bin's value stands in for them.
     pub fn snapshot(&self) -> DDSketch<M, N> {
         let mut sketch = DDSketch::with_layout(self.layout());
         self.add_into(&mut sketch);
@@ -816,28 +817,67 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         let extremes = self.min().zip(self.max());
         // Each bin's value clamped into [min, max], as `add_counts` values what it drops
         // (max-then-min, not `f64::clamp`, which panics when its bounds cross).
-        let (low, high) = extremes.unwrap_or((0.0, 0.0));
+        let (low, high) = extremes.unwrap_or((0.0, f64::INFINITY));
         let mut sum = 0.0;
+        // The lowest and highest occupied bins' indices, as read.
+        let mut occupied: Option<(i32, i32)> = None;
         let bins = (self.min_index..)
             .zip(self.bins.iter())
             .map(|(index, bin)| {
                 let count = bin.load(Relaxed);
                 if count > 0 {
                     sum += f64::from(count) * self.mapping.value(index).max(low).min(high);
+                    occupied = Some(occupied.map_or((index, index), |(lo, _)| (lo, index)));
                 }
                 count
             });
+        let zeros = self.zero.load(Relaxed);
         let dropped = target.add_counts(
-            self.zero.load(Relaxed),
+            zeros,
             bins,
             self.clamped(),
             self.saturated(),
             Extremes::of(extremes, None),
         );
-        if let Some((min, max)) = extremes {
+        if let Some((min, max)) = self.extremes_of_bins(extremes, occupied, zeros > 0) {
             target.add_float_stats(min, max, sum);
             // What did not fit in `target`'s bins leaves the sum, as in `DDSketch::merge`.
             target.forget_dropped(dropped);
+        }
+    }
+
+    /// The min and max of a snapshot whose bins were read as `occupied` (and the zero bin
+    /// as `zeros`), from the `extremes` read before them. A record adds to its bin before
+    /// it moves the extremes, so the bins may hold a value the extremes do not yet show:
+    /// a min or max is then brought to that bin's value (within the accuracy of the value
+    /// itself), and extremes not yet written at all are the bins'.
+    fn extremes_of_bins(
+        &self,
+        extremes: Option<(f64, f64)>,
+        occupied: Option<(i32, i32)>,
+        zeros: bool,
+    ) -> Option<(f64, f64)> {
+        let value = |index: i32| self.mapping.value(index);
+        // The bin a value lands in: one above the range, the top bin (N >= 1).
+        let top = self.min_index.saturating_add(N.saturating_sub(1) as i32);
+        let bin = |v: f64| self.mapping.index(v).min(top);
+        match (extremes, occupied) {
+            (Some((min, max)), Some((lo, hi))) => {
+                let min = if !zeros && bin(min) > lo {
+                    value(lo)
+                } else {
+                    min
+                };
+                let max = if bin(max) < hi {
+                    value(hi)
+                } else {
+                    max
+                };
+                Some((min, max.max(min)))
+            }
+            (Some(extremes), None) => Some(extremes),
+            (None, Some((lo, hi))) => Some((if zeros { 0.0 } else { value(lo) }, value(hi))),
+            (None, None) => zeros.then_some((0.0, 0.0)),
         }
     }
 
@@ -941,6 +981,39 @@ mod tests {
                 last = k;
             }
         }
+    }
+
+    /// A snapshot taken between a record's bin add and its extremes' update: the bins'
+    /// values stand in for the extremes not yet written, or not yet moved.
+    #[test]
+    fn a_snapshot_mid_record_takes_its_extremes_from_the_bins() {
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        let index = |v: u64| s.mapping.index_u64(v);
+        let _ = s.add_one(index(5_000_000)); // the bin only: no extremes yet
+        let snapshot = s.snapshot();
+        let bin_value = s.mapping.value(index(5_000_000));
+        assert_eq!(
+            (snapshot.min(), snapshot.max()),
+            (Some(bin_value), Some(bin_value))
+        );
+        assert!((snapshot.quantile(0.5).unwrap().unwrap() / 5e6 - 1.0).abs() <= 0.01);
+        assert_eq!(snapshot.rank(4.5e6), Ok(0));
+
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        s.record_u64(4_000_000);
+        let _ = s.add_one(index(5_000_000)); // above the max, which has not moved yet
+        let _ = s.add_one(index(3_000_000)); // below the min
+        let snapshot = s.snapshot();
+        assert_eq!(snapshot.max(), Some(bin_value));
+        assert_eq!(snapshot.min(), Some(s.mapping.value(index(3_000_000))));
+        assert_eq!(snapshot.rank(4.5e6), Ok(2));
+        // Only zeros, with no extremes yet: 0.
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        let _ = s.add_one(i32::MIN);
+        assert_eq!(
+            (s.snapshot().min(), s.snapshot().max()),
+            (Some(0.0), Some(0.0))
+        );
     }
 
     #[test]

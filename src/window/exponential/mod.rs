@@ -680,6 +680,25 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             (true, true) => (0.0, max()),
             (false, _) => (0.0, 0.0),
         };
+        // A record adds to its bucket before it widens the keys: buckets the keys do not
+        // reach yet (a record under way) bring the extremes to their values.
+        let bucket = |v: f64| i64::from(index::of_f64(v) >> downshift);
+        let value = |i: i64| crate::sketch::IndexMapping::value(&mapping, i as i32);
+        let (min, max) = match span {
+            Some((lo, hi)) => (
+                if zeros == 0 && (low > high || bucket(min) > lo) {
+                    value(lo)
+                } else {
+                    min
+                },
+                if low > high || bucket(max) < hi {
+                    value(hi)
+                } else {
+                    max
+                },
+            ),
+            None => (min, max),
+        };
         let point = Point {
             scale,
             span,
@@ -1000,6 +1019,41 @@ mod tests {
             let bucket = |v| index::of_f64(v) >> (FINEST_SCALE - snapshot.scale());
             assert_eq!(bucket(max), bucket(v), "{v:e}: {max:e}");
         }
+    }
+
+    /// A snapshot between a record's bucket add and its keys' update: the buckets' values
+    /// stand in for extremes not yet written, or not yet moved.
+    #[test]
+    fn a_snapshot_mid_record_takes_its_extremes_from_the_buckets() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
+        w.record_u64(4_000_000); // configures the slot
+        let slot = w.physical(w.current.load(Acquire));
+        assert!(slot.add_to_bucket_only(index::of_u64(5_000_000)));
+        let snapshot = w.snapshot();
+        let max = snapshot.max().unwrap();
+        assert!(
+            (max / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
+            "{max}"
+        );
+        assert_eq!(snapshot.rank(4.5e6), Ok(1));
+        // A slot whose keys no record has written yet: the buckets' values, not 0.
+        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
+        w.record_u64(4_000_000);
+        let slot = w.physical(w.current.load(Acquire));
+        let _ = slot.close_and_clear(|_, _| {});
+        slot.reopen(slot.state(), slot.state().config());
+        assert!(slot.add_to_bucket_only(index::of_u64(5_000_000)));
+        let snapshot = w.snapshot();
+        let (min, max) = (snapshot.min().unwrap(), snapshot.max().unwrap());
+        assert!(
+            (min / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
+            "{min}"
+        );
+        assert!(
+            (max / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
+            "{max}"
+        );
     }
 
     #[test]

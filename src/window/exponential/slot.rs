@@ -180,6 +180,17 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
         }
     }
 
+    /// The first half of a record of finest index `fine`: its bucket's counter, not the
+    /// keys (what a snapshot racing a record can see). Whether it was counted.
+    #[cfg(all(test, not(loom)))]
+    pub(super) fn add_to_bucket_only(&self, fine: i32) -> bool {
+        let state = self.state();
+        let cell = state
+            .config()
+            .and_then(|c| self.cell(c, fine >> c.downshift));
+        cell.is_some_and(|cell| matches!(K::add_one(cell, state.tag()), Added::Counted(_)))
+    }
+
     /// Takes the extremes' keys `low` and `high` in.
     #[inline(always)]
     fn widen_keys(&self, low: u32, high: u32) {
