@@ -72,11 +72,14 @@ class Sketch:
         """The value at quantile `q` in [0, 1]; None if empty; ValueError on a bad `q`."""
     def quantiles(self, qs: Sequence[float]) -> List[Optional[float]]: ...
     def rank(self, v: float) -> int:
-        """How many values are at most `v`; ValueError if `v` is NaN."""
+        """How many values are at most `v`, counted by bins: at least the exact count at
+        `v`, at most the exact count at `v * (1 + alpha) / (1 - alpha)`; ValueError if
+        `v` is NaN."""
     def fraction_at_or_below(self, v: float) -> Optional[float]: ...
     def merge(self, other: "Sketch") -> None:
         """Adds `other`'s values; ValueError if its preset differs, TypeError if it is
-        not a Sketch."""
+        not a Sketch, RuntimeError if either is in use (another thread, or an iterator
+        a record_many is reading)."""
     def clear(self) -> None: ...
     def copy(self) -> "Sketch": ...
     def __copy__(self) -> "Sketch": ...

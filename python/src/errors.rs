@@ -49,6 +49,23 @@ pub fn to_f64(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     })
 }
 
+/// `obj` as an `f64` to compare values with: as [`to_f64`], but an int too large for a
+/// float is `+inf` (or, negative, `-inf`), beyond every value, as it is.
+pub fn to_f64_or_infinite(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    obj.extract::<f64>().or_else(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            let negative = obj.lt(0)?;
+            Ok(if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            })
+        } else {
+            Err(e)
+        }
+    })
+}
+
 /// `obj` as a `u32` count: the errors of [`to_u64`], and a `ValueError` above `2**32 - 1`.
 pub fn to_count(obj: &Bound<'_, PyAny>) -> PyResult<u32> {
     let n = to_u64(obj, "n")?;

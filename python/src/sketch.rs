@@ -1,11 +1,11 @@
 //! The Python `Sketch` class: a preset sketch, its records, queries, merge and codecs.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::codecs::{self, PyOtlpDecoded, PyRebinned};
-use crate::errors::{to_count, to_f64, to_u64, value_error};
+use crate::errors::{to_count, to_f64, to_f64_or_infinite, to_u64, value_error};
 use crate::preset::{each, AnySketch, NAMES};
 
 /// A DDSketch of one of tailguard's presets, in nanoseconds (1 µs to 100 s, or 100 µs to
@@ -87,41 +87,50 @@ impl Sketch {
 
     /// The value at quantile `q` in [0, 1] (0 = min, 1 = max), within the relative accuracy
     /// of the exact `sorted[floor(q * (count - 1))]`; None if empty. ValueError on a `q`
-    /// outside [0, 1] or NaN.
-    fn quantile(&self, q: f64) -> PyResult<Option<f64>> {
+    /// outside [0, 1] or NaN (an int too large for a float included).
+    fn quantile(&self, q: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let q = to_f64(q)?;
         each!(&self.inner, s => s.quantile(q)).map_err(value_error)
     }
 
     /// `[self.quantile(q) for q in qs]`.
-    fn quantiles(&self, qs: Vec<f64>) -> PyResult<Vec<Option<f64>>> {
-        qs.into_iter().map(|q| self.quantile(q)).collect()
+    fn quantiles(&self, qs: &Bound<'_, PyAny>) -> PyResult<Vec<Option<f64>>> {
+        qs.try_iter()?.map(|q| self.quantile(&q?)).collect()
     }
 
-    /// How many recorded values are at most `v` (within the relative accuracy of `v`).
-    /// ValueError if `v` is NaN.
-    fn rank(&self, v: f64) -> PyResult<u64> {
+    /// How many recorded values are at most `v`, counted by bins: at least the exact count
+    /// at `v`, at most the exact count at `v * (1 + alpha) / (1 - alpha)` (alpha being
+    /// `relative_accuracy`). ValueError if `v` is NaN; an int too large for a float is
+    /// beyond every value (or, negative, below).
+    fn rank(&self, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let v = to_f64_or_infinite(v)?;
         each!(&self.inner, s => s.rank(v)).map_err(value_error)
     }
 
     /// The fraction of recorded values at most `v` (`rank(v) / count`); None if empty.
-    fn fraction_at_or_below(&self, v: f64) -> PyResult<Option<f64>> {
+    fn fraction_at_or_below(&self, v: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let v = to_f64_or_infinite(v)?;
         each!(&self.inner, s => s.fraction_at_or_below(v)).map_err(value_error)
     }
 
     /// Adds `other`'s values (a Sketch of the same preset, possibly `self`). ValueError if
-    /// it is another preset (nothing changes), TypeError if it is not a Sketch.
+    /// it is another preset (nothing changes), TypeError if it is not a Sketch,
+    /// RuntimeError if either is in use (by another thread, or by an iterator a
+    /// `record_many` is reading): nothing changes then either.
     fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        let in_use =
+            |e: &dyn std::fmt::Display| PyRuntimeError::new_err(format!("sketch in use: {e}"));
         // `s.merge(s)` would borrow one object mutably and shared at once: copy it first.
         let copy;
         let borrowed;
         let other: &AnySketch = if slf.is(other) {
-            copy = slf.borrow().inner.clone();
+            copy = slf.try_borrow().map_err(|e| in_use(&e))?.inner.clone();
             &copy
         } else {
-            borrowed = other.borrow();
+            borrowed = other.try_borrow().map_err(|e| in_use(&e))?;
             &borrowed.inner
         };
-        let mut this = slf.borrow_mut();
+        let mut this = slf.try_borrow_mut().map_err(|e| in_use(&e))?;
         if this.inner.merge(other) {
             Ok(())
         } else {
@@ -147,7 +156,8 @@ impl Sketch {
         self.clone()
     }
 
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+    fn __deepcopy__(&self, memo: &Bound<'_, PyAny>) -> Self {
+        let _ = memo; // nothing shared to record: a sketch holds no Python objects
         self.clone()
     }
 

@@ -220,6 +220,15 @@ class QueryTest(unittest.TestCase):
                 s.rank(float("nan"))
             with self.assertRaises(ValueError):
                 s.fraction_at_or_below(float("nan"))
+            # An int beyond the floats is beyond every value, or below.
+            self.assertEqual(s.rank(10**400), n)
+            self.assertEqual(s.rank(-(10**400)), 0)
+            self.assertEqual(s.fraction_at_or_below(10**400), 1.0)
+            for q in (10**400, -(10**400)):
+                with self.assertRaises(ValueError):
+                    s.quantile(q)
+                with self.assertRaises(ValueError):
+                    s.quantiles([0.5, q])
 
     def test_stats(self):
         for s in self.sketches.values():
@@ -287,6 +296,29 @@ class LifecycleTest(unittest.TestCase):
             self.assertIsNot(t, s)
         s.record(3e6)
         self.assertEqual(c.count, 2)
+        # The stub's keyword: memo.
+        self.assertEqual(s.__deepcopy__(memo={}).count, 1)
+
+    def test_merge_of_a_sketch_in_use_is_a_runtime_error(self):
+        s, t = Sketch("log"), Sketch("log")
+        t.record(1e6)
+
+        def merging():
+            yield 2e6
+            t.merge(s)  # s is being recorded into
+            yield 3e6
+
+        with self.assertRaisesRegex(RuntimeError, "in use"):
+            s.record_many(merging())
+
+        def merged_into():
+            yield 2e6
+            s.merge(t)  # into s, which is being recorded into
+            yield 3e6
+
+        with self.assertRaisesRegex(RuntimeError, "in use"):
+            s.record_many(merged_into())
+        self.assertEqual((s.count, t.count), (0, 1))
 
     def test_bins_hold_every_value(self):
         s = Sketch("int_coarse")
