@@ -42,10 +42,16 @@ static HEDGER: IntHedger<Clock, &RatioBudget> = match IntHedger::with_origin(
     Err(_) => panic!("invalid hedge configuration"),
 };
 
-/// Records a response's latency, in milliseconds.
+/// Records a response's latency, in milliseconds: 1 if recorded, 0 if refused (NaN, which
+/// JavaScript's `undefined` and non-numeric strings become, or a negative latency), as the
+/// library refuses them. `Infinity` is recorded as the longest latency (saturated).
 #[no_mangle]
-pub extern "C" fn record_ms(latency: f64) {
+pub extern "C" fn record_ms(latency: f64) -> i32 {
+    if latency.is_nan() || latency < 0.0 {
+        return 0;
+    }
     HEDGER.record(Duration::from_nanos((latency * 1e6) as u64));
+    1
 }
 
 /// The delay after which a backup should go out, in milliseconds; -1 while the hedger has
