@@ -79,8 +79,9 @@ pub struct DDSketch<M, const N: usize> {
 impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
     ///
-    /// Errors if `min_value` is not a positive normal finite number
-    /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
+    /// Errors if `min_value` is not a positive normal finite number, or shares zero's bin
+    /// ([`ConfigError::InvalidMinValue`]: only a mapping coarse enough, alpha near 1, near
+    /// `f64::MIN_POSITIVE`), or the bin indices overflow.
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
     }
@@ -1159,6 +1160,32 @@ mod tests {
             Some(ConfigError::RangeOverflow)
         );
         assert!(Sketch::with_relative_accuracy(0.01, f64::MIN_POSITIVE).is_ok());
+        // A mapping so coarse that MIN_POSITIVE's bin is zero's: zeros would be counted
+        // in it. Every mapping, near 1 and at the preset accuracies.
+        use crate::sketch::{CubicMapping, IntMapping, LogMapping};
+        fn zero_apart<M: IndexMapping>(alpha: f64, min: f64) -> bool {
+            match DDSketch::<M, 300>::with_relative_accuracy(alpha, min) {
+                Ok(mut s) => {
+                    s.record(0.0).unwrap();
+                    assert_eq!(s.zero_count(), 1, "{alpha} {min:e}");
+                    true
+                }
+                Err(e) => {
+                    assert_eq!(e, ConfigError::InvalidMinValue, "{alpha} {min:e}");
+                    false
+                }
+            }
+        }
+        assert!(!zero_apart::<CubicMapping>(0.99, f64::MIN_POSITIVE));
+        for alpha in [0.5, 0.9, 0.99, 0.999999] {
+            for min in [f64::MIN_POSITIVE, 1e-300, 1e-3, 1.0] {
+                zero_apart::<CubicMapping>(alpha, min);
+                zero_apart::<LogMapping>(alpha, min);
+                zero_apart::<IntMapping>(alpha, min);
+            }
+        }
+        assert!(zero_apart::<CubicMapping>(0.99, 1e-300));
+        assert!(zero_apart::<LogMapping>(0.01, f64::MIN_POSITIVE));
     }
 
     #[test]

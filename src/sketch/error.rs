@@ -11,9 +11,11 @@ pub enum ConfigError {
     /// The relative accuracy is not in (0, 1), or a mapping's gamma is not above 1, or
     /// the mapping supports no accuracy that fine.
     InvalidAccuracy,
-    /// The smallest trackable value is not a positive normal finite number. Subnormals are
-    /// refused: [`CubicMapping`](super::CubicMapping) and [`IntMapping`](super::IntMapping) read the float's exponent field, which
-    /// a subnormal does not have, and would put it in the wrong bin.
+    /// The smallest trackable value is not a positive normal finite number, or its bin is
+    /// zero's. Subnormals are refused: [`CubicMapping`](super::CubicMapping) and
+    /// [`IntMapping`](super::IntMapping) read the float's exponent field, which a subnormal
+    /// does not have, and would put it in the wrong bin; and with a mapping coarse enough
+    /// (alpha near 1), a value near `f64::MIN_POSITIVE` shares its bin with zero.
     InvalidMinValue,
     /// The largest value of a range ([`DDSketch::for_range`](super::DDSketch::for_range)) is NaN, infinite or below
     /// the smallest.

@@ -60,8 +60,8 @@ pub(crate) enum Slot {
 
 impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     /// The layout whose lowest bin holds `min_value`, if `min_value` is a positive normal
-    /// finite number ([`ConfigError::InvalidMinValue`]) and every bin index fits in an
-    /// `i32` ([`ConfigError::RangeOverflow`]).
+    /// finite number whose bin is above zero's ([`ConfigError::InvalidMinValue`]) and every
+    /// bin index fits in an `i32` ([`ConfigError::RangeOverflow`]).
     pub(crate) fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         // Not subnormal: the cubic and integer mappings read the exponent field, which
         // subnormals lack, so their bins there are not within alpha. (Subnormal values below
@@ -71,7 +71,14 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         if !(min_value >= f64::MIN_POSITIVE && min_value.is_finite()) {
             return Err(ConfigError::InvalidMinValue);
         }
-        Self::from_min_index(mapping, mapping.index(min_value))
+        let min_index = mapping.index(min_value);
+        // The cubic and integer mappings give zero (and the subnormals) the index of 2^-1023:
+        // with a mapping coarse enough, that is `MIN_POSITIVE`'s bin, and zeros would be
+        // counted in it rather than in the zero bin.
+        if mapping.index(0.0) >= min_index {
+            return Err(ConfigError::InvalidMinValue);
+        }
+        Self::from_min_index(mapping, min_index)
     }
 
     /// The layout whose lowest bin has mapping index `min_index`, if every bin index fits
