@@ -5,7 +5,7 @@
 use super::message::{walk, Event, Sign};
 use super::{DecodeError, OtelSketch, Timestamps};
 use crate::sketch::mapping::near_edge;
-use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
+use crate::sketch::{sum_bounds, DDSketch, IndexMapping, OtelMapping};
 use crate::wire::{Range, Side, Tally};
 
 /// What [`decode_into`] added to the sketch.
@@ -403,6 +403,12 @@ impl Accumulated {
         let sum = found.sum.filter(|&v| v >= 0.0);
         match (min, max, sum) {
             (Some(min), Some(max), Some(sum)) if min <= max => {
+                // The sketch's sum reads clamped into what `count` values between min and
+                // max can sum to: a sum outside that is not the one it gives back (but for
+                // the infinite sum of a max of +inf, held as the end of the range).
+                let (low, high) = sum_bounds(found.count, min, max);
+                let held_infinity = found.max == Some(f64::INFINITY);
+                let fits = sum >= low && (sum <= high || (sum.is_infinite() && held_infinity));
                 // Never below zero (an estimate a hair above what it stands for); an
                 // infinite sum less the infinite estimate of values near f64::MAX (NaN)
                 // stays infinite.
@@ -412,7 +418,7 @@ impl Accumulated {
                 } else {
                     kept.max(0.0)
                 };
-                (min, max, sum, true)
+                (min, max, sum, fits)
             }
             _ => (self.min, self.max, self.sum, false),
         }
@@ -671,9 +677,13 @@ mod tests {
             (r.exact_stats, s.min().unwrap(), s.max().unwrap(), s.sum())
         };
         assert_eq!(decode(with(9.0, 40.0, 49.0)), (true, 9.0, 40.0, 49.0));
-        // An infinite sum (an overflowed one, or one holding +inf) costs no exact min.
+        // An infinite sum two values in [9, 40] cannot make costs no exact min or max; the
+        // sum reads clamped to what they can make, which the report says is not the
+        // message's. So does 1e300.
         let inf = f64::INFINITY;
-        assert_eq!(decode(with(9.0, 40.0, inf)), (true, 9.0, 40.0, inf));
+        let most = sum_bounds(2, 9.0, 40.0).1; // 80, to a part in 10^12
+        assert_eq!(decode(with(9.0, 40.0, inf)), (false, 9.0, 40.0, most));
+        assert_eq!(decode(with(9.0, 40.0, 1e300)), (false, 9.0, 40.0, most));
         let reps = decode(base());
         assert!(!reps.0);
         let m = OtelMapping::with_scale(0).unwrap();

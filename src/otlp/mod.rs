@@ -103,9 +103,11 @@
 //!   bin off is consistent where the logarithm method may have put it there (within
 //!   its error of the edge between the two bins), as it does for values a hair below a
 //!   power of two. `+inf` is a max (or min) as `record` takes it, the end of the range;
-//!   a sum of `+inf` (an overflowed or infinite sum) is kept. Otherwise all three come
+//!   a sum of `+inf` (an overflowed or infinite sum) is kept (read, as every sum, within
+//!   `[count * min, count * max]`). Otherwise all three come
 //!   from the buckets' representative values, within `alpha`, as for DDSketch messages.
-//!   [`Decoded::exact_stats`] says which. Values dropped as saturated leave the sum as
+//!   [`Decoded::exact_stats`] says which; it is also `false` for a sum no `count` values
+//!   between min and max can make, which the sketch reads clamped into that range. Values dropped as saturated leave the sum as
 //!   in [`DDSketch::merge`](crate::sketch::DDSketch::merge).
 //! * Attributes, flags and exemplars are skipped, as are unknown fields. Repeated
 //!   occurrences merge as protobuf says (scalars: the last wins; `bucket_counts`:

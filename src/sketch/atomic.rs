@@ -868,11 +868,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 } else {
                     min
                 };
-                let max = if bin(max) < hi {
-                    value(hi)
-                } else {
-                    max
-                };
+                let max = if bin(max) < hi { value(hi) } else { max };
                 Some((min, max.max(min)))
             }
             (Some(extremes), None) => Some(extremes),

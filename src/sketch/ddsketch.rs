@@ -76,6 +76,14 @@ pub struct DDSketch<M, const N: usize> {
     bins: [u32; N],
 }
 
+/// The sums `count` values between `min` and `max` can make, widened by a part in 10^12 (more
+/// than the rounding of `count` to a float and of the products, and of a float sum of many
+/// values).
+pub(crate) fn sum_bounds(count: u64, min: f64, max: f64) -> (f64, f64) {
+    let n = count as f64;
+    (n * min * (1.0 - 1e-12), n * max * (1.0 + 1e-12))
+}
+
 impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// An empty sketch with `mapping` whose lowest bin holds `min_value`.
     ///
@@ -758,10 +766,22 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// The sum of the values recorded (0 if empty).
     ///
     /// Integer records are summed exactly (in 128 bits, so past `u64::MAX`) and rounded
-    /// once here; float records are summed in `f64`.
+    /// once here; float records are summed in `f64`. Values dropped from full bins are
+    /// taken out at their bins' estimates, which can leave the running sum outside what
+    /// `count` values between min and max can sum to: the answer is clamped into
+    /// `[count * min, count * max]` (widened by a part in 10^12, so that no sum the values
+    /// can make moves), where the true sum lies: the mean is within `[min, max]` to that.
     pub fn sum(&self) -> f64 {
         // The integer sum rounded once, correctly, however far past u64::MAX it is.
-        self.float_stats.sum + self.int_stats.sum() as f64
+        let sum = self.float_stats.sum + self.int_stats.sum() as f64;
+        match (self.min(), self.max()) {
+            (Some(min), Some(max)) => {
+                let (low, high) = sum_bounds(self.count, min, max);
+                // max-then-min, not `clamp`, which panics if its bounds cross.
+                sum.max(low).min(high)
+            }
+            _ => sum,
+        }
     }
 
     /// The mean of the values recorded, or `None` if empty.
@@ -1207,6 +1227,27 @@ mod tests {
         assert!(text.contains("largest"), "{text}");
         let text = std::format!("{}", ConfigError::InvalidMinValue);
         assert!(text.contains("normal"), "{text}");
+    }
+
+    /// Full bins drop values at their bin's estimate, which can leave the running sum far
+    /// from what the values held can make (a clamped 1e9 shares the one bin with 0.5 and
+    /// 1): the sum reads within `[count * min, count * max]`.
+    #[test]
+    fn the_mean_stays_within_min_and_max_after_saturating_merges() {
+        use crate::sketch::LogMapping;
+        let mut s = DDSketch::<LogMapping, 1>::with_relative_accuracy(0.01, 1.0).unwrap();
+        for v in [1.0, 1e9, 0.5] {
+            s.record(v).unwrap();
+        }
+        for _ in 0..41 {
+            s.merge_self();
+        }
+        assert!(s.saturated() > 0);
+        let (min, max, mean) = (s.min().unwrap(), s.max().unwrap(), s.mean().unwrap());
+        assert!(
+            mean >= min && mean <= max * (1.0 + 1e-12),
+            "{min} {mean} {max}"
+        );
     }
 
     #[test]

@@ -94,6 +94,7 @@ mod stats;
 
 pub use atomic::AtomicSketch;
 pub(crate) use atomic::{key_of_f64, key_of_u64, max_of_key, value_of_key};
+pub(crate) use ddsketch::sum_bounds;
 pub use ddsketch::{Bin, DDSketch};
 pub use error::{
     ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError, RecordSliceError,
