@@ -147,6 +147,12 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
 
     /// The smallest value with a bin of its own, exactly: the first `f64` the mapping puts
     /// in the lowest bin. Smaller values count in the zero bin.
+    ///
+    /// For a range from about `f64::MIN_POSITIVE`, this can be a subnormal: the lowest bin
+    /// then reaches below the normal floats, where [`CubicMapping`](super::CubicMapping)
+    /// and [`IntMapping`](super::IntMapping), which read the exponent field, do not keep
+    /// their relative accuracy (a subnormal's quantile can be off by more than alpha).
+    /// [`LogMapping`](super::LogMapping) and ranges from any larger value are not affected.
     pub fn min_trackable(&self) -> f64 {
         first_value_of_index(&self.mapping, self.min_index)
     }
