@@ -206,7 +206,9 @@ pub(crate) fn rank_value<B: RankedBins + ?Sized, M: IndexMapping, const N: usize
 
 /// A sketch's answer to quantile `q`, or `None` if it is empty (`extremes`, its min and max,
 /// are `None`): the min for `q = 0`, the max for `q = 1`, otherwise the rank's value from
-/// `rank_value` clamped into `[min, max]` (which can only bring it closer to the truth).
+/// `rank_value` clamped into `[min, max]` (which can only bring it closer to the truth);
+/// extremes a racing clear left crossed (a record's min kept, its max reset) bound
+/// nothing, and the max is then the min at least.
 pub(crate) fn sketch_quantile(
     q: f64,
     extremes: Option<(f64, f64)>,
@@ -216,13 +218,15 @@ pub(crate) fn sketch_quantile(
     let Some((min, max)) = extremes else {
         return Ok(None);
     };
+    let crossed = min > max;
     if q.is_min() {
         return Ok(Some(min));
     }
     if q.is_max() {
-        return Ok(Some(max));
+        return Ok(Some(max.max(min)));
     }
     Ok(match rank_value(q) {
+        (Some(v), _) if crossed => Some(v),
         (Some(v), _) => Some(v.max(min).min(max)),
         // A concurrent clear emptied the bins after min and max were read.
         (None, 0) => None,
