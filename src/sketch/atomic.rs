@@ -194,11 +194,11 @@ fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
 ///   can never wrap, even with many recorders racing.
 /// * **Min and max** are kept as the upper 32 bits of the value's `f64` representation,
 ///   whose integer order is the numeric order for non-negative floats: exact to about one
-///   part per million (rounded down, the max no further than the edge of its bin where that
-///   part reaches across one), inside the accuracy of any mapping coarser than that (every preset's), for
-///   values from 2^-1022 (the least normal `f64`) up; a subnormal value's bits keep less
-///   (below about 2^-1042, none: its extreme reads 0). The `u64` path builds those bits with integer
-///   operations only.
+///   part per million (rounded down, the max no further than the edge of its bin where
+///   that part reaches across one), inside the accuracy of any mapping coarser than that
+///   (every preset's), for values from 2^-1022 (the least normal `f64`) up; a subnormal
+///   value's bits keep less (below about 2^-1042, none: its extreme reads 0). The `u64`
+///   path builds those bits with integer operations only.
 /// * **Sum is derived** from the bins (count times representative value), so it is within
 ///   `alpha` of the true sum. Keeping an exact sum would need a 64-bit or floating-point
 ///   read-modify-write on every record: a CAS loop on one shared word.
