@@ -85,6 +85,7 @@ pub(crate) mod cdf;
 mod ddsketch;
 mod error;
 pub(crate) mod exponential;
+mod keys;
 mod layout;
 pub(crate) mod mapping;
 pub mod presets;
@@ -93,12 +94,12 @@ mod scan;
 mod stats;
 
 pub use atomic::AtomicSketch;
-pub(crate) use atomic::{key_of_f64, key_of_u64, max_of_key, value_of_key};
 pub(crate) use ddsketch::sum_bounds;
 pub use ddsketch::{Bin, DDSketch};
 pub use error::{
     ConfigError, InvalidQuantile, InvalidValue, MergeError, RecordError, RecordSliceError,
 };
 pub use exponential::{Counter, ExponentialSketch};
+pub(crate) use keys::{extremes_within, key_of_f64, key_of_u64, max_of_key, value_of_key};
 pub use layout::BinLayout;
 pub use mapping::{CubicMapping, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping};

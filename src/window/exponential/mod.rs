@@ -4,6 +4,7 @@
 
 mod cell;
 mod slot;
+mod snapshot;
 mod threshold;
 
 pub use cell::WindowCounter;
@@ -21,10 +22,7 @@ use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant}
 use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
-use crate::sketch::exponential::Point;
-use crate::sketch::{
-    key_of_f64, key_of_u64, max_of_key, value_of_key, ExponentialSketch, RecordError,
-};
+use crate::sketch::{key_of_f64, key_of_u64, value_of_key, ExponentialSketch, RecordError};
 use crate::sync::{const_unless_loom, AtomicBool, AtomicU32, Ordering::*};
 
 /// How many times a record looks for its slot again before it counts itself as expired
@@ -638,81 +636,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         self.changes.read_stable(ATTEMPTS, || {
             let mut sketch = ExponentialSketch::new();
             for slot in &self.slots {
-                self.merge_slot(slot, &mut sketch);
+                snapshot::merge_slot(slot, &mut sketch);
             }
             sketch
         })
-    }
-
-    /// Adds a slot's values into `sketch`.
-    fn merge_slot(&self, slot: &Slot<K, B>, sketch: &mut ExponentialSketch<u32, B>) {
-        let config = slot.state().config();
-        let zeros = u64::from(slot.zeros());
-        let (mut span, mut count, mut sum) = (None::<(i64, i64)>, zeros, 0.0);
-        let scale = FINEST_SCALE.wrapping_sub(config.map_or(0, |c| c.downshift as i32));
-        let mapping = index::mapping_at(config.map_or(0, |c| c.downshift));
-        if let Some(config) = config {
-            for (i, n) in slot.buckets(config) {
-                let i64i = i64::from(i);
-                span = Some(span.map_or((i64i, i64i), |(l, h)| (l.min(i64i), h.max(i64i))));
-                count = count.saturating_add(n);
-                sum += n as f64 * crate::sketch::IndexMapping::value(&mapping, i);
-            }
-        }
-        if count == 0 {
-            return;
-        }
-        // The keys are of the non-zero values: a zero, if any, is the smallest.
-        let (low, high) = slot.keys();
-        // The max at the edge where its part per million straddles one into the slot's top
-        // occupied bucket (integer operations only).
-        let downshift = config.map_or(0, |c| c.downshift).min(31);
-        let top = span.map(|(_, h)| h);
-        let max = || {
-            max_of_key(
-                high,
-                |v| index::of_f64(v) >> downshift,
-                |b| top == Some(i64::from(*b)),
-            )
-        };
-        let (min, max) = match (low <= high, zeros > 0) {
-            (true, false) => (value_of_key(low), max()),
-            (true, true) => (0.0, max()),
-            (false, _) => (0.0, 0.0),
-        };
-        // A record adds to its bucket before it widens the keys: buckets the keys do not
-        // reach yet (a record under way) bring the extremes to their values.
-        let bucket = |v: f64| i64::from(index::of_f64(v) >> downshift);
-        let value = |i: i64| crate::sketch::IndexMapping::value(&mapping, i as i32);
-        let (min, max) = match span {
-            Some((lo, hi)) => (
-                if zeros == 0 && (low > high || bucket(min) > lo) {
-                    value(lo)
-                } else {
-                    min
-                },
-                if low > high || bucket(max) < hi {
-                    value(hi)
-                } else {
-                    max
-                },
-            ),
-            None => (min, max),
-        };
-        let point = Point {
-            scale,
-            span,
-            zero_count: zeros,
-            count,
-            stats: (min, max.max(min), sum),
-        };
-        let _ = sketch.merge_point(&point, |sink| {
-            if let Some(config) = config {
-                for (i, n) in slot.buckets(config) {
-                    sink(i64::from(i), n);
-                }
-            }
-        });
     }
 
     /// The values in the window (a scan of every slot).
@@ -986,74 +913,6 @@ mod tests {
             clock.advance(SECOND);
         }
         assert_eq!(w.rescales(), 0, "{w:?}");
-    }
-
-    /// A max kept to a part per million is moved to the edge where that part straddles a
-    /// bucket edge and the value lies past it: the snapshot's rank of the edge does not
-    /// count a value above it, and no max is read above the value or in another bucket.
-    #[test]
-    fn a_max_just_past_an_edge_is_not_ranked_below_it() {
-        let clock = ManualClock::new();
-        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
-        let edge = 1048576.0; // 2^20: an edge at every scale
-        let v = f64::from_bits(f64::to_bits(edge) + 1); // the same part per million
-        w.record(v).unwrap();
-        let snapshot = w.snapshot();
-        assert_eq!(snapshot.rank(edge), Ok(0));
-        assert_eq!(snapshot.rank(v), Ok(1));
-        assert!(snapshot.max() >= Some(v));
-        // A round value keeps its exact max.
-        w.record_u64(3_000_000);
-        assert_eq!(w.snapshot().max(), Some(3e6));
-        // Values a few tenths of a part per million either side of bucket edges (at the scale
-        // 3 a window of one value starts at), one per window: many share a part with the edge.
-        for (k, j, side) in
-            (24..60).flat_map(|k| (1..8).flat_map(move |j| [(k, j, -3e-7), (k, j, 3e-7)]))
-        {
-            let v = (libm::exp2(f64::from(k) + f64::from(j) / 8.0) * (1.0 + side)) as u64;
-            let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
-            w.record_u64(v);
-            let snapshot = w.snapshot();
-            let (v, max) = (v as f64, snapshot.max().unwrap());
-            assert!(max <= v && max >= v * (1.0 - 1e-6), "{v:e}: {max:e}");
-            let bucket = |v| index::of_f64(v) >> (FINEST_SCALE - snapshot.scale());
-            assert_eq!(bucket(max), bucket(v), "{v:e}: {max:e}");
-        }
-    }
-
-    /// A snapshot between a record's bucket add and its keys' update: the buckets' values
-    /// stand in for extremes not yet written, or not yet moved.
-    #[test]
-    fn a_snapshot_mid_record_takes_its_extremes_from_the_buckets() {
-        let clock = ManualClock::new();
-        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
-        w.record_u64(4_000_000); // configures the slot
-        let slot = w.physical(w.current.load(Acquire));
-        assert!(slot.add_to_bucket_only(index::of_u64(5_000_000)));
-        let snapshot = w.snapshot();
-        let max = snapshot.max().unwrap();
-        assert!(
-            (max / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
-            "{max}"
-        );
-        assert_eq!(snapshot.rank(4.5e6), Ok(1));
-        // A slot whose keys no record has written yet: the buckets' values, not 0.
-        let w = ExponentialWindow::<_, u32, 160>::new(&clock, SECOND).unwrap();
-        w.record_u64(4_000_000);
-        let slot = w.physical(w.current.load(Acquire));
-        let _ = slot.close_and_clear(|_, _| {});
-        slot.reopen(slot.state(), slot.state().config());
-        assert!(slot.add_to_bucket_only(index::of_u64(5_000_000)));
-        let snapshot = w.snapshot();
-        let (min, max) = (snapshot.min().unwrap(), snapshot.max().unwrap());
-        assert!(
-            (min / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
-            "{min}"
-        );
-        assert!(
-            (max / 5e6 - 1.0).abs() <= snapshot.relative_accuracy(),
-            "{max}"
-        );
     }
 
     #[test]

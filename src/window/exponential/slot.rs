@@ -100,7 +100,7 @@ pub(super) struct Slot<K: WindowCounter, const B: usize> {
     state: AtomicU32,
     zero: AtomicU32,
     /// `!key` of the smallest non-zero value recorded (0: none), `key` of the largest:
-    /// the keys of `sketch::atomic` (a float's upper 32 bits), so that `fetch_max` does
+    /// the keys of `sketch::keys` (a float's upper 32 bits), so that `fetch_max` does
     /// both. Zeros are in `zero` alone, so the keys bound the buckets' range.
     low_key: AtomicU32,
     high_key: AtomicU32,
