@@ -222,7 +222,7 @@ mod tests {
         assert_eq!(r.iter().count(), 2);
     }
 
-    /// Removal swapped the last entry into the gap.
+    /// Removal shifts the later entries down, in their order.
     #[test]
     fn iteration_keeps_insertion_order_after_removals() {
         let mut r: Registry<u8, u8, 5> = Registry::new();

@@ -132,6 +132,25 @@ fn nan_and_negative_values_are_counted_as_rejected() {
 }
 
 #[test]
+fn an_empty_batch_records_nothing() {
+    let recorder: OtelRecorder<4> = OtelRecorder::new();
+    metrics::with_local_recorder(&recorder, || {
+        let h = metrics::histogram!("batch_seconds");
+        h.record_many(0.25, 0);
+        h.record_many(500.0, 0); // above the range: not clamped either
+        h.record_many(f64::NAN, 0);
+        h.record_many(0.25, 2);
+    });
+    let h = recorder
+        .get(&metrics::Key::from_name("batch_seconds"))
+        .unwrap();
+    assert_eq!(h.sketch().count(), 2);
+    assert_eq!(h.sketch().clamped(), 0);
+    assert_eq!(h.rejected(), 0);
+    assert_eq!(h.sketch().max(), Some(0.25));
+}
+
+#[test]
 fn counters_and_gauges_are_no_ops() {
     let recorder: OtelRecorder<4> = OtelRecorder::new();
     metrics::with_local_recorder(&recorder, || {

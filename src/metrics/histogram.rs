@@ -50,6 +50,10 @@ impl<M: IndexMapping, const N: usize> ::metrics::HistogramFn for SketchHistogram
     }
 
     fn record_many(&self, value: f64, count: usize) {
+        // An empty batch records nothing (the check below would record one value).
+        if count == 0 {
+            return;
+        }
         // One check for the whole batch: a bad value is refused `count` times.
         if self.sketch.record(value).is_err() {
             let count = u64::try_from(count).unwrap_or(u64::MAX);
