@@ -58,8 +58,9 @@ pub(super) fn forget_dropped(f: &mut FloatStats, i: &mut IntStats, dropped: Drop
 /// Exact min, max and sum of the values recorded as `u64`: kept apart from [`FloatStats`]
 /// so that the integer record path uses no float arithmetic (no FPU on Cortex-M0).
 ///
-/// The sum is a 128-bit integer held as two words (a `u128` field would align the whole
-/// sketch to 16 bytes on x86-64 and aarch64, growing it further). It cannot wrap: it stays
+/// The sum is a 128-bit integer held as three words, the lowest 32 bits apart (a `u128`
+/// field would align the whole sketch to 16 bytes on x86-64 and aarch64, growing it
+/// further): a record adds to that word alone, one 32-bit add to memory. It cannot wrap: it stays
 /// within `MERGED_SUM_CAP + count * (2^64 - 1)`, below 2^128 as `count` never exceeds
 /// `(N + 1) * u32::MAX < 2^63` before `clear` resets both. A record adds a value below
 /// 2^64 and one to `count`; a merge adds exactly up to [`MERGED_SUM_CAP`] and past it
@@ -68,8 +69,10 @@ pub(super) fn forget_dropped(f: &mut FloatStats, i: &mut IntStats, dropped: Drop
 pub(super) struct IntStats {
     pub(super) min: u64,
     pub(super) max: u64,
-    pub(super) sum_lo: u64,
-    pub(super) sum_hi: u64,
+    /// The sum's bits 0..32, 32..64 and 64..128.
+    sum_low: u32,
+    sum_mid: u32,
+    sum_hi: u64,
 }
 
 /// Where a merge stops adding integer sums: a guard, which only the sums of sketches of
@@ -82,22 +85,37 @@ impl IntStats {
     pub(super) const EMPTY: IntStats = IntStats {
         min: u64::MAX,
         max: 0,
-        sum_lo: 0,
+        sum_low: 0,
+        sum_mid: 0,
         sum_hi: 0,
+    };
+
+    /// No values, and min and max 0 (not the empty identities): what a sketch whose
+    /// statistics are all zero bytes holds.
+    pub(super) const ZERO: IntStats = IntStats {
+        min: 0,
+        ..IntStats::EMPTY
     };
 
     /// The exact sum.
     pub(super) fn sum(&self) -> u128 {
-        u128::from(self.sum_hi).wrapping_shl(64) | u128::from(self.sum_lo)
+        u128::from(self.sum_hi).wrapping_shl(64)
+            | u128::from(self.sum_mid).wrapping_shl(32)
+            | u128::from(self.sum_low)
     }
 
-    /// Adds `hi * 2^64 + lo` to the sum: an add and an add-with-carry, no branch.
+    fn set_sum(&mut self, sum: u128) {
+        self.sum_low = sum as u32; // the low word
+        self.sum_mid = sum.wrapping_shr(32) as u32;
+        self.sum_hi = sum.wrapping_shr(64) as u64;
+    }
+
+    /// Adds `hi * 2^64 + lo` to the sum.
     #[inline]
     pub(super) fn add_to_sum(&mut self, lo: u64, hi: u64) {
-        let (sum_lo, carry) = self.sum_lo.overflowing_add(lo);
-        self.sum_lo = sum_lo;
+        let add = u128::from(hi).wrapping_shl(64) | u128::from(lo);
         // Cannot wrap (see the type's docs).
-        self.sum_hi = self.sum_hi.wrapping_add(hi).wrapping_add(u64::from(carry));
+        self.set_sum(self.sum().wrapping_add(add));
     }
 
     /// Adds one recorded value: to min, max and the sum.
@@ -113,13 +131,11 @@ impl IntStats {
             return;
         }
         // The sum's low 32 bits alone, the rest out of line: it moves once in 2^32 / value
-        // records of a value below 2^32 (a latency below 4.3 s in ns). On a 32-bit core
-        // that is a load, an add, a store and a branch (the compiler leaves the unchanged
-        // upper half of the word alone), not two words and a carry. Where the mapping's
-        // fast path has tested the value's high word (`IntMapping`'s), its test here goes.
-        let lo = self.sum_lo;
-        let (low, carry) = (lo as u32).overflowing_add(value as u32);
-        self.sum_lo = (lo & !0xffff_ffff) | u64::from(low);
+        // records of a value below 2^32 (a latency below 4.3 s in ns). That is a 32-bit
+        // add to memory and a branch, not two words and a carry. Where the mapping's fast
+        // path has tested the value's high word (`IntMapping`'s), its test here goes.
+        let (low, carry) = self.sum_low.overflowing_add(value as u32);
+        self.sum_low = low;
         let high = value >> 32u32;
         if carry || high != 0 {
             // Below 2^32 + 1: the carry and the value's high word.
@@ -146,8 +162,7 @@ impl IntStats {
     /// Returns the sum left.
     pub(super) fn take_from_sum(&mut self, amount: u128) -> u128 {
         let total = self.sum().saturating_sub(amount);
-        self.sum_lo = total as u64; // the low word
-        self.sum_hi = total.wrapping_shr(64) as u64;
+        self.set_sum(total);
         total
     }
 
@@ -173,8 +188,7 @@ impl IntStats {
             // merge into an empty sketch copies the sum; never past the limit above.
             _ => sum.max(other.min(limit)).max(MERGED_SUM_CAP),
         };
-        self.sum_lo = total as u64; // the low word
-        self.sum_hi = total.wrapping_shr(64) as u64;
+        self.set_sum(total);
     }
 }
 

@@ -671,12 +671,7 @@ const ZERO_FLOAT_STATS: FloatStats = FloatStats {
 };
 
 /// See [`ZERO_FLOAT_STATS`].
-const ZERO_INT_STATS: IntStats = IntStats {
-    min: 0,
-    max: 0,
-    sum_lo: 0,
-    sum_hi: 0,
-};
+const ZERO_INT_STATS: IntStats = IntStats::ZERO;
 
 /// Buckets of another sketch, or of a data point, to merge in.
 struct Incoming {
@@ -799,7 +794,7 @@ mod tests {
             (s.base, s.start, s.end, s.occupied, s.downshift),
             (s.count, s.zero_count, s.clamped, s.saturated),
             (f.min.to_bits(), f.max.to_bits(), f.sum.to_bits()),
-            (i.min, i.max, i.sum_lo, i.sum_hi),
+            (i.min, i.max, i.sum()),
         )
     }
 

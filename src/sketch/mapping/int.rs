@@ -51,8 +51,9 @@ round_low_bits!(round_low_bits_u64, u64);
 #[cfg(target_pointer_width = "64")]
 #[inline(always)]
 fn narrow(value: u64) -> Option<(u32, u32)> {
-    let v = u32::try_from(value).ok().filter(|&v| v != 0)?;
-    Some((v, v.leading_zeros()))
+    let v = core::num::NonZeroU32::new(u32::try_from(value).ok()?)?;
+    // Of a value known non-zero: no fallback for zero (`bsr` leaves it undefined).
+    Some((v.get(), v.leading_zeros()))
 }
 
 /// [`narrow`] on a 32-bit core, with one test, of the high word: zero passes (with 31
