@@ -706,6 +706,28 @@ fn the_on_time_rule_sends_no_backup_past_the_deadline() {
     assert_eq!(hedger.stats().hedges, 0);
 }
 
+/// A primary unlikely to make its target at all (its chance below the level at the start)
+/// is hedged at the shortest delay, not when the fastest latency has passed.
+#[test]
+fn the_on_time_rule_hedges_a_hopeless_primary_at_once() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_min_delay(MS)
+        .with_on_time_chance(0.9);
+    let hedger = Hedger::new(&clock, config).unwrap();
+    for ms in 100..200 {
+        let t = hedger.start();
+        clock.advance(ms * MS);
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    // Half the latencies fit in 150 ms: a chance of 0.5 from the start, below 0.9.
+    let mut t = hedger.start_with_deadline(Deadline::after(hedger.now(), 150 * MS));
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Wait(MS));
+    clock.advance(MS);
+    assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+}
+
 /// Percentiles whose delays coincide (a point mass) send their backups the shortest delay
 /// apart, not together.
 #[test]

@@ -253,7 +253,7 @@ impl HedgeConfig {
     /// `(F(D) - F(e)) / (1 - F(e))` with `D` the time from the start to the target and
     /// `e` the time it has run. It can only bring a backup forward: a request whose
     /// target is far off is hedged at the percentile, one with little time left earlier,
-    /// as soon as its start if the primary is unlikely to make it at all. In a workflow,
+    /// at the shortest delay if its chance is below `chance` from the start. In a workflow,
     /// aim each step at its share of the time left ([`Deadline::for_step`]), so that a
     /// step is hedged by what the steps after it need, not by the whole deadline.
     ///

@@ -8,7 +8,8 @@
 //! below `L` once `F(e) > (F(D) - L) / (1 - L)`: in counts, once more than
 //! `t = (r - L n) / (1 - L)` of the window's `n` latencies are at or below `e`, `r` of them
 //! being at or below `D`. So the backup is due at the upper edge of the first bin whose
-//! cumulative count exceeds `floor(t)`: one rank query and one walk up the bins, integers
+//! cumulative count exceeds `floor(t)`, or at once where `t < 0` (`F(D) < L`: the chance
+//! is below the level from the start): one rank query and one walk up the bins, integers
 //! only (the level is kept in 1/65,536ths and `1 - L` as a reciprocal fixed when the
 //! hedger is built, so no division is made).
 //!
@@ -51,14 +52,14 @@ impl OnTime {
     }
 
     /// The count past which the primary's chance is below the level, when `in_time` of
-    /// `count` latencies fit before the target: `floor((r - L n) / (1 - L))`, 0 when the
-    /// chance is below the level from the start.
+    /// `count` latencies fit before the target: `floor((r - L n) / (1 - L))`, or `None`
+    /// when the chance is below the level from the start (`r < L n`).
     #[inline]
-    fn turning_rank(&self, in_time: u64, count: u64) -> u64 {
+    fn turning_rank(&self, in_time: u64, count: u64) -> Option<u64> {
         let excess = in_time
             .saturating_mul(ONE)
-            .saturating_sub(self.level.saturating_mul(count));
-        self.complement.quotient(excess)
+            .checked_sub(self.level.saturating_mul(count))?;
+        Some(self.complement.quotient(excess))
     }
 }
 
@@ -104,9 +105,15 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         let start = ticket.start.as_nanos();
         let horizon = ticket.target.as_nanos().saturating_sub(start);
         let (in_time, count) = self.window.rank_and_count_u64(horizon);
-        let turning = rule.turning_rank(in_time, count);
-        // `None`: an empty window, or every latency it holds fits in the horizon.
-        match self.window.first_upper_bound_above(turning) {
+        let lapse = match rule.turning_rank(in_time, count) {
+            // `None` from the window: an empty one, or every latency it holds fits in the
+            // horizon.
+            Some(turning) => self.window.first_upper_bound_above(turning),
+            // Unlikely to make it at all: at once (the shortest delay).
+            None if count > 0 => Some(0),
+            None => None,
+        };
+        match lapse {
             Some(lapse) => {
                 due.min(start.saturating_add(self.raise(self.clamp(lapse), backing_off)))
             }
@@ -128,20 +135,22 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
 mod tests {
     use super::*;
 
-    /// The turning rank is `floor((r - L n) / (1 - L))` exactly, 0 when `r < L n`.
+    /// The turning rank is `floor((r - L n) / (1 - L))` exactly, `None` when `r < L n`.
     #[test]
     fn the_turning_rank_is_exact() {
         let rule = OnTime::new(0.5); // 32,768 / 65,536
                                      // r = 99 of n = 100: (99 - 50) / 0.5 = 98.
-        assert_eq!(rule.turning_rank(99, 100), 98);
-        assert_eq!(rule.turning_rank(50, 100), 0);
-        assert_eq!(rule.turning_rank(10, 100), 0);
+        assert_eq!(rule.turning_rank(99, 100), Some(98));
+        assert_eq!(rule.turning_rank(50, 100), Some(0));
+        assert_eq!(rule.turning_rank(10, 100), None);
         let rule = OnTime::new(0.9);
         for n in [1u64, 7, 100, 12_345, 1 << 40] {
             for r in [0, n / 3, n / 2, n - n / 10, n] {
                 let (r128, n128, l128) = (u128::from(r), u128::from(n), u128::from(rule.level));
-                let want = (r128 * 65536).saturating_sub(l128 * n128) / (65536 - l128);
-                assert_eq!(u128::from(rule.turning_rank(r, n)), want, "{r}/{n}");
+                let want = (r128 * 65536)
+                    .checked_sub(l128 * n128)
+                    .map(|excess| excess / (65536 - l128));
+                assert_eq!(rule.turning_rank(r, n).map(u128::from), want, "{r}/{n}");
             }
         }
         // The level is the chance rounded to 1/65,536, by integers.
