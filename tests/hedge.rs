@@ -11,8 +11,8 @@ use tailguard::budget::Budget;
 use tailguard::clock::{Clock, Instant, ManualClock};
 use tailguard::deadline::Deadline;
 use tailguard::hedge::{
-    race, race_until, Attempt, ColdStart, Decision, HedgeConfig, HedgeError, HedgePolicy, Hedger,
-    IntHedger, RaceError, SkipReason, MAX_HEDGES,
+    race, race_until, Attempt, ColdStart, CompactHedger, Decision, HedgeConfig, HedgeError,
+    HedgePolicy, Hedger, IntHedger, RaceError, SkipReason, MAX_HEDGES,
 };
 use tailguard::sketch::presets;
 
@@ -726,6 +726,50 @@ fn the_on_time_rule_hedges_a_hopeless_primary_at_once() {
     assert_eq!(hedger.should_hedge(&mut t), Decision::Wait(MS));
     clock.advance(MS);
     assert_eq!(hedger.should_hedge(&mut t), Decision::Hedge);
+}
+
+/// The auto-scaling window's buckets are wider than the fixed ones, but a time left below
+/// every latency it holds is still too short for a backup: its rank stops at the
+/// smallest value, not at the edge of that value's bucket.
+#[test]
+fn the_on_time_rule_sends_no_backup_below_the_fastest_latency_on_a_compact_hedger() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_samples(10)
+        .with_on_time_chance(0.9)
+        .with_budget_cap(1000);
+    let compact: CompactHedger<_> = Hedger::exponential(&clock, config).unwrap();
+    let cubic = Hedger::new(&clock, config).unwrap();
+    let hedgers: [&dyn HedgePolicy; 2] = [&compact, &cubic];
+    for h in hedgers {
+        for _ in 0..40 {
+            let t = h.start();
+            clock.advance(100 * MS);
+            h.on_success(&t, Attempt::Primary);
+        }
+    }
+    for h in hedgers {
+        for total in [200, 206, 210, 212, 214, 250] {
+            let deadline = Deadline::after(clock.now(), total * MS);
+            let mut t = h.start_with_deadline(deadline);
+            let decision = loop {
+                match h.should_hedge(&mut t) {
+                    Decision::Wait(w) => clock.advance(w),
+                    other => break other,
+                }
+            };
+            // Every latency is 100 ms: a backup fits exactly when 100 ms are left.
+            let fits = deadline.remaining(clock.now()) >= 100 * MS;
+            let want = if fits {
+                Decision::Hedge
+            } else {
+                Decision::Skip(SkipReason::Deadline)
+            };
+            assert_eq!(decision, want, "{total} ms");
+            clock.advance(100 * MS);
+            h.on_deadline_exceeded(&t);
+        }
+    }
 }
 
 /// Percentiles whose delays coincide (a point mass) send their backups the shortest delay

@@ -238,7 +238,9 @@ impl Ticket {
         self.start
     }
 
-    /// The request's deadline, if it has one.
+    /// The request's deadline, if it has one: the one it was started with, except that
+    /// an end or target at the last instant (`u64::MAX` ns, which marks no deadline) is
+    /// kept a nanosecond earlier.
     pub fn deadline(&self) -> Option<Deadline> {
         (self.deadline != NO_DEADLINE)
             .then_some(Deadline::at(self.deadline).with_target(self.target))

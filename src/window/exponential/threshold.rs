@@ -13,6 +13,7 @@ use super::slot::Config;
 use super::{ExponentialWindow, WindowCounter, ATTEMPTS};
 use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::index::{self, HIGHEST};
+use crate::sketch::key_of_u64;
 use crate::sketch::rank::Quantile;
 use crate::sync::{const_unless_loom, AtomicU32, Ordering::*};
 use crate::window::cache::{decode_bound, encode_bound};
@@ -199,14 +200,17 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     /// The values at or below `v` (every value of each bucket that `v` is in or above, and
-    /// the zeros) and the count, from one scan that no rotation or rescale overlapped
-    /// (retried a few times; then the last scan as it is), after maintenance. Integer
-    /// operations only.
+    /// the zeros; only the zeros below the smallest value a record has finished) and the
+    /// count, from one scan that no rotation or rescale overlapped (retried a few times;
+    /// then the last scan as it is), after maintenance. Integer operations only.
     pub(crate) fn rank_and_count_u64(&self, v: u64) -> (u64, u64) {
         self.maintain();
         self.stable_scan(|| {
             let (count, zeros) = self.count_and_zeros_in_slots();
-            let rank = if v > 0 {
+            // A record moves the smallest value's key after its bucket: the keys cover
+            // every record that has returned.
+            let lowest = self.slots.iter().map(|s| s.keys().0).min();
+            let rank = if v > 0 && lowest.is_some_and(|low| key_of_u64(v) >= low) {
                 let fine = index::of_u64(v);
                 self.merged_buckets(zeros, &mut Walk::UpTo { fine })
             } else {
