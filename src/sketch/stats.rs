@@ -60,11 +60,11 @@ pub(super) fn forget_dropped(f: &mut FloatStats, i: &mut IntStats, dropped: Drop
 ///
 /// The sum is a 128-bit integer held as three words, the lowest 32 bits apart (a `u128`
 /// field would align the whole sketch to 16 bytes on x86-64 and aarch64, growing it
-/// further): a record adds to that word alone, one 32-bit add to memory. It cannot wrap: it stays
-/// within `MERGED_SUM_CAP + count * (2^64 - 1)`, below 2^128 as `count` never exceeds
-/// `(N + 1) * u32::MAX < 2^63` before `clear` resets both. A record adds a value below
-/// 2^64 and one to `count`; a merge adds exactly up to [`MERGED_SUM_CAP`] and past it
-/// keeps the larger of the two sums, within that bound.
+/// further): a record adds to that word alone, one 32-bit add to memory. It cannot
+/// wrap: it stays within `MERGED_SUM_CAP + count * (2^64 - 1)`, below 2^128 as `count`
+/// never exceeds `(N + 1) * u32::MAX < 2^63` before `clear` resets both. A record adds
+/// a value below 2^64 and one to `count`; a merge adds exactly up to [`MERGED_SUM_CAP`]
+/// and past it keeps the larger of the two sums, within that bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct IntStats {
     pub(super) min: u64,
