@@ -432,3 +432,183 @@ proptest! {
         run_steps::<16>(&steps);
     }
 }
+
+/// An OTLP point at scale 0 with `zeros` zeros and positive buckets from `offset`, its
+/// count their total (wrapping, as a sender's could).
+fn point_bytes(zeros: u64, offset: i32, counts: &[u64]) -> Vec<u8> {
+    fn varint(out: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let total = counts.iter().fold(zeros, |a, &c| a.wrapping_add(c));
+    let mut m = vec![0x21]; // count, fixed64
+    m.extend_from_slice(&total.to_le_bytes());
+    m.push(0x39); // zero_count, fixed64
+    m.extend_from_slice(&zeros.to_le_bytes());
+    if !counts.is_empty() {
+        let mut packed = Vec::new();
+        counts.iter().for_each(|&c| varint(&mut packed, c));
+        let mut buckets = vec![0x08]; // offset, sint32
+        varint(
+            &mut buckets,
+            u64::from(((offset << 1) ^ (offset >> 31)) as u32),
+        );
+        buckets.push(0x12); // bucket_counts, packed
+        varint(&mut buckets, packed.len() as u64);
+        buckets.extend_from_slice(&packed);
+        m.push(0x42); // positive
+        varint(&mut m, buckets.len() as u64);
+        m.extend_from_slice(&buckets);
+    }
+    m
+}
+
+/// One step of a run near the `u64` count's end.
+#[derive(Debug, Clone)]
+enum NearMax {
+    Int(u64),
+    Float(f64),
+    /// A point of that many zeros and buckets (at scale 0, from offset 0).
+    Point(u64, Vec<u64>),
+    /// A merge of a sketch of these values and a point of that many zeros.
+    Merge(Vec<u64>, u64),
+    /// Decodes the sketch's own encoding into a new sketch, and merges that in.
+    SelfMerge,
+}
+
+fn huge() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..4,
+        (0u64..4).prop_map(|k| u64::MAX - k),
+        (0u64..4).prop_map(|k| u64::MAX / 2 - k)
+    ]
+}
+
+fn near_max() -> impl Strategy<Value = NearMax> {
+    prop_oneof![
+        prop_oneof![Just(0u64), 1u64..1 << 20].prop_map(NearMax::Int),
+        prop_oneof![Just(0.0f64), 1e-3f64..1e9].prop_map(NearMax::Float),
+        (huge(), proptest::collection::vec(huge(), 0..4)).prop_map(|(z, c)| NearMax::Point(z, c)),
+        (proptest::collection::vec(0u64..1 << 20, 0..6), huge())
+            .prop_map(|(v, z)| NearMax::Merge(v, z)),
+        Just(NearMax::SelfMerge),
+    ]
+}
+
+/// The count is the zero count plus the buckets, count plus saturated is what was offered
+/// (`saturated` stops at `u64::MAX`), and the sketch's own encoding decodes back.
+fn check_conserved<C: Counter, const B: usize>(s: &ExponentialSketch<C, B>, offered: u128) {
+    use tailguard::otlp::{decode_into, encode, encoded_len, Timestamps};
+    let held = u128::from(s.zero_count()) + s.bucket_counts().map(u128::from).sum::<u128>();
+    assert_eq!(u128::from(s.count()), held, "{s:?}");
+    let total = u128::from(s.count()) + u128::from(s.saturated());
+    if s.saturated() == u64::MAX {
+        assert!(total <= offered, "{total} > {offered}: {s:?}");
+    } else {
+        assert_eq!(total, offered, "{s:?}");
+    }
+    if let (Some(min), Some(max)) = (s.min(), s.max()) {
+        assert!(min <= max && s.sum() >= 0.0, "{s:?}");
+    }
+    let mut buf = vec![0u8; encoded_len(s, Timestamps::default())];
+    let n = encode(s, Timestamps::default(), &mut buf).unwrap();
+    let mut back = ExponentialSketch::<C, B>::new();
+    let r = decode_into(&buf[..n], &mut back).unwrap();
+    assert_eq!((r.added, r.saturated), (s.count(), 0));
+    assert!(back.bucket_counts().eq(s.bucket_counts()));
+    assert_eq!(
+        (back.zero_count(), back.scale()),
+        (s.zero_count(), s.scale())
+    );
+}
+
+fn run_near_max<C: Counter, const B: usize>(steps: &[NearMax]) {
+    use tailguard::otlp::{decode_into, encode, encoded_len, Timestamps};
+    let mut s = ExponentialSketch::<C, B>::new();
+    let mut offered = 0u128;
+    for step in steps {
+        match step {
+            NearMax::Int(v) => s.record_u64(*v),
+            NearMax::Float(v) => s.record(*v).unwrap(),
+            NearMax::Point(zeros, counts) => {
+                let before = (s.count(), s.saturated());
+                match decode_into(&point_bytes(*zeros, 0, counts), &mut s) {
+                    Ok(r) => offered += u128::from(r.added) + u128::from(r.saturated),
+                    // A count that wraps is refused, and changes nothing.
+                    Err(_) => assert_eq!((s.count(), s.saturated()), before),
+                }
+            }
+            NearMax::Merge(values, zeros) => {
+                let mut o = ExponentialSketch::<C, B>::new();
+                values.iter().for_each(|&v| o.record_u64(v));
+                decode_into(&point_bytes(*zeros, 0, &[]), &mut o).unwrap();
+                offered += u128::from(o.count()) + u128::from(o.saturated());
+                s.merge(&o);
+            }
+            NearMax::SelfMerge => {
+                let mut buf = vec![0u8; encoded_len(&s, Timestamps::default())];
+                let n = encode(&s, Timestamps::default(), &mut buf).unwrap();
+                let mut o = ExponentialSketch::<C, B>::new();
+                decode_into(&buf[..n], &mut o).unwrap();
+                offered += u128::from(o.count());
+                s.merge(&o);
+            }
+        }
+        offered += u128::from(matches!(step, NearMax::Int(_) | NearMax::Float(_)));
+        check_conserved(&s, offered);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Records, merges and decodes that take the count to `u64::MAX` and past it.
+    #[test]
+    fn counts_near_u64_max_stay_the_zeros_plus_the_buckets(
+        steps in proptest::collection::vec(near_max(), 1..16),
+    ) {
+        run_near_max::<u32, 8>(&steps);
+        run_near_max::<u8, 2>(&steps);
+        run_near_max::<u64, 16>(&steps);
+    }
+}
+
+/// The reproducer: records, a merge and zeros past a count of `u64::MAX` are dropped and
+/// counted, in no bucket, and the sketch's encoding decodes back.
+#[test]
+fn values_past_a_full_count_are_dropped_and_counted() {
+    use tailguard::otlp::decode_into;
+    let held = |s: &ExponentialSketch<u32, 8>| {
+        u128::from(s.zero_count()) + s.bucket_counts().map(u128::from).sum::<u128>()
+    };
+    let mut s = ExponentialSketch::<u32, 8>::new();
+    decode_into(&point_bytes(u64::MAX - 1, 0, &[]), &mut s).unwrap();
+    [5u64, 6, 7].iter().for_each(|&v| s.record_u64(v));
+    assert_eq!(
+        (s.count(), held(&s), s.saturated()),
+        (u64::MAX, u128::from(u64::MAX), 2)
+    );
+    assert_eq!((s.min(), s.max()), (Some(0.0), Some(5.0)));
+    check_conserved(&s, u128::from(u64::MAX) + 2);
+    let mut t = ExponentialSketch::<u32, 8>::new();
+    decode_into(&point_bytes(u64::MAX - 1, 0, &[]), &mut t).unwrap();
+    t.merge(&sketch_of::<u32, 8>(&[5, 6, 7]));
+    assert_eq!(
+        (t.count(), held(&t), t.saturated()),
+        (u64::MAX, u128::from(u64::MAX), 2)
+    );
+    check_conserved(&t, u128::from(u64::MAX) + 2);
+    let mut z = ExponentialSketch::<u32, 8>::new();
+    decode_into(&point_bytes(u64::MAX, 0, &[]), &mut z).unwrap();
+    z.record_u64(0);
+    z.record(0.0).unwrap();
+    z.record(3.0).unwrap();
+    assert_eq!(
+        (z.count(), z.zero_count(), z.saturated()),
+        (u64::MAX, u64::MAX, 3)
+    );
+    assert_eq!((z.max(), z.sum()), (Some(0.0), 0.0));
+}

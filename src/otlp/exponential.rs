@@ -410,6 +410,17 @@ mod tests {
         let r = decode_into(&point(0, 3, &[10], 0).0, &mut s).unwrap();
         assert_eq!((r.added, r.saturated), (1, 9));
         assert_eq!((s.count(), s.saturated()), (u64::MAX, 9));
+        // Only the value that fits is in the bucket: the count is the zeros and buckets.
+        assert_eq!(s.bucket_counts().collect::<Vec<_>>(), [1]);
+        assert_eq!(s.zero_count(), u64::MAX - 1);
+        // And the sketch's own point decodes back.
+        let mut t = ExponentialSketch::<u16, 64>::new();
+        let r = decode_into(&encode_vec(&s, Timestamps::default()), &mut t).unwrap();
+        assert_eq!((r.added, r.saturated, t.count()), (u64::MAX, 0, u64::MAX));
+        // A point of more than the room: nothing of it is taken, the scale stays.
+        let r = decode_into(&point(-4, 1, &[3], 0).0, &mut t).unwrap();
+        assert_eq!((r.added, r.saturated), (0, 3));
+        assert_eq!((t.scale(), t.count(), t.saturated()), (0, u64::MAX, 3));
     }
 
     #[test]

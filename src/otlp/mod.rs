@@ -150,9 +150,10 @@
 //!   its bucket `i` is inside the sketch's bucket `i >> d`. A coarser one downscales the
 //!   sketch, in place, to its scale; and if the union of the two spans more than `B`
 //!   buckets, both go further down, as the SDKs do, until it fits. Nothing is lost (but
-//!   counts a full counter cannot hold: [`Decoded::saturated`], as in a merge). So the
-//!   point of an SDK with `max_size = B` and `max_scale = 8` decodes into an empty
-//!   `ExponentialSketch<_, B>` bucket for bucket (`tests/exponential_interop.rs`).
+//!   counts a full counter or a count at `u64::MAX` cannot hold: [`Decoded::saturated`],
+//!   as in a merge). So the point of an SDK with `max_size = B` and `max_scale = 8`
+//!   decodes into an empty `ExponentialSketch<_, B>` bucket for bucket
+//!   (`tests/exponential_interop.rs`).
 //! * Only non-empty buckets count: empty ones at either end of the point's (the SDKs'
 //!   backing array may leave some) do not widen the span, and a point of zeros alone does
 //!   not change the sketch's scale.

@@ -34,7 +34,9 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 ///   SDK drops non-finite values: equality with it is for finite ones).
 /// * A bucket that is full drops the value, counted by [`saturated`](Self::saturated)
 ///   and left out of count, min, max and sum (a downscale or merge whose sums overflow a
-///   counter drops the excess too, its value estimated from its bucket).
+///   counter drops the excess too, its value estimated from its bucket). So does a count
+///   at `u64::MAX`: a value past it is in no bucket, so that [`count`](Self::count) is
+///   always the zero count plus the buckets (and the sketch's OTLP point decodes back).
 ///
 /// Empty, it is all zero bytes (a `static` of it lands in `.bss`) and
 /// [`new`](Self::new) is `const`. [`presets::OtelAuto`](crate::sketch::presets::OtelAuto)
@@ -163,6 +165,9 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// nearest `f64`.
     #[inline]
     pub fn record_u64(&mut self, value: u64) {
+        if self.count == u64::MAX {
+            return self.drop_one();
+        }
         self.begin();
         let added = if value == 0 {
             self.zero_count = self.zero_count.saturating_add(1);
@@ -197,6 +202,10 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         if value < 0.0 {
             return Err(RecordError::Negative);
         }
+        if self.count == u64::MAX {
+            self.drop_one();
+            return Ok(());
+        }
         self.begin();
         // -0.0 passed the check above: make it +0.0 (see `DDSketch::record_n`).
         let value = value.abs();
@@ -220,6 +229,14 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             self.saturated = self.saturated.saturating_add(1);
         }
         Ok(())
+    }
+
+    /// A value the count cannot take (it is at `u64::MAX`): counted as saturated and added
+    /// nowhere, so that the count stays the zero count plus the buckets.
+    #[cold]
+    #[inline(never)]
+    fn drop_one(&mut self) {
+        self.saturated = self.saturated.saturating_add(1);
     }
 
     /// A [`Loss`] valuing what this sketch drops by its own extremes.
@@ -304,7 +321,9 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// Counters add saturating: what does not fit in a bucket is dropped, counted by
     /// [`saturated`](Self::saturated), and its value (its bucket's representative clamped
     /// into the extremes, as [`DDSketch::merge`](crate::sketch::DDSketch::merge) values it)
-    /// taken out of the sum.
+    /// taken out of the sum. So are `other`'s values past a count of `u64::MAX` (its zeros
+    /// first, then its buckets from the lowest), which go in no bucket; min and max take
+    /// `other`'s whenever any of its values is added.
     ///
     /// ```
     /// use tailguard::sketch::ExponentialSketch;
@@ -346,12 +365,42 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         theirs: &Incoming,
         f: &FloatStats,
         i: &IntStats,
-        each: impl FnOnce(&mut dyn FnMut(i32, u64)),
+        each: impl Fn(&mut dyn FnMut(i32, u64)),
     ) -> u64 {
+        // The count stops at u64::MAX: their values past it are dropped, counted as
+        // saturated and added nowhere (the zeros first, then the buckets in the order
+        // `each` gives them), so that the count stays the zero count plus the buckets.
+        let room = u64::MAX.wrapping_sub(self.count);
+        let zeros = theirs.zero_count.min(room);
+        let lost_zeros = theirs.zero_count.wrapping_sub(zeros);
+        let room = room.wrapping_sub(zeros);
+        let span = if theirs.count.saturating_sub(theirs.zero_count) <= room {
+            theirs.span
+        } else {
+            // Only the buckets of values within the room widen the span (or downscale).
+            let (mut left, mut span) = (room, None::<(i32, i32)>);
+            each(&mut |index, n| {
+                let fit = n.min(left);
+                left = left.wrapping_sub(fit);
+                if fit > 0 {
+                    span = Some(span.map_or((index, index), |(l, h)| (l.min(index), h.max(index))));
+                }
+            });
+            span
+        };
+        if zeros == 0 && span.is_none() {
+            // Nothing of theirs is taken.
+            let lost = theirs
+                .count
+                .saturating_sub(theirs.zero_count)
+                .saturating_add(lost_zeros);
+            self.saturated = self.saturated.saturating_add(lost);
+            return lost;
+        }
         self.begin();
-        let mut own_loss = self.loss::<FloatLoss>();
         let mut other_loss = FloatLoss::new(f, i, theirs.count);
-        if let Some((start, end)) = theirs.span {
+        let mut added = zeros;
+        if let Some((start, end)) = span {
             // The coarser scale, then the halvings that make the union fit.
             let downshift = self.downshift.max(theirs.downshift);
             let shift = downshift.wrapping_sub(theirs.downshift); // <= 18
@@ -364,7 +413,9 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             };
             let change = scale_change(low, high, B);
             let target = downshift.saturating_add(change).min(MAX_DOWNSHIFT);
+            let mut own_loss = self.loss::<FloatLoss>();
             self.downscale(target.saturating_sub(self.downshift), &mut own_loss);
+            self.forget(own_loss);
             let shift = self.downshift.wrapping_sub(theirs.downshift);
             let (low, high) = (start >> shift, end >> shift);
             if self.occupied {
@@ -375,39 +426,38 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             }
             let (base, downshift) = (self.base, self.downshift);
             let counts = &mut self.counts;
+            let mut left = room;
             each(&mut |index, n| {
-                let index = index >> shift; // within low..=high
-                let added = match counts.get_mut(position(index, base, B)) {
-                    Some(c) => c.add_saturating(n),
-                    None => 0,
+                let index = index >> shift;
+                // As the first pass (if any) took them; never outside `low..=high`.
+                let fit = if low <= index && index <= high {
+                    n.min(left)
+                } else {
+                    0
                 };
-                if added < n {
-                    other_loss.lose(index, downshift, n.wrapping_sub(added));
+                left = left.wrapping_sub(fit);
+                let held = match counts.get_mut(position(index, base, B)) {
+                    Some(c) if fit > 0 => c.add_saturating(fit),
+                    _ => 0,
+                };
+                added = added.saturating_add(held);
+                if held < n {
+                    other_loss.lose(index, downshift, n.wrapping_sub(held));
                 }
             });
+        } else if theirs.span.is_some() {
+            // No room for any of their buckets' values (but for zeros).
+            each(&mut |index, n| other_loss.lose(index, theirs.downshift, n));
         }
-        // The zeros and the count stop at u64::MAX; what would pass it is dropped, and
-        // counted as saturated (a zero leaves the sums as they are).
-        let zeros = theirs
-            .zero_count
-            .min(u64::MAX.wrapping_sub(self.zero_count));
-        let lost_zeros = theirs.zero_count.wrapping_sub(zeros);
-        self.zero_count = self.zero_count.wrapping_add(zeros);
-        let total = u128::from(self.count)
-            .saturating_add(u128::from(theirs.count.saturating_sub(lost_zeros)));
-        self.count = u64::try_from(total).unwrap_or(u64::MAX);
+        // Within the room: neither passes u64::MAX.
+        self.zero_count = self.zero_count.saturating_add(zeros);
+        self.count = self.count.saturating_add(added);
         self.float_stats.fold(f.min, f.max, f.sum);
         self.int_stats.fold(i, self.count);
-        let own = u128::from(self.forget(own_loss));
-        let other = self.forget(other_loss);
-        let held = total.saturating_sub(own).saturating_sub(u128::from(other));
-        let over = u64::try_from(held.saturating_sub(u128::from(u64::MAX))).unwrap_or(u64::MAX);
-        self.count = u64::try_from(held).unwrap_or(u64::MAX);
-        self.saturated = self
-            .saturated
-            .saturating_add(lost_zeros)
-            .saturating_add(over);
-        other.saturating_add(lost_zeros).saturating_add(over)
+        let other = other_loss.forget(&mut self.float_stats, &mut self.int_stats);
+        let lost = other.saturating_add(lost_zeros);
+        self.saturated = self.saturated.saturating_add(lost);
+        lost
     }
 
     /// Adds the values of an OpenTelemetry data point (the [`otlp`](crate::otlp)
@@ -421,7 +471,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     pub(crate) fn merge_point(
         &mut self,
         point: &Point,
-        each: impl FnOnce(&mut dyn FnMut(i64, u64)),
+        each: impl Fn(&mut dyn FnMut(i64, u64)),
     ) -> Result<u64, BeyondFloats> {
         // Halvings from the point's scale to the finest, and below it (both 0 at 8).
         let finer = u32::try_from(point.scale.wrapping_sub(FINEST_SCALE)).unwrap_or(0);
@@ -585,8 +635,9 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         self.clamped
     }
 
-    /// Values dropped because their bucket was full: by a record, a downscale or a
-    /// merge. Not part of [`count`](Self::count). It stops at `u64::MAX`.
+    /// Values dropped because their bucket was full (by a record, a downscale or a
+    /// merge), or because the count was at `u64::MAX`. Not part of [`count`](Self::count).
+    /// It stops at `u64::MAX`.
     pub fn saturated(&self) -> u64 {
         self.saturated
     }
