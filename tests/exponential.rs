@@ -612,3 +612,43 @@ fn values_past_a_full_count_are_dropped_and_counted() {
     );
     assert_eq!((z.max(), z.sum()), (Some(0.0), 0.0));
 }
+
+/// A downscale that drops float values takes their estimate out of the float sum, whether
+/// a float record, an integer record (integer operations only: the float sum is owed it)
+/// or a merge triggers it: the sum is no more than the values held can add to.
+#[test]
+fn values_a_downscale_drops_leave_the_sum_by_either_record_path() {
+    // Two u8 buckets: 255 threes and 255 fives, then 64 merges them into one, full.
+    let filled = || {
+        let mut s = ExponentialSketch::<u8, 2>::new();
+        (0..255).for_each(|_| s.record(3.0).unwrap());
+        (0..255).for_each(|_| s.record(5.0).unwrap());
+        s
+    };
+    let mut by_float = filled();
+    by_float.record(64.0).unwrap();
+    let mut by_int = filled();
+    by_int.record_u64(64);
+    let mut by_merge = filled();
+    by_merge.merge(&sketch_of::<u8, 2>(&[64]));
+    for s in [&by_float, &by_int, &by_merge] {
+        assert_eq!(s.bucket_counts().collect::<Vec<_>>(), [255, 1], "{s:?}");
+        assert_eq!((s.count(), s.saturated()), (256, 255));
+        // At most 255 fives and 64; at least 255 threes and 64.
+        let sum = s.sum();
+        assert!(
+            (255.0 * 3.0 + 64.0..=255.0 * 5.0 + 64.0).contains(&sum),
+            "{s:?}"
+        );
+    }
+    // Records after the debt leave it owed (the sum reads it); a merge settles it.
+    assert_eq!(by_int.sum(), by_float.sum());
+    by_int.record_u64(100); // into the bucket of 64, (16, 256] at scale -2
+    assert_eq!(by_int.sum(), by_float.sum() + 100.0);
+    let mut settled = by_int.clone();
+    settled.record(200.0).unwrap();
+    assert_eq!(settled.sum(), by_int.sum() + 200.0);
+    let mut merged = ExponentialSketch::<u8, 2>::new();
+    merged.merge(&by_int);
+    assert_eq!(merged.sum(), by_int.sum());
+}

@@ -7,7 +7,7 @@ use core::time::Duration;
 use super::counter::Counter;
 use super::downscale::{collapse, position, scale_change};
 use super::index::{self, mapping_at, FINEST_SCALE, MAX_DOWNSHIFT};
-use super::loss::{FloatLoss, IntLoss, Loss};
+use super::loss::{Debt, FloatLoss, IntLoss, Loss};
 use crate::sketch::error::{InvalidQuantile, RecordError};
 use crate::sketch::mapping::{IndexMapping, OtelMapping};
 use crate::sketch::rank::{rank_bin, sketch_quantile, RankBin, RankedBins};
@@ -102,6 +102,9 @@ pub struct ExponentialSketch<C: Counter, const B: usize> {
     /// statistics, so that the empty sketch is all zero bytes.
     float_stats: FloatStats,
     int_stats: IntStats,
+    /// Owed by the float sum (see [`Debt`]): meaningful, as the statistics, while
+    /// `count > 0`.
+    float_debt: Debt,
 }
 
 impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
@@ -146,6 +149,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             saturated: 0,
             float_stats: ZERO_FLOAT_STATS,
             int_stats: ZERO_INT_STATS,
+            float_debt: Debt::NONE,
         }
     }
 
@@ -156,6 +160,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         if self.count == 0 {
             self.float_stats = FloatStats::EMPTY;
             self.int_stats = IntStats::EMPTY;
+            self.float_debt = Debt::NONE;
         }
     }
 
@@ -247,7 +252,11 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// Takes the values of `loss` out of the sums, and out of `count` into `saturated`;
     /// returns how many.
     fn forget(&mut self, loss: impl Loss) -> u64 {
-        let n = loss.forget(&mut self.float_stats, &mut self.int_stats);
+        let n = loss.forget(
+            &mut self.float_stats,
+            &mut self.int_stats,
+            &mut self.float_debt,
+        );
         self.count = self.count.saturating_sub(n);
         self.saturated = self.saturated.saturating_add(n);
         n
@@ -348,7 +357,11 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             zero_count: other.zero_count,
             count: other.count,
         };
-        self.merge_buckets(&theirs, &other.float_stats, &other.int_stats, |sink| {
+        // Their float sum less what it owes.
+        let mut f = other.float_stats;
+        let mut debt = other.float_debt;
+        debt.settle(&mut f, &other.int_stats);
+        self.merge_buckets(&theirs, &f, &other.int_stats, |sink| {
             for (k, n) in other.ring_counts() {
                 sink(other.start.wrapping_add(k), n); // within start..=end
             }
@@ -454,7 +467,11 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         self.count = self.count.saturating_add(added);
         self.float_stats.fold(f.min, f.max, f.sum);
         self.int_stats.fold(i, self.count);
-        let other = other_loss.forget(&mut self.float_stats, &mut self.int_stats);
+        let other = other_loss.forget(
+            &mut self.float_stats,
+            &mut self.int_stats,
+            &mut self.float_debt,
+        );
         let lost = other.saturating_add(lost_zeros);
         self.saturated = self.saturated.saturating_add(lost);
         lost
@@ -654,14 +671,21 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// The sum of the values held (0 if empty): integers exactly, in 128 bits, rounded
     /// once here; floats summed in `f64`. Values a full counter dropped (`saturated`) are
-    /// taken out at their bucket's estimate, which can leave the running sums outside what
-    /// `count` values between `min` and `max` can sum to; the answer is clamped into
-    /// `[count * min, count * max]`, where the true sum lies.
+    /// taken out at their bucket's estimate, from the integer sum and, for what it cannot
+    /// cover (values recorded as floats), from the float sum. A downscale that
+    /// [`record_u64`](Self::record_u64) triggers values them with integer operations
+    /// only: at their bucket's lower edge clamped into min and max, each rounded down to
+    /// an integer (so a dropped float below 1 is valued 0). The estimates can leave the
+    /// running sums outside what `count` values between `min` and `max` can sum to; the
+    /// answer is clamped into `[count * min, count * max]`, where the true sum lies.
     pub fn sum(&self) -> f64 {
         if self.count == 0 {
             return 0.0;
         }
-        let sum = self.float_stats.sum + self.int_stats.sum() as f64;
+        let mut f = self.float_stats;
+        let mut debt = self.float_debt;
+        debt.settle(&mut f, &self.int_stats);
+        let sum = f.sum + self.int_stats.sum() as f64;
         let n = self.count as f64;
         let low = n * min_of(&self.float_stats, &self.int_stats);
         let high = n * max_of(&self.float_stats, &self.int_stats);
@@ -704,12 +728,14 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             saturated,
             float_stats,
             int_stats,
+            float_debt,
         } = self;
         counts.fill(C::ZERO);
         (*base, *start, *end, *occupied, *downshift) = (0, 0, 0, false, 0);
         (*count, *zero_count, *clamped, *saturated) = (0, 0, 0, 0);
         *float_stats = ZERO_FLOAT_STATS;
         *int_stats = ZERO_INT_STATS;
+        *float_debt = Debt::NONE;
     }
 }
 
@@ -804,14 +830,14 @@ impl<C: Counter, const B: usize, const B2: usize> PartialEq<ExponentialSketch<C,
     /// The same scale, buckets (offset and counts), counters and exact statistics, whatever
     /// the two sizes and wherever their rings start.
     fn eq(&self, other: &ExponentialSketch<C, B2>) -> bool {
-        let stats = |s: &ExponentialSketch<C, B2>| (s.float_stats, s.int_stats);
+        let stats = |s: &ExponentialSketch<C, B2>| (s.float_stats, s.int_stats, s.float_debt);
         self.scale() == other.scale()
             && self.offset() == other.offset()
             && self.bucket_counts().eq(other.bucket_counts())
             && (self.count, self.zero_count, self.clamped, self.saturated)
                 == (other.count, other.zero_count, other.clamped, other.saturated)
             // The statistics mean nothing while empty (see `begin`).
-            && (self.count == 0 || (self.float_stats, self.int_stats) == stats(other))
+            && (self.count == 0 || (self.float_stats, self.int_stats, self.float_debt) == stats(other))
     }
 }
 
@@ -846,6 +872,7 @@ mod tests {
             (s.count, s.zero_count, s.clamped, s.saturated),
             (f.min.to_bits(), f.max.to_bits(), f.sum.to_bits()),
             (i.min, i.max, i.sum()),
+            s.float_debt.get(),
         )
     }
 
