@@ -652,3 +652,24 @@ fn values_a_downscale_drops_leave_the_sum_by_either_record_path() {
     merged.merge(&by_int);
     assert_eq!(merged.sum(), by_int.sum());
 }
+
+/// Subnormals share the bucket of `2^-1022`: a quantile among them is within that bucket
+/// and `[min, max]`, not within the relative accuracy (as documented).
+#[test]
+fn a_quantile_among_subnormals_is_within_their_shared_bucket() {
+    let mut s = ExponentialSketch::<u32, 16>::new();
+    let values = [1e-320, 2e-320, 3e-320, 1e-310];
+    values.iter().for_each(|&v| s.record(v).unwrap());
+    assert_eq!(s.scale(), 8);
+    let mid = s.quantile(0.5).unwrap().unwrap(); // exact: 2e-320
+    assert!((1e-320..=1e-310).contains(&mid) && mid < f64::MIN_POSITIVE);
+    assert!(
+        (mid - 2e-320).abs() > s.relative_accuracy() * 2e-320,
+        "{mid}"
+    );
+    assert_eq!(s.bucket_counts().collect::<Vec<_>>(), [4]);
+    assert_eq!(
+        (s.quantile(0.0).unwrap(), s.quantile(1.0).unwrap()),
+        (Some(1e-320), Some(1e-310))
+    );
+}

@@ -28,7 +28,8 @@ use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
 /// * Exact [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
 ///   [`sum`](Self::sum) (integers summed exactly in 128 bits), as [`DDSketch`](crate::sketch::DDSketch) keeps
 ///   them; [`quantile`](Self::quantile)s within [`relative_accuracy`](Self::relative_accuracy)
-///   of the exact sample quantile, the accuracy of the scale it is at.
+///   of the exact sample quantile, the accuracy of the scale it is at (but among
+///   subnormals, below `f64::MIN_POSITIVE`, which share one bucket: see `quantile`).
 /// * NaN and negative values are refused with a [`RecordError`]; `-0.0` is a zero; `+inf`
 ///   is recorded as `f64::MAX` and counted by [`clamped`](Self::clamped) (the Python
 ///   SDK drops non-finite values: equality with it is for finite ones).
@@ -619,6 +620,10 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// rule of [`DDSketch::quantile`](crate::sketch::DDSketch::quantile)), clamped into
     /// `[min, max]`; within [`relative_accuracy`](Self::relative_accuracy) of the exact
     /// sample quantile. `q = 0` and `q = 1` are the exact min and max.
+    ///
+    /// Subnormals (values below `f64::MIN_POSITIVE`) all share the bucket of `2^-1022`, as
+    /// in the SDKs: a quantile that falls among them is within that bucket (and within
+    /// `[min, max]`), not within the relative accuracy.
     ///
     /// Errors if `q` is NaN or outside [0, 1].
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
