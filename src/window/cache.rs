@@ -106,13 +106,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// every call.
     #[inline]
     pub(super) fn after_record(&self, previous: Option<u32>) {
-        // The bin's new count is a power of two from 16 up (the window has grown by about
-        // half since this bin last triggered: frequent while it fills, rare once it is
-        // full) or a multiple of `refresh_records`.
+        // The bin's new count is a power of two (1 included: so no bin more than doubles
+        // between refreshes unasked, however many bins a shift spreads over; frequent
+        // while a bin fills, rare once it is full) or a multiple of `refresh_records`.
         let by_count = self.refresh_mask != u32::MAX
             && previous.is_some_and(|p| {
                 let n = p.wrapping_add(1);
-                (n & p == 0 && n >= 16) || n & self.refresh_mask == 0
+                n & p == 0 || n & self.refresh_mask == 0
             });
         if by_count {
             self.ask_for_refresh();
@@ -183,8 +183,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     #[inline]
     pub(crate) fn maintain_at(&self, now: Instant) {
         let _ = self.slot_at(now, true);
-        // While warming up every maintenance refreshes (records do not ask then: that
-        // would be a write per record).
+        // While warming up every maintenance refreshes (records ask only at their bin's
+        // powers of two: asking at every record would be a write per record).
         if self.refresh_state.load(Ordering::Relaxed) & REFRESH_WANTED != 0
             || self.cached_count.load(Ordering::Relaxed) < self.config.warmup_records
             || self.refresh_due(now)

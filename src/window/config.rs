@@ -117,7 +117,10 @@ impl WindowConfig {
     }
 
     /// Refresh the cached quantile when a record brings its bin's count to a power of two
-    /// or to a multiple of `records` (rounded up to a power of two); 0 disables both.
+    /// (1 included: no bin more than doubles between refreshes unasked) or to a multiple
+    /// of `records` (rounded up to a power of two); 0 disables both (an
+    /// [`ExponentialWindow`](super::ExponentialWindow)'s buckets still ask at their powers
+    /// of two).
     pub const fn with_refresh_records(mut self, records: u32) -> Self {
         self.refresh_records = records;
         self

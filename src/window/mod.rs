@@ -766,6 +766,46 @@ mod tests {
         assert_eq!(by_time.cached_count(), 21, "refreshed at rotation");
     }
 
+    /// A shift into many new bins, each filled with fewer than 16 values, still refreshes
+    /// the cached quantile: no bin more than doubles unasked, so once the records stop,
+    /// what the last refresh missed is fewer than it counted, and the cached quantile is
+    /// a rank of the current values that bound allows.
+    #[test]
+    fn a_shift_into_sparse_bins_refreshes_the_cached_quantile() {
+        let clock = ManualClock::new();
+        let config = WindowConfig::new().with_refresh_interval(Duration::ZERO);
+        let w: IntLatencyWindow<_> =
+            Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+        for _ in 0..100 {
+            w.record_duration(Duration::from_millis(5));
+        }
+        w.maintain();
+        for i in 0..40 {
+            let ns = (1e9 * 1.02f64.powi(i)) as u64;
+            for _ in 0..15 {
+                w.record_u64(ns);
+                w.maintain();
+            }
+        }
+        clock.advance(25 * SEC); // the same interval: no rotation refreshes
+        w.maintain();
+        let (cached, counted, count) = (w.cached_quantile().unwrap(), w.cached_count(), w.count());
+        let missed = count - u64::from(counted);
+        assert!(missed < u64::from(counted), "{missed} missed of {count}");
+        // The cached p90 is the value at rank floor(0.9 * (counted - 1)) of the values
+        // counted; among all of them its rank is that, plus at most what was missed.
+        let rank = (0.9 * f64::from(counted - 1)).floor();
+        let at = |r: f64| w.quantile(r / (count - 1) as f64).unwrap().unwrap();
+        assert!(
+            at(rank) <= cached && cached <= at(rank + missed as f64),
+            "cached {cached} from {counted} of {count}"
+        );
+        // Here the last refresh missed only the last bin's values past 8.
+        assert_eq!(counted, 700 - 7);
+        let fresh = w.quantile(0.9).unwrap().unwrap();
+        assert!((cached / fresh - 1.0).abs() < 0.03, "{cached} vs {fresh}");
+    }
+
     /// With `rotate_on_record(false)` no record rotates, whatever the clock does; records
     /// past the window go to their own interval's slot, behind it to the published one,
     /// and the maintenance that rotates conserves them all.

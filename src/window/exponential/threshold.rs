@@ -2,8 +2,8 @@
 //! waits for before it hedges, as the upper edge of a bucket in whole nanoseconds, read
 //! in one load.
 //!
-//! Records ask for a refresh when a bucket's count reaches a power of two from 16 up or a
-//! multiple of the configured `refresh_records`, and so do rotations and rescales;
+//! Records ask for a refresh when a bucket's count reaches a power of two (1 included) or
+//! a multiple of the configured `refresh_records`, and so do rotations and rescales;
 //! maintenance refreshes when asked, and at every call while the window is warming up.
 //! A refresh walks the slots' buckets merged at the coarsest of their scales (integer
 //! operations only: a core without an FPU links no soft-float helper), in a scan that no
@@ -79,11 +79,12 @@ impl Threshold {
         }
     }
 
-    /// Whether a record that brought its bucket to `n` values asks for a refresh.
+    /// Whether a record that brought its bucket to `n` values asks for a refresh: at every
+    /// power of two (1 included, so that no bucket more than doubles between refreshes
+    /// unasked, however many buckets a shift spreads over) and multiple of `refresh_mask + 1`.
     #[inline(always)]
     pub(super) fn asks(&self, n: u32) -> bool {
-        self.quantile_count != 0
-            && ((n & n.wrapping_sub(1) == 0 && n >= 16) || n & self.refresh_mask == 0)
+        self.quantile_count != 0 && (n & n.wrapping_sub(1) == 0 || n & self.refresh_mask == 0)
     }
 
     /// Leaves a refresh request for the next maintenance (a read-modify-write, so that the
@@ -257,6 +258,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// The refresh that computed it is the last [`maintain`](Self::maintain) that was
     /// asked for one (by a record, a rotation or a rescale), or any while the window warms
     /// up: after a rotation, the bound is the one before it until that refresh is done.
+    /// A record asks when it brings its bucket's count to a power of two (1 included) or a
+    /// multiple of `refresh_records` rounded up to a power of two, so the records a
+    /// refresh missed that did not ask are, in each bucket, fewer than it counted there: at
+    /// a quiet moment after a maintenance, [`cached_count`](Self::cached_count) is more
+    /// than half of the values the window holds.
     ///
     /// ```
     /// use tailguard::clock::ManualClock;
@@ -535,6 +541,44 @@ mod tests {
         w.record_u64(1_000);
         w.maintain();
         assert_eq!(w.cached_count(), 16);
+    }
+
+    /// A shift into many new buckets, each filled with fewer than 16 values, still
+    /// refreshes the cached quantile: no bucket more than doubles unasked, so what the
+    /// last refresh missed is fewer than it counted.
+    #[test]
+    fn a_shift_into_sparse_buckets_refreshes_the_cached_quantile() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u16, 64>::with_config(&clock, WindowConfig::new()).unwrap();
+        // Scale 0 from the start (one bucket per octave), so that no rescale asks later.
+        w.record_u64(1 << 16);
+        w.record_u64(1 << 61);
+        for _ in 0..100 {
+            w.record_u64(5_000_000);
+        }
+        w.maintain();
+        assert_eq!(w.scale(), Some(0));
+        let rescales = w.rescales();
+        let values: Vec<u64> = (0..40).map(|i| 1_000_000 << i).collect();
+        for &v in &values {
+            for _ in 0..15 {
+                w.record_u64(v);
+                w.maintain();
+            }
+        }
+        assert_eq!(w.rescales(), rescales);
+        let (counted, count) = (w.cached_count(), w.count());
+        let missed = count - u64::from(counted);
+        assert!(missed < u64::from(counted), "{missed} missed of {count}");
+        // Here the last refresh missed only the last bucket's values past 8.
+        assert_eq!(counted, 702 - 7);
+        let rank = (0.9 * f64::from(counted - 1)).floor();
+        let at = |r: f64| w.quantile(r / (count - 1) as f64).unwrap().unwrap();
+        let bound = w.cached_upper_bound().unwrap() as f64;
+        assert!(
+            at(rank) <= bound && bound <= 2.0 * at(rank + missed as f64),
+            "bound {bound} from {counted} of {count}"
+        );
     }
 
     #[test]
