@@ -389,6 +389,7 @@ proptest! {
                 model.records.push((t, value * 1000));
                 prop_assert_eq!(window.count(), model.records.len() as u64);
                 prop_assert_eq!(u64::from(window.expired()), model.expired);
+                prop_assert_eq!(window.saturated(), 0);
                 let max = model.records.iter().map(|r| r.1).max().unwrap() as f64;
                 let got = window.quantile(1.0).unwrap().unwrap();
                 prop_assert!(got <= max && got >= max * (1.0 - 1e-6), "max {} vs {}", got, max);

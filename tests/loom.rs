@@ -102,7 +102,10 @@ fn records_are_conserved_across_rotations() {
         let _ = window.cached_quantile();
         recorder.join().unwrap();
         rotator.join().unwrap();
-        assert_eq!(window.count() + u64::from(window.expired()), 1);
+        assert_eq!(
+            window.count() + u64::from(window.expired()) + u64::from(window.saturated()),
+            1
+        );
     });
 }
 
@@ -132,7 +135,10 @@ fn records_that_do_not_rotate_are_conserved() {
         window.maintain();
         recorder.join().unwrap();
         assert_eq!(window.rotations(), 2);
-        assert_eq!(window.count() + u64::from(window.expired()), 1);
+        assert_eq!(
+            window.count() + u64::from(window.expired()) + u64::from(window.saturated()),
+            1
+        );
     });
 }
 
@@ -198,7 +204,10 @@ fn a_published_threshold_is_of_data_the_window_holds() {
         let edge = |v: f64| mapping.upper_bound_u64(mapping.index(v));
         let want_bound = if holds_one { edge(1.0) } else { edge(3.0) };
         assert_eq!(settled_bound, Some(want_bound), "{window:?}");
-        assert_eq!(window.count() + u64::from(window.expired()), 2);
+        assert_eq!(
+            window.count() + u64::from(window.expired()) + u64::from(window.saturated()),
+            2
+        );
     });
 }
 

@@ -2,9 +2,9 @@
 //! its 64-bit range that jumps forward (by up to 2^33 ticks of each coarse clock: the
 //! window's intervals, the token bucket's units) and backward (a little, or by years),
 //! checked against simple reference models after every step: the window conserves every
-//! record (`count + expired`), a jump over the window empties it, the ratio budget matches
-//! an exact integer model (`drain` included), and the token bucket never grants more than
-//! its burst plus its rate times the clock's total forward movement.
+//! record (`count + expired + saturated`), a jump over the window empties it, the ratio
+//! budget matches an exact integer model (`drain` included), and the token bucket never
+//! grants more than its burst plus its rate times the clock's total forward movement.
 #![no_main]
 
 use core::time::Duration;
@@ -126,7 +126,8 @@ fuzz_target!(|data: &[u8]| {
                 let _ = mapping.relative_accuracy();
             }
         }
-        assert_eq!(window.count() + u64::from(window.expired()), recorded);
+        let held = window.count() + u64::from(window.expired()) + u64::from(window.saturated());
+        assert_eq!(held, recorded);
         assert_eq!(
             (budget.balance() * UNITS as f64).round() as u64,
             model_balance

@@ -764,6 +764,13 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// the returned total or stays in the sketch: never both, never neither. Min and max
     /// are reset; one racing record may leave its value there.
     pub fn clear(&self) -> u64 {
+        self.clear_counting_saturated().0
+    }
+
+    /// [`clear`](Self::clear), also returning the [`saturated`](Self::saturated) count it
+    /// reset (swapped with zero, so a refused record racing it is counted in one place):
+    /// a window hands both to its own counters.
+    pub(crate) fn clear_counting_saturated(&self) -> (u64, u32) {
         // The occupied range is reset before any bin is cleared, with acquiring swaps: a
         // record whose widening of either end this reset overwrites happened before the
         // loads below, which see its add and clear it (see `occupy`); any other record
@@ -780,10 +787,14 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
             }
         }
         self.clamped.store(0, Relaxed);
-        self.saturated.store(0, Relaxed);
+        // A load first, as for the bins: nearly always zero, then no write.
+        let saturated = match self.saturated.load(Relaxed) {
+            0 => 0,
+            _ => self.saturated.swap(0, Relaxed),
+        };
         self.min_key.store(NO_MIN, Relaxed);
         self.max_key.store(0, Relaxed);
-        removed
+        (removed, saturated)
     }
 }
 
@@ -817,6 +828,18 @@ impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
             .field("clamped", &self.clamped())
             .field("saturated", &self.saturated())
             .finish()
+    }
+}
+
+/// Test-only: a full bin without 2^31 records.
+#[cfg(all(test, not(loom)))]
+impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
+    /// Sets the count of the bin of `value` (in the range, not zero) to `count`, as that
+    /// many records of it would, but for the extremes.
+    pub(crate) fn set_bin_count(&self, value: u64, count: u32) {
+        let pos = (self.mapping.index_u64(value) - self.min_index) as usize;
+        self.bins[pos].store(count, Relaxed);
+        self.occupy(pos);
     }
 }
 
@@ -911,6 +934,9 @@ mod tests {
         assert_eq!(s.saturated(), 2);
         assert_eq!(add_saturating(&s.bins[pos], 5), 0);
         assert_eq!(add_saturating(&s.bins[pos + 1], 5), 5);
+        // A clear hands the saturated count over with the values.
+        assert_eq!(s.clear_counting_saturated(), (u64::from(BIN_LIMIT) + 5, 2));
+        assert_eq!((s.count(), s.saturated()), (0, 0));
     }
 
     #[test]

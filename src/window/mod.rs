@@ -117,6 +117,9 @@ pub struct Window<C, M, const N: usize, const SLOTS: usize = 3> {
     /// Values counted by the scan of the last published quantile (saturating).
     cached_count: AtomicU32,
     expired: AtomicU32,
+    /// Records refused by full bins of slots cleared since (each slot counts its own
+    /// until then).
+    saturated: AtomicU32,
     rotations: AtomicU32,
     slots: [AtomicSketch<M, N>; SLOTS],
 }
@@ -315,6 +318,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
                 cached_bounds: [AtomicU32::new(0), AtomicU32::new(0)],
                 cached_count: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
+                saturated: AtomicU32::new(0),
                 rotations: AtomicU32::new(0),
                 slots: slots_of(layout),
             }
@@ -440,12 +444,18 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             // The seqlock's writer side: odd while slots are being cleared, and the cached
             // quantile withdrawn before any of its values is.
             self.generation.begin_write(|odd| self.withdraw_cached(odd));
-            let mut removed = 0u32;
+            let (mut removed, mut refused) = (0u32, 0u32);
             for k in 0..leaving {
-                let slot = self.slot(first.wrapping_add(k));
-                removed = removed.wrapping_add(slot.clear() as u32);
+                let (values, saturated) =
+                    self.slot(first.wrapping_add(k)).clear_counting_saturated();
+                removed = removed.wrapping_add(values as u32);
+                refused = refused.wrapping_add(saturated);
             }
             self.expired.fetch_add(removed, Ordering::Relaxed);
+            // Inside the write: `saturated()` reads the slots and this under the seqlock.
+            if refused != 0 {
+                self.saturated.fetch_add(refused, Ordering::Relaxed);
+            }
             // Before the interval it belongs to (whose release store publishes it): a
             // recorder that reads the new interval reads this slot or a later one. One
             // that read the old interval may take this slot too: a newer interval's,
@@ -568,6 +578,35 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         self.expired.load(Ordering::Relaxed)
     }
 
+    /// Records dropped since the window was made because their bin was full (2^31
+    /// values in one bin of one interval's slot), wrapping at 2^32: with
+    /// [`count`](Self::count) and [`expired`](Self::expired), every record is in exactly
+    /// one of them at any quiet moment. Kept across rotations (a cleared slot hands its
+    /// count over, as its values go to `expired`); a slot's own count stops at 2^31 in one
+    /// interval, as [`AtomicSketch::saturated`] does. A sum over the slots, read where no
+    /// rotation overlapped it (retried a few times, then read as it is).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// window.record_u64(2_000_000);
+    /// assert_eq!(window.saturated(), 0); // a bin holds 2^31 values before it refuses one
+    /// assert_eq!(window.count() + u64::from(window.expired()) + u64::from(window.saturated()), 1);
+    /// ```
+    pub fn saturated(&self) -> u32 {
+        self.generation.read_stable(SCAN_ATTEMPTS, || {
+            self.slots
+                .iter()
+                .fold(self.saturated.load(Ordering::Relaxed), |sum, slot| {
+                    sum.wrapping_add(slot.saturated() as u32)
+                })
+        })
+    }
+
     /// Rotations so far (wrapping at 2^32). A jump over many intervals is one rotation.
     pub fn rotations(&self) -> u32 {
         self.rotations.load(Ordering::Relaxed)
@@ -603,6 +642,7 @@ impl<C, M: IndexMapping, const N: usize, const SLOTS: usize> fmt::Debug for Wind
             )
             .field("cached_count", &self.cached_count.load(Ordering::Relaxed))
             .field("expired", &self.expired.load(Ordering::Relaxed))
+            .field("saturated", &self.saturated.load(Ordering::Relaxed))
             .finish()
     }
 }
@@ -804,6 +844,40 @@ mod tests {
         assert_eq!(counted, 700 - 7);
         let fresh = w.quantile(0.9).unwrap().unwrap();
         assert!((cached / fresh - 1.0).abs() < 0.03, "{cached} vs {fresh}");
+    }
+
+    /// Records a full bin refuses are counted by `saturated()`, and still are once the
+    /// rotation that clears their slot hands its count over: `count() + expired() +
+    /// saturated()` is every record, before and after.
+    #[test]
+    fn records_a_full_bin_refuses_stay_counted_across_rotations() {
+        const BIN_LIMIT: u32 = 1 << 31; // a full bin
+        let clock = ManualClock::new();
+        let w = window(&clock, WindowConfig::new());
+        let v = 5_000_000;
+        let total =
+            |w: &TestWindow<'_>| w.count() + u64::from(w.expired()) + u64::from(w.saturated());
+        // As if 2^31 - 1 records had come: interval 0's slot is slot 0.
+        w.slot(0).set_bin_count(v, BIN_LIMIT - 1);
+        for _ in 0..3 {
+            w.record_u64(v); // the first fills the bin; the others are refused
+        }
+        assert_eq!((w.count(), w.saturated()), (u64::from(BIN_LIMIT), 2));
+        clock.advance(30 * SEC); // interval 1: slot 0 stays in the window
+        w.slot(1).set_bin_count(v, BIN_LIMIT);
+        w.record_u64(v);
+        assert_eq!(w.saturated(), 3);
+        let recorded = u64::from(BIN_LIMIT) + 2 + u64::from(BIN_LIMIT) + 1;
+        assert_eq!(total(&w), recorded);
+        clock.advance(30 * SEC); // interval 2: slot 0 leaves, its refusals stay counted
+        w.maintain();
+        assert_eq!((w.expired(), w.saturated()), (BIN_LIMIT, 3));
+        assert_eq!(total(&w), recorded);
+        clock.advance(60 * SEC); // every slot leaves
+        w.maintain();
+        assert_eq!((w.count(), w.saturated()), (0, 3));
+        assert_eq!(total(&w) % (1 << 32), recorded % (1 << 32)); // `expired` wraps
+        assert!(std::format!("{w:?}").contains("saturated: 3"));
     }
 
     /// With `rotate_on_record(false)` no record rotates, whatever the clock does; records

@@ -68,6 +68,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             cached_bounds,
             cached_count,
             expired,
+            saturated,
             rotations,
             slots,
         } = self;
@@ -89,6 +90,7 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         *cached_bounds = [AtomicU32::new(0), AtomicU32::new(0)];
         *cached_count = AtomicU32::new(0);
         *expired = AtomicU32::new(0);
+        *saturated = AtomicU32::new(0);
         *rotations = AtomicU32::new(0);
         for slot in slots.iter() {
             slot.clear();
