@@ -880,6 +880,36 @@ mod tests {
         assert!(std::format!("{w:?}").contains("saturated: 3"));
     }
 
+    /// A refresh interval past the refresh clock's horizon, (2^18 - 1) * 2^32 ns (about
+    /// 13.03 days), acts as the horizon: a last refresh that old no longer has an age in
+    /// ticks, and is due (at most 8.6 s past the horizon).
+    #[test]
+    fn a_refresh_interval_past_the_horizon_refreshes_at_the_horizon() {
+        const HORIZON_NS: u64 = ((1 << 18) - 1) << 32;
+        let clock = ManualClock::new();
+        let config = WindowConfig::new()
+            .with_interval(Duration::from_secs(365 * 86_400))
+            .with_refresh_records(0)
+            .with_warmup_records(0)
+            .with_refresh_interval(Duration::from_secs(30 * 86_400));
+        let w = window(&clock, config);
+        w.record_duration(Duration::from_millis(5));
+        w.maintain(); // the first refresh
+        assert_eq!(w.cached_count(), 1);
+        w.record_duration(Duration::from_millis(5));
+        clock.advance(Duration::from_nanos(HORIZON_NS - 1));
+        w.maintain();
+        assert_eq!(
+            w.cached_count(),
+            1,
+            "inside the horizon: an exact age, not due"
+        );
+        clock.advance(Duration::from_nanos(8_600_000_001));
+        w.maintain();
+        assert_eq!(w.cached_count(), 2, "past it: due, 30 days or not");
+        assert_eq!(w.rotations(), 0);
+    }
+
     /// With `rotate_on_record(false)` no record rotates, whatever the clock does; records
     /// past the window go to their own interval's slot, behind it to the published one,
     /// and the maintenance that rotates conserves them all.
