@@ -372,6 +372,29 @@ fn a_record_racing_a_clear_stays_inside_the_scanned_range() {
     });
 }
 
+/// A record into a full bin racing a clear: the clear takes the bin's full count, the
+/// record either lands in the emptied bin or counts itself saturated (its add taken out of
+/// the count, never below what the clear left: a bin once wrapped to `u32::MAX` here).
+#[test]
+fn a_full_bin_record_racing_a_clear_is_counted_once() {
+    const LIMIT: u32 = 1 << 31; // a full bin
+    loom::model(|| {
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let sketch = Arc::new(AtomicSketch::<_, 4>::new(mapping, 1.0).unwrap());
+        sketch.set_bin_count(9, LIMIT);
+        let recorder = {
+            let sketch = sketch.clone();
+            thread::spawn(move || sketch.record_u64(9))
+        };
+        let removed = sketch.clear();
+        recorder.join().unwrap();
+        assert_eq!(removed, u64::from(LIMIT));
+        // Held, refused after the clear, or refused before it (reset with the clear).
+        assert!(sketch.count() + sketch.saturated() <= 1);
+        assert_eq!(sketch.snapshot().count(), sketch.count());
+    });
+}
+
 /// An exponential window of four buckets: a value far outside rescales it.
 type TinyExponential = ExponentialWindow<LoomClock, u16, 4>;
 

@@ -37,9 +37,21 @@ fn increment(counter: &AtomicU32) -> Option<u32> {
     if previous < BIN_LIMIT {
         Some(previous)
     } else {
-        counter.fetch_sub(1, Relaxed);
+        take_back(counter);
         None
     }
+}
+
+/// Takes back an add of one that found `counter` full, while it is still over the limit:
+/// at or below it, a clear has swapped the add out since (and, taking at most
+/// [`BIN_LIMIT`] from a counter, did not count it). A plain subtraction would wrap the
+/// cleared counter to `u32::MAX`.
+#[cold]
+fn take_back(counter: &AtomicU32) {
+    // `c > BIN_LIMIT`: cannot wrap.
+    let _ = counter.fetch_update(Relaxed, Relaxed, |c| {
+        (c > BIN_LIMIT).then(|| c.wrapping_sub(1))
+    });
 }
 
 /// Adds `n` to a counter, stopping at [`BIN_LIMIT`]. Returns how many were added.
@@ -447,7 +459,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     #[inline(never)]
     fn settle_slow(&self, bin: &AtomicU32, pos: Option<usize>, previous: u32) -> Option<u32> {
         if previous >= BIN_LIMIT {
-            bin.fetch_sub(1, Relaxed);
+            take_back(bin);
             add_saturating(&self.saturated, 1);
             return None;
         }
@@ -781,9 +793,12 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         self.occupied_high.swap(0, Acquire);
         let mut removed = 0u64;
         for counter in core::iter::once(&self.zero).chain(self.bins.iter()) {
-            // A load first: clearing an already-empty bin then costs no write.
+            // A load first: clearing an already-empty bin then costs no write. Above
+            // the limit are adds of full bins' refused records, which count themselves
+            // as saturated (see `take_back`).
             if counter.load(Relaxed) != 0 {
-                removed = removed.saturating_add(u64::from(counter.swap(0, Relaxed)));
+                let held = counter.swap(0, Relaxed).min(BIN_LIMIT);
+                removed = removed.saturating_add(u64::from(held));
             }
         }
         self.clamped.store(0, Relaxed);
@@ -831,12 +846,13 @@ impl<M: IndexMapping, const N: usize> core::fmt::Debug for AtomicSketch<M, N> {
     }
 }
 
-/// Test-only: a full bin without 2^31 records.
-#[cfg(all(test, not(loom)))]
+/// Tests and loom models only: a full bin without 2^31 records.
+#[cfg(any(test, loom))]
 impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Sets the count of the bin of `value` (in the range, not zero) to `count`, as that
     /// many records of it would, but for the extremes.
-    pub(crate) fn set_bin_count(&self, value: u64, count: u32) {
+    #[doc(hidden)]
+    pub fn set_bin_count(&self, value: u64, count: u32) {
         let pos = (self.mapping.index_u64(value) - self.min_index) as usize;
         self.bins[pos].store(count, Relaxed);
         self.occupy(pos);
@@ -937,6 +953,27 @@ mod tests {
         // A clear hands the saturated count over with the values.
         assert_eq!(s.clear_counting_saturated(), (u64::from(BIN_LIMIT) + 5, 2));
         assert_eq!((s.count(), s.saturated()), (0, 0));
+    }
+
+    /// A full bin's refused add, taken back after a clear emptied the bin: the clear took
+    /// at most the limit (the add counts itself as saturated), and the take-back leaves
+    /// the emptied bin alone rather than wrapping it.
+    #[test]
+    fn a_refused_add_that_a_clear_swept_is_not_taken_back_twice() {
+        let s = AtomicSketch::<IntMapping, 64>::with_relative_accuracy(0.02, 1.0).unwrap();
+        let pos = (s.mapping.index_u64(3) - s.min_index) as usize;
+        // Two records' adds in flight on a full bin.
+        s.bins[pos].store(BIN_LIMIT + 2, Relaxed);
+        assert_eq!(s.clear(), u64::from(BIN_LIMIT));
+        s.record_u64(3); // after the clear
+        take_back(&s.bins[pos]);
+        take_back(&s.bins[pos]);
+        assert_eq!(s.count(), 1);
+        // Without a clear, each takes its own add back.
+        s.bins[pos].store(BIN_LIMIT + 2, Relaxed);
+        take_back(&s.bins[pos]);
+        take_back(&s.bins[pos]);
+        assert_eq!(s.bins[pos].load(Relaxed), BIN_LIMIT);
     }
 
     #[test]
