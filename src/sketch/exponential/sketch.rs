@@ -583,9 +583,17 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// The guaranteed relative accuracy of [`quantile`](Self::quantile) at the current
     /// scale: `(b - 1) / (b + 1)` with `b = 2^(2^-scale)` (0.14 % at scale 8, 1.08 % at
-    /// scale 5, 4.3 % at scale 3; 1, no guarantee, from scale -6 down).
+    /// scale 5, 4.3 % at scale 3; 1, no guarantee, from scale -6 down), plus `8 * 2^-52`
+    /// (below 1): an upper bound, so that `(got - want).abs() <= alpha * want` holds as
+    /// computed in `f64`. A value on a bucket edge is exactly `alpha` from the bucket's
+    /// representative, whose rounding could otherwise put it a few ulps past.
     pub fn relative_accuracy(&self) -> f64 {
-        self.mapping().relative_accuracy()
+        let alpha = self.mapping().relative_accuracy();
+        if alpha < 1.0 {
+            alpha + 8.0 * f64::EPSILON
+        } else {
+            alpha
+        }
     }
 
     /// The index of the lowest bucket (OTLP's `positive.offset`): the lowest occupied
