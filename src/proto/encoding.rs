@@ -379,7 +379,7 @@ mod tests {
         assert!((m.gamma() - libm::exp(1.0 / 64.0)).abs() < 1e-15);
         assert_eq!(m.index_offset(), 0.0);
         let alpha = m.relative_accuracy(IndexConvention::Python).unwrap();
-        assert!((alpha - i.relative_accuracy()).abs() < 1e-15);
+        assert!((alpha - i.mapping().relative_accuracy()).abs() < 1e-15);
 
         let c = CubicMapping::with_relative_accuracy(0.01).unwrap();
         let py = IndexConvention::Python.gamma_from_go(Interpolation::Cubic, c.gamma());

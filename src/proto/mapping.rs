@@ -27,7 +27,7 @@ const MAX_OFFSET_SHIFT: f64 = (1u64 << 32) as f64;
 /// assert_eq!(m.gamma(), s.mapping().gamma());
 /// assert_eq!(m.index_offset(), 64.0); // Go's layout for this gamma
 /// let alpha = m.relative_accuracy(IndexConvention::GoJava).unwrap();
-/// assert!((alpha - s.relative_accuracy()).abs() < 1e-15);
+/// assert!((alpha - s.mapping().relative_accuracy()).abs() < 1e-15);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

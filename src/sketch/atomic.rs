@@ -710,9 +710,11 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         BinLayout::with_min_index(self.mapping, self.min_index)
     }
 
-    /// The guaranteed relative accuracy (alpha).
+    /// The guaranteed relative accuracy: the mapping's alpha plus `8 * 2^-52` (below 1),
+    /// an upper bound so that `(got - want).abs() <= alpha * want` holds as computed in
+    /// `f64`, where a value on a bin edge is exactly alpha from its bin's representative.
     pub fn relative_accuracy(&self) -> f64 {
-        self.mapping.relative_accuracy()
+        crate::sketch::mapping::reported_accuracy(self.mapping.relative_accuracy())
     }
 
     /// A plain [`DDSketch`] with the same contents (each bin read once, relaxed). Its sum

@@ -822,9 +822,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         &self.mapping
     }
 
-    /// The guaranteed relative accuracy (alpha).
+    /// The guaranteed relative accuracy: the mapping's alpha plus `8 * 2^-52` (below 1),
+    /// an upper bound so that `(got - want).abs() <= alpha * want` holds as computed in
+    /// `f64`, where a value on a bin edge is exactly alpha from its bin's representative.
     pub fn relative_accuracy(&self) -> f64 {
-        self.mapping.relative_accuracy()
+        crate::sketch::mapping::reported_accuracy(self.mapping.relative_accuracy())
     }
 
     /// The mapping index of the lowest bin.

@@ -622,7 +622,9 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         &self.clock
     }
 
-    /// The guaranteed relative accuracy (alpha) of the window's quantiles.
+    /// The guaranteed relative accuracy (alpha) of the window's quantiles, as
+    /// [`AtomicSketch::relative_accuracy`](crate::sketch::AtomicSketch::relative_accuracy)
+    /// reports it (the mapping's, a few ulps up).
     pub fn relative_accuracy(&self) -> f64 {
         self.slot(0).relative_accuracy()
     }

@@ -588,12 +588,7 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// computed in `f64`. A value on a bucket edge is exactly `alpha` from the bucket's
     /// representative, whose rounding could otherwise put it a few ulps past.
     pub fn relative_accuracy(&self) -> f64 {
-        let alpha = self.mapping().relative_accuracy();
-        if alpha < 1.0 {
-            alpha + 8.0 * f64::EPSILON
-        } else {
-            alpha
-        }
+        crate::sketch::mapping::reported_accuracy(self.mapping().relative_accuracy())
     }
 
     /// The index of the lowest bucket (OTLP's `positive.offset`): the lowest occupied

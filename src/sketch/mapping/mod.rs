@@ -50,6 +50,18 @@ pub use log::LogMapping;
 pub(crate) use otel::near_edge;
 pub use otel::OtelMapping;
 
+/// A sketch's reported accuracy for a mapping's `alpha`: `alpha + 8 * 2^-52` below 1 (1
+/// stays 1, no guarantee). A value on a bin edge is exactly `alpha` from the bin's
+/// representative, whose rounding in `f64` could put it a few ulps past; this upper bound
+/// makes `(got - want).abs() <= alpha * want` hold as computed.
+pub(crate) fn reported_accuracy(alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        alpha + 8.0 * f64::EPSILON
+    } else {
+        alpha
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
