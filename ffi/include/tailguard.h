@@ -61,7 +61,7 @@
 /**
  * Bytes of storage a `TG_PRESET_MCU` hedger needs, on every supported target.
  */
-#define TG_HEDGER_MCU_SIZE 7240
+#define TG_HEDGER_MCU_SIZE 7248
 
 /**
  * The words of a ticket.

@@ -146,7 +146,7 @@ pub const TG_HEDGER_CUBIC_SIZE: usize = 12096;
 /// Bytes of storage a `TG_PRESET_INT` hedger needs, on every supported target.
 pub const TG_HEDGER_INT_SIZE: usize = 21248;
 /// Bytes of storage a `TG_PRESET_MCU` hedger needs, on every supported target.
-pub const TG_HEDGER_MCU_SIZE: usize = 7240;
+pub const TG_HEDGER_MCU_SIZE: usize = 7248;
 
 type LogH = LogHedger<CallbackClock>;
 type CubicH = CubicHedger<CallbackClock>;

@@ -15,8 +15,9 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 /// clamped. The policy, the integer-only decision path and `const` construction are
 /// [`McuHedger`](super::McuHedger)'s, in a tenth of its memory (BENCHMARKS.md has the
 /// sizes and the firmware comparison); the price is accuracy: the hedge delay is the
-/// upper edge of a bucket 2.2 % to 8.6 % wide, as the interval's spread allows (see
-/// [`COMPACT_LATENCY_BUCKETS`]), rather than 1.56 %.
+/// upper edge of a bucket 2.2 % to 8.6 % wide, as the interval's spread allows (17 %
+/// where it spans more than about 1,000:1; see [`COMPACT_LATENCY_BUCKETS`]), rather than
+/// 1.56 %.
 ///
 /// # Traffic
 ///

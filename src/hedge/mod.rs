@@ -349,7 +349,8 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// `on_request`) uses integer operations only, refreshes of the window's threshold
 /// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
 /// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
-/// 7 KB with a [`RatioBudget`] (7,136 bytes on a Cortex-M4F).
+/// 7 KB with a [`RatioBudget`] (7,224 bytes on a Cortex-M0 or M4F; 7,136 with a
+/// `&RatioBudget`).
 ///
 /// ```
 /// use core::time::Duration;

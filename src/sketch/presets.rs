@@ -37,8 +37,9 @@
 //! ([`AtomicSketch`]) takes 2,180 bytes on x86-64 (4 per bin plus
 //! the zero bin, counters and layout), a [`Window`](crate::window::Window) of three of
 //! them 6,784, and [`McuHedger`](crate::hedge::McuHedger) (that window, a ratio budget
-//! and the policy's state) 7,224 on x86-64 (with a `&ManualClock`) and 7,136 on a
-//! Cortex-M4F (as printed by `firmware/src/bin/int_path.rs`), which leaves room on a 16
+//! and the policy's state) 7,232 on x86-64 (with a `&ManualClock`) and 7,224 on a
+//! Cortex-M0 or M4F (7,136 with a `&RatioBudget`, as `firmware/src/bin/int_path.rs`
+//! prints), which leaves room on a 16
 //! KiB Cortex-M0 for the stack
 //! and an embassy executor when it is built in place (in a `static`). Its
 //! mapping is [`IntMapping`]: recording, refreshing the window's cached quantile, reading
@@ -77,8 +78,8 @@ pub const MCU_LATENCY_BINS: usize = 534;
 /// The buckets per slot of the compact hedger's auto-scaling window
 /// ([`CompactHedger`](crate::hedge::CompactHedger)): 64 OpenTelemetry exponential
 /// buckets, whose scale follows the latencies: 2.2 % relative accuracy while an
-/// interval's latencies span up to a factor of 2.5, 4.3 % up to 16, 8.6 % up to 645
-/// (a slot's range is widened by margins; see
+/// interval's latencies span up to a factor of 2.5, 4.3 % up to 16, 8.6 % up to 645,
+/// 17 % up to 2^20 (a slot's range is widened by margins; see
 /// [`ExponentialWindow`](crate::window::ExponentialWindow)).
 pub const COMPACT_LATENCY_BUCKETS: usize = 64;
 /// Smallest latency [`McuLatency`] tracks: 100 µs in nanoseconds.
