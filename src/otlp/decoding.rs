@@ -53,9 +53,7 @@ pub struct Decoded {
     /// The data point's scale: the sketch's, or finer (then every bucket went to the bin
     /// that contains it, exactly).
     pub scale: i32,
-    /// Whether min, max and sum are the data point's exact ones (`true`; but a min the
-    /// logarithm method put one bin up, which is raised into that bin by a few ulps: see
-    /// the [module docs](crate::otlp#decoding)). `false` if at
+    /// Whether min, max and sum are the data point's exact ones (`true`). `false` if at
     /// least one was absent or disagreed with the buckets, and all three were taken from
     /// the buckets' representative values, as [`proto::decode_into`](crate::proto::decode_into)
     /// does (within `alpha`); `false` as well if values were dropped as saturated, which
@@ -371,32 +369,6 @@ impl Accumulated {
                 .is_ok_and(|upper| near_edge(v, sketch.mapping().lower_bound(upper)))
     }
 
-    /// `v`, or if it is in the class below the lowest (where the logarithm method put it
-    /// one up: [`may_hold`](Self::may_hold)), the least value of the lowest class, a few
-    /// ulps up, found by bisection: so that the bins hold the min and it ranks itself.
-    fn raised_into_lowest<const N: usize>(&self, sketch: &DDSketch<OtelMapping, N>, v: f64) -> f64 {
-        let class = |v: f64| self.class_of_value(sketch, v);
-        if class(v) >= self.lowest {
-            return v;
-        }
-        // A value of the lowest class (a bin, as `v` is in the class below).
-        let within = i32::try_from(self.lowest).map_or(0.0, |i| sketch.mapping().value(i));
-        if !(within > v && within.is_finite() && class(within) >= self.lowest) {
-            return v; // never: the representative is in its bin
-        }
-        let (mut below, mut inside) = (v.to_bits(), within.to_bits());
-        while below.saturating_add(1) < inside {
-            // below + 1 < inside: no wrap.
-            let mid = below.wrapping_add(inside.wrapping_sub(below) >> 1);
-            if class(f64::from_bits(mid)) >= self.lowest {
-                inside = mid;
-            } else {
-                below = mid;
-            }
-        }
-        f64::from_bits(inside)
-    }
-
     /// Min, max and sum to add to the sketch, and whether they are the message's: its
     /// min and max must lie in the lowest and highest bins that received values (so that
     /// they still bound the bins, which the quantile scan relies on), in order, and its
@@ -421,8 +393,7 @@ impl Accumulated {
             .min
             .map(top)
             .filter(|&v| !v.is_nan() && self.may_hold(sketch, v, self.lowest))
-            .map(non_negative)
-            .map(|v| self.raised_into_lowest(sketch, v));
+            .map(non_negative);
         let max = found
             .max
             .map(top)
@@ -462,47 +433,6 @@ mod tests {
     use crate::proto::DecodeError as WireError;
     use crate::sketch::{DDSketch, IndexMapping, OtelMapping};
     use std::vec::Vec;
-
-    /// A min one bin below the lowest that received values (2.0054..., the largest float
-    /// of bucket 256 at scale 8, sent in 257) is raised into it: it ranks itself, as
-    /// `quantile(0)` gives it back.
-    #[test]
-    fn a_min_below_the_lowest_bin_ranks_itself() {
-        let (min, max) = (2.0054225501004046, 2.2622103020223463);
-        let mut counts = [0u64; 45];
-        counts[0] = 1;
-        counts[44] = 1;
-        let msg = point(8, 257, &counts, 0)
-            .double(5, min + max)
-            .double(12, min)
-            .double(13, max);
-        let mut s = sketch(8);
-        assert!(decode_into(&msg.0, &mut s).unwrap().exact_stats);
-        let kept = s.min().unwrap();
-        assert!(kept > min && kept / min - 1.0 < 1e-14, "{kept}");
-        assert_eq!(s.mapping().index(kept), 257);
-        assert_eq!(s.mapping().index(kept.next_down()), 256);
-        assert_eq!((s.max(), s.sum()), (Some(max), min + max));
-        assert_eq!(s.quantile(0.0), Ok(Some(kept)));
-        assert_eq!(s.rank(kept.next_down()), Ok(0));
-        for v in [kept, 2.1] {
-            assert_eq!(s.rank(v), Ok(1), "{v}");
-        }
-        assert_eq!(s.fraction_at_or_below(kept), Ok(Some(0.5)));
-        assert_eq!(s.rank(max), Ok(2));
-        // Below the range, in the zero bin: raised to the first bin's least value.
-        let mut s =
-            DDSketch::<OtelMapping, 64>::new(OtelMapping::with_scale(8).unwrap(), 2.1).unwrap();
-        let (first, index) = (s.min_trackable(), s.mapping().index(s.min_trackable()));
-        let top = s.mapping().value(index + 2);
-        let msg = point(8, index, &[1, 0, 1], 0)
-            .double(5, first + top)
-            .double(12, first.next_down())
-            .double(13, top);
-        assert!(decode_into(&msg.0, &mut s).unwrap().exact_stats);
-        assert_eq!(s.min(), Some(first));
-        assert_eq!(s.rank(first), Ok(1));
-    }
 
     #[test]
     fn round_trips_bins_count_and_exact_stats() {

@@ -7,7 +7,6 @@ use super::encoding::{write_fields, Layout};
 use super::kind::sealed::Sealed;
 use super::message::{walk, Event, Sign};
 use super::{DecodeError, Decoded, Timestamps};
-use crate::sketch::exponential::index::{self, FINEST_SCALE};
 use crate::sketch::exponential::Point;
 use crate::sketch::mapping::near_edge;
 use crate::sketch::{Counter, ExponentialSketch, IndexMapping, OtelMapping};
@@ -199,23 +198,7 @@ fn stats(
         _ => None,
     };
     match exact {
-        Some((min, max, sum)) => {
-            // A min the logarithm method put one bucket up is raised into that bucket, a few
-            // ulps: the sketch's buckets, which are exact, then hold it, and it ranks itself.
-            let min = match span {
-                Some((low, _)) if found.zero_count == 0 => {
-                    let shift = found.scale.wrapping_sub(FINEST_SCALE);
-                    // The finest-scale bucket of the lowest bucket's least value.
-                    let first = match u32::try_from(shift) {
-                        Ok(finer) => low >> finer.min(63),
-                        Err(_) => low.saturating_mul(1 << shift.unsigned_abs().min(62)),
-                    };
-                    raised_into(min, first, value_of(low))
-                }
-                _ => min,
-            };
-            ((min, max, sum), true)
-        }
+        Some(stats) => (stats, true),
         None => {
             let min = match span {
                 Some((low, _)) if found.zero_count == 0 => value_of(low),
@@ -225,30 +208,6 @@ fn stats(
             ((min, max, estimated_sum), false)
         }
     }
-}
-
-/// `min`, or if its exact bucket at the finest scale is below `first`, the least float in
-/// bucket `first` or above: found by bisection up to `within`, a value there (`min` is kept
-/// if it is not).
-fn raised_into(min: f64, first: i64, within: f64) -> f64 {
-    let bucket = |v: f64| i64::from(index::of_f64(v));
-    if !(min > 0.0 && min < within && within.is_finite()) || bucket(min) >= first {
-        return min;
-    }
-    if bucket(within) < first {
-        return min; // never: `within` is in the lowest bucket
-    }
-    let (mut below, mut inside) = (min.to_bits(), within.to_bits());
-    while below.saturating_add(1) < inside {
-        // below + 1 < inside: no wrap.
-        let mid = below.wrapping_add(inside.wrapping_sub(below) >> 1);
-        if bucket(f64::from_bits(mid)) >= first {
-            inside = mid;
-        } else {
-            below = mid;
-        }
-    }
-    f64::from_bits(inside)
 }
 
 #[cfg(test)]
@@ -432,48 +391,6 @@ mod tests {
         // A sum no two values in [9, 40] can make reads back clamped: not the point's.
         let (exact, _, _, sum) = decode(with(9.0, 40.0, 1e300));
         assert_eq!((exact, sum), (false, 80.0));
-    }
-
-    /// A min the logarithm method put one bucket up (2.0054..., the largest float of
-    /// bucket 256 at scale 8, in 257) is raised into that bucket: it ranks itself, as
-    /// `quantile(0)` gives it back.
-    #[test]
-    fn a_min_below_the_lowest_bucket_ranks_itself() {
-        let (min, max) = (2.0054225501004046, 2.2622103020223463);
-        let mut counts = [0u64; 45];
-        counts[0] = 1;
-        counts[44] = 1;
-        let msg = point(8, 257, &counts, 0)
-            .double(5, min + max)
-            .double(12, min)
-            .double(13, max);
-        let mut s = Auto::<64>::new();
-        assert!(decode_into(&msg.0, &mut s).unwrap().exact_stats);
-        // Raised to the least float of bucket 257, the next one up.
-        let kept = min.next_up();
-        assert_eq!((s.scale(), s.min(), s.max()), (8, Some(kept), Some(max)));
-        assert_eq!((s.quantile(0.0), s.sum()), (Ok(Some(kept)), min + max));
-        assert_eq!(s.rank(min), Ok(0));
-        for v in [kept, 2.1] {
-            assert_eq!(s.rank(v), Ok(1), "{v}");
-        }
-        assert_eq!(s.fraction_at_or_below(kept), Ok(Some(0.5)));
-        assert_eq!(s.rank(max), Ok(2));
-        // From finer points, the second downscaled to scale 7 by its width.
-        for (scale, offset) in [(10, 1028), (9, 514)] {
-            let mut counts = [0u64; 200];
-            counts[0] = 1;
-            counts[199] = 1;
-            let max = 2f64.powf((f64::from(offset) + 199.5) / f64::from(1 << scale));
-            let msg = point(scale, offset, &counts, 0)
-                .double(5, min + max)
-                .double(12, min)
-                .double(13, max);
-            let mut s = Auto::<64>::new();
-            assert!(decode_into(&msg.0, &mut s).unwrap().exact_stats);
-            assert_eq!(s.rank(s.min().unwrap()), Ok(1), "{scale}");
-            assert!(s.min() > Some(min) && s.min() <= Some(kept), "{scale}");
-        }
     }
 
     #[test]

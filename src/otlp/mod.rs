@@ -102,8 +102,7 @@
 //!   highest, `min <= max`, a non-negative sum): then they are exact. A min or max one
 //!   bin off is consistent where the logarithm method may have put it there (within
 //!   its error of the edge between the two bins), as it does for values a hair below a
-//!   power of two; such a min in the bin below the lowest is raised to the lowest bin's
-//!   least value (a few ulps), so that the bins hold it and it ranks itself. `+inf` is a max (or min) as `record` takes it, the end of the range;
+//!   power of two. `+inf` is a max (or min) as `record` takes it, the end of the range;
 //!   a sum of `+inf` (an overflowed or infinite sum) is kept (read, as every sum, within
 //!   `[count * min, count * max]`). Otherwise all three come
 //!   from the buckets' representative values, within `alpha`, as for DDSketch messages.
@@ -165,9 +164,7 @@
 //! * Sum, min and max are the point's when present and consistent with its buckets (as
 //!   for a `DDSketch`: min in the lowest class holding values, the zero bucket up to its
 //!   threshold or a bucket, max in the highest, the logarithm method's error allowed at
-//!   an edge, a min below the lowest bucket raised into it by its few ulps: the
-//!   buckets are exact); otherwise the buckets' representatives. `+inf` is held as
-//!   `f64::MAX`.
+//!   an edge); otherwise the buckets' representatives. `+inf` is held as `f64::MAX`.
 //!   [`Decoded::exact_stats`] says which. A `zero_threshold` above 0 counts the zero
 //!   count in [`Decoded::wide_zero`]; `below_range` and `above_range` are 0 (the sketch
 //!   has no range).
