@@ -40,7 +40,10 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// dropped) wherever `v` is below the minimum (0) or at or above the maximum (the
     /// count); `rank(0)` is the zero count (`0` and `-0.0`), once a zero was recorded. A
     /// recorded `+inf` is held as `f64::MAX`, and counts as that value in `exact` (as in
-    /// [`max`](Self::max)).
+    /// [`max`](Self::max)). Values decoded from an OTLP point (rather than recorded)
+    /// are where the point's buckets put them: an SDK's logarithm method may put a value
+    /// near an edge one bucket up, and then the point's min, kept as it is, lies below
+    /// the lowest bucket, where `rank` counts none of the buckets' values.
     /// `tests/rank.rs` checks both sides against exact ranks.
     ///
     /// ```
