@@ -64,6 +64,20 @@ impl HedgeConfig {
     /// server's pushback stops hedging for as long as it asks, up to a minute.
     ///
     /// `examples/simulate/` measures these against a sweep of static delays.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::hedge::{ColdStart, HedgeConfig};
+    ///
+    /// let config = HedgeConfig::new();
+    /// assert_eq!((config.percentile(), config.interval()), (0.9, Duration::from_secs(30)));
+    /// assert_eq!(config.min_delay(), Duration::from_millis(1));
+    /// assert_eq!(config.max_delay(), Duration::from_secs(30));
+    /// assert_eq!((config.min_samples(), config.cold_start()), (20, ColdStart::NoHedge));
+    /// assert_eq!((config.max_hedges(), config.budget_ratio(), config.budget_cap()), (1, 0.1, 50));
+    /// assert_eq!((config.cooldown(), config.backoff_factor()), (Duration::from_secs(10), 2));
+    /// assert_eq!(config.max_pushback(), Duration::from_secs(60));
+    /// ```
     pub const fn new() -> Self {
         HedgeConfig {
             percentiles: [0.9; MAX_HEDGES as usize],
@@ -88,6 +102,24 @@ impl HedgeConfig {
     /// hedge ([`with_max_hedges`](Self::with_max_hedges)), hedge `k` goes out `k` of its
     /// delays after the start; [`with_percentiles`](Self::with_percentiles) gives each
     /// hedge a percentile of its own instead.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Attempt, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new().with_percentile(0.5)).unwrap();
+    /// for ms in 1..=100 {
+    ///     let ticket = hedger.start();
+    ///     clock.advance(Duration::from_millis(ms));
+    ///     hedger.on_success(&ticket, Attempt::Primary);
+    /// }
+    /// let mut ticket = hedger.start();
+    /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// // About the p50 (as of the window's last refresh, a few latencies ago).
+    /// assert!(wait >= Duration::from_millis(45) && wait <= Duration::from_millis(51));
+    /// ```
     pub const fn with_percentile(mut self, q: f64) -> Self {
         self.percentiles = [q; MAX_HEDGES as usize];
         self.percentile_count = 1;
@@ -169,6 +201,22 @@ impl HedgeConfig {
     }
 
     /// Latencies the window must hold before its percentile is trusted.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Decision, HedgeConfig, Hedger, SkipReason};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new().with_min_samples(3)).unwrap();
+    /// hedger.record(Duration::from_millis(5));
+    /// hedger.record(Duration::from_millis(5));
+    /// let mut ticket = hedger.start();
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::ColdStart));
+    /// hedger.record(Duration::from_millis(5)); // the third: the percentile is trusted
+    /// let mut ticket = hedger.start();
+    /// assert!(matches!(hedger.should_hedge(&mut ticket), Decision::Wait(_)));
+    /// ```
     pub const fn with_min_samples(mut self, n: u32) -> Self {
         self.min_samples = n;
         self
@@ -181,6 +229,21 @@ impl HedgeConfig {
     }
 
     /// The share of requests that may be hedged (the ratio budget's deposit per request).
+    ///
+    /// ```
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new().with_budget_ratio(0.25)).unwrap();
+    /// hedger.budget().drain(); // it starts full; empty it to watch the deposits
+    /// for _ in 0..4 {
+    ///     hedger.start();
+    /// }
+    /// assert!(hedger.budget().try_acquire()); // four requests paid for one hedge
+    /// assert!(!hedger.budget().try_acquire());
+    /// ```
     pub const fn with_budget_ratio(mut self, ratio: f64) -> Self {
         self.budget_ratio = ratio;
         self

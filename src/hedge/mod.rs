@@ -175,6 +175,20 @@ impl Parts {
 }
 
 /// Which attempt of a request.
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+///
+/// let clock = ManualClock::new();
+/// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let first = hedger.start();
+/// hedger.on_success(&first, Attempt::Primary);
+/// let second = hedger.start();
+/// hedger.on_success(&second, Attempt::Hedge(1)); // the first backup answered first
+/// let stats = hedger.stats();
+/// assert_eq!((stats.primary_wins, stats.hedge_wins), (1, 1));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Attempt {
@@ -202,6 +216,25 @@ pub enum SkipReason {
 }
 
 /// What to do about a request now.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+/// let hedger = Hedger::new(&clock, config).unwrap();
+/// let mut ticket = hedger.start();
+/// loop {
+///     match hedger.should_hedge(&mut ticket) {
+///         Decision::Wait(d) => clock.advance(d), // sleep (unless the primary answers)
+///         Decision::Hedge => assert_eq!(hedger.now().as_nanos(), 10_000_000), // send a backup
+///         Decision::Skip(reason) => break assert_eq!(reason, SkipReason::MaxHedges),
+///     }
+/// }
+/// assert_eq!(hedger.stats().hedges, 1);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Decision {
@@ -216,6 +249,23 @@ pub enum Decision {
 /// One request's hedging state: `Copy`, 40 bytes, no reference to the hedger.
 ///
 /// Made by [`Hedger::start`] or [`Hedger::start_with_deadline`].
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, Ticket};
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+/// let hedger = Hedger::new(&clock, config).unwrap();
+/// let mut ticket = hedger.start();
+/// let before = ticket; // a copy: the hedger keeps no state of its own per request
+/// clock.advance(Duration::from_millis(10));
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+/// assert_eq!((ticket.hedges(), ticket.hedged_at()), (1, Some(hedger.now())));
+/// assert_eq!((before.hedges(), before.hedged_at()), (0, None));
+/// assert!(core::mem::size_of::<Ticket>() <= 40);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Ticket {
@@ -376,6 +426,19 @@ pub type McuHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, MCU_LATENCY_BI
 impl<C: Clock> Hedger<C> {
     /// A hedger with `config`, a [`RatioBudget`] of `config`'s ratio and cap, and the 1 %
     /// cubic latency sketch (1 µs .. 100 s).
+    ///
+    /// ```
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_budget_ratio(0.05).with_budget_cap(4);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(hedger.budget().balance(), 4.0); // the config's cap, starting full
+    /// assert!((hedger.window().relative_accuracy() - 0.01).abs() < 1e-9); // the 1 % preset
+    /// assert!(Hedger::new(&clock, config.with_percentile(1.5)).is_err());
+    /// ```
     pub fn new(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
         Hedger::with_layout(clock, config, presets::CUBIC_LATENCY_LAYOUT)
     }
@@ -627,6 +690,22 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     }
 
     /// Starts a request: deposits into the budget and returns its ticket.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// hedger.budget().drain(); // it starts full; empty it to watch the deposit
+    /// clock.advance(Duration::from_millis(7));
+    /// let ticket = hedger.start();
+    /// assert_eq!((ticket.start(), ticket.hedges()), (hedger.now(), 0));
+    /// assert!((hedger.budget().balance() - 0.1).abs() < 1e-6); // the default 10 % ratio
+    /// assert_eq!(hedger.stats().requests, 1);
+    /// ```
     pub fn start(&self) -> Ticket {
         self.start_at(self.now(), Deadline::at(NO_DEADLINE))
     }
@@ -777,6 +856,25 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
 
     /// Whether to hedge `ticket`'s request now; see [`Decision`]. On
     /// [`Decision::Hedge`] the budget token is taken and the ticket counts the hedge.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// let mut ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(4));
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Wait(Duration::from_millis(6)));
+    /// clock.advance(Duration::from_millis(6));
+    /// let balance = hedger.budget().balance();
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// assert!((balance - hedger.budget().balance() - 1.0).abs() < 1e-6); // one token taken
+    /// assert_eq!(ticket.hedges(), 1);
+    /// ```
     pub fn should_hedge(&self, ticket: &mut Ticket) -> Decision {
         let decision = self.decide(ticket, self.now());
         let counter = match decision {
@@ -859,6 +957,24 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// If the clock reads earlier than the ticket's start (it went back during the
     /// request), there is no latency to learn from: nothing is recorded, the request is
     /// counted in [`Stats::unmeasured`], and the latency returned is zero.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Instant, ManualClock};
+    /// use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// let ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(12));
+    /// assert_eq!(hedger.on_success(&ticket, Attempt::Primary), Duration::from_millis(12));
+    /// assert_eq!(hedger.window().count(), 1);
+    ///
+    /// let ticket = hedger.start();
+    /// clock.set(Instant::ZERO); // the clock went back: no latency to learn from
+    /// assert_eq!(hedger.on_success(&ticket, Attempt::Primary), Duration::ZERO);
+    /// assert_eq!((hedger.window().count(), hedger.stats().unmeasured), (1, 1));
+    /// ```
     pub fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
         let now = self.now();
         // Nanoseconds, as the window records them: the `Duration` is made once, for the
@@ -880,6 +996,22 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     }
 
     /// Reports that `attempt` failed. Nothing is recorded as latency.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// let mut ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(3));
+    /// hedger.on_error(&mut ticket, Attempt::Primary); // a fast failure is no latency
+    /// clock.advance(Duration::from_millis(20));
+    /// hedger.on_success(&ticket, Attempt::Hedge(1));
+    /// assert_eq!(hedger.stats().errors, 1);
+    /// assert_eq!(hedger.window().count(), 0);
+    /// ```
     pub fn on_error(&self, ticket: &mut Ticket, attempt: Attempt) {
         if attempt == Attempt::Primary {
             ticket.primary_failed = true;
@@ -902,6 +1034,22 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// refill the budget and the cooldown passes. Exact for any clock reading and any
     /// cooldown (to about 1 ms, or `cooldown / 2^30` for cooldowns beyond 13 days);
     /// `Duration::MAX` backs off for good.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// hedger.on_rate_limited(); // an HTTP 429
+    /// assert_eq!(hedger.budget().balance(), 0.0);
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(20))); // doubled for the cooldown
+    /// clock.advance(Duration::from_secs(11)); // past the default 10 s cooldown
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(10)));
+    /// ```
     pub fn on_rate_limited(&self) {
         self.rate_limited_at_reading(self.cooldown_clock.at(self.now()));
     }
@@ -970,6 +1118,23 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     }
 
     /// The counters and the current delay.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Attempt, ColdStart, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// let mut ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(10));
+    /// hedger.should_hedge(&mut ticket); // sends the backup
+    /// hedger.on_success(&ticket, Attempt::Primary); // but the primary answered first
+    /// let stats = hedger.stats();
+    /// assert_eq!((stats.requests, stats.hedges, stats.primary_wins), (1, 1, 1));
+    /// assert_eq!(stats.delay, Some(Duration::from_millis(10)));
+    /// ```
     pub fn stats(&self) -> Stats {
         self.counters.snapshot(self.delay().ok())
     }
