@@ -147,6 +147,17 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// Errors if `min_value` is not a positive normal finite number
     /// ([`ConfigError::InvalidMinValue`]), or the bin indices overflow.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, ConfigError, CubicMapping, IndexMapping};
+    ///
+    /// let mapping = CubicMapping::with_relative_accuracy(0.02).unwrap();
+    /// let sketch: AtomicSketch<CubicMapping, 256> = AtomicSketch::new(mapping, 1.0).unwrap();
+    /// assert!(sketch.is_empty() && sketch.layout().min_trackable() <= 1.0);
+    /// assert!((sketch.relative_accuracy() - 0.02).abs() < 1e-9);
+    /// let bad: Result<AtomicSketch<CubicMapping, 256>, _> = AtomicSketch::new(mapping, f64::NAN);
+    /// assert_eq!(bad.err().unwrap(), ConfigError::InvalidMinValue);
+    /// ```
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
     }
@@ -198,6 +209,17 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Records one value. NaN and negative values are errors and change nothing; values
     /// outside the range are handled as by [`DDSketch::record`].
     #[inline]
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, CubicMapping, RecordError};
+    ///
+    /// let sketch = AtomicSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// let shared = &sketch; // recording needs no `&mut`
+    /// shared.record(40.0).unwrap();
+    /// assert_eq!(shared.record(f64::NAN), Err(RecordError::NaN));
+    /// assert_eq!(shared.record(-3.0), Err(RecordError::Negative));
+    /// assert_eq!(sketch.count(), 1); // the errors changed nothing
+    /// ```
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
         self.record_returning_bin_count(value).map(|_| ())
     }
@@ -527,6 +549,19 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// The value at quantile `q`, with [`DDSketch::quantile`]'s convention, or `None` if
     /// empty. Scans the occupied bins for the count, then from the nearer end for the
     /// rank; concurrent records may or may not be seen.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, CubicMapping, InvalidQuantile};
+    ///
+    /// let sketch = AtomicSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// assert_eq!(sketch.quantile(0.9), Ok(None)); // empty
+    /// for v in 1..=100u64 {
+    ///     sketch.record_u64(v);
+    /// }
+    /// let p90 = sketch.quantile(0.9).unwrap().unwrap(); // sorted[floor(0.9 * 99)] = 90
+    /// assert!((p90 - 90.0).abs() <= 0.01 * 90.0);
+    /// assert_eq!(sketch.quantile(-0.1), Err(InvalidQuantile));
+    /// ```
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
         let extremes = self.min().zip(self.max());
         sketch_quantile(q, extremes, |q| {
@@ -721,6 +756,20 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// is derived from the bins (each bin's value clamped into `[min, max]`); min and max
     /// are this sketch's, but for a record under way (its bin added, its extremes not yet
     /// moved), whose bin's value stands in for them.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, CubicMapping};
+    ///
+    /// let live = AtomicSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// for v in [10u64, 20, 30] {
+    ///     live.record_u64(v);
+    /// }
+    /// let frozen = live.snapshot();
+    /// live.record_u64(1_000); // later records do not reach the snapshot
+    /// assert_eq!((frozen.count(), live.count()), (3, 4));
+    /// assert_eq!(frozen.quantile(0.5), live.snapshot().quantile(0.5));
+    /// assert!((frozen.sum() - 60.0).abs() <= 0.01 * 60.0); // derived from the bins
+    /// ```
     pub fn snapshot(&self) -> DDSketch<M, N> {
         let mut sketch = DDSketch::with_layout(self.layout());
         self.add_into(&mut sketch);

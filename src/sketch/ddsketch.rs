@@ -90,6 +90,18 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// Errors if `min_value` is not a positive normal finite number, or shares zero's bin
     /// ([`ConfigError::InvalidMinValue`]: only a mapping coarse enough, alpha near 1, near
     /// `f64::MIN_POSITIVE`), or the bin indices overflow.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, DDSketch, IndexMapping, LogMapping};
+    ///
+    /// let mapping = LogMapping::with_relative_accuracy(0.02).unwrap();
+    /// let mut sketch: DDSketch<LogMapping, 256> = DDSketch::new(mapping, 1.0).unwrap();
+    /// assert!(sketch.is_empty() && sketch.min_trackable() <= 1.0);
+    /// sketch.record(1.0).unwrap(); // the lowest bin holds min_value
+    /// assert_eq!(sketch.bins().next().map(|b| b.index), Some(sketch.min_index()));
+    /// let bad: Result<DDSketch<LogMapping, 256>, _> = DDSketch::new(mapping, 0.0);
+    /// assert_eq!(bad.err(), Some(ConfigError::InvalidMinValue));
+    /// ```
     pub fn new(mapping: M, min_value: f64) -> Result<Self, ConfigError> {
         Ok(Self::with_layout(BinLayout::new(mapping, min_value)?))
     }
@@ -161,6 +173,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// NaN and negative values are errors and change nothing; see the
     /// [sketch docs](super#range) for values outside the range.
     #[inline]
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, LogMapping, RecordError};
+    ///
+    /// let mut sketch = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// sketch.record(12.5).unwrap();
+    /// assert_eq!(sketch.record(f64::NAN), Err(RecordError::NaN));
+    /// assert_eq!(sketch.record(-1.0), Err(RecordError::Negative));
+    /// // The errors changed nothing.
+    /// assert_eq!((sketch.count(), sketch.min(), sketch.max()), (1, Some(12.5), Some(12.5)));
+    /// ```
     pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
         // The fast path: a positive value (not NaN, not -0.0, not +inf: its index is above
         // the range) that lands in a bin of the range which is not full. Everything else
@@ -621,6 +644,20 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// can only bring it closer to the truth).
     ///
     /// Errors if `q` is NaN or outside [0, 1].
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, InvalidQuantile, LogMapping};
+    ///
+    /// let mut sketch = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// assert_eq!(sketch.quantile(0.5), Ok(None)); // empty
+    /// for v in 1..=100 {
+    ///     sketch.record(v as f64).unwrap();
+    /// }
+    /// let median = sketch.quantile(0.5).unwrap().unwrap(); // sorted[floor(0.5 * 99)] = 50
+    /// assert!((median - 50.0).abs() <= 0.01 * 50.0);
+    /// assert_eq!((sketch.quantile(0.0), sketch.quantile(1.0)), (Ok(Some(1.0)), Ok(Some(100.0))));
+    /// assert_eq!(sketch.quantile(1.5), Err(InvalidQuantile));
+    /// ```
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
         let extremes = self.min().zip(self.max());
         sketch_quantile(q, extremes, |q| rank_value(self, &self.layout(), q))
