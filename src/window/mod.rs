@@ -178,6 +178,23 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// An empty window of `N` bins and `SLOTS` slots (named by the type it is given)
     /// whose sketches use `mapping` with the lowest bin holding `min_value`; its first
     /// interval starts now.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::{IndexMapping, LogMapping};
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let mapping = LogMapping::with_relative_accuracy(0.02).unwrap();
+    /// // 512 bins from 1 ms (in nanoseconds) and 4 slots, named by the type.
+    /// let window: Window<_, LogMapping, 512, 4> =
+    ///     Window::new(&clock, mapping, 1e6, WindowConfig::new()).unwrap();
+    /// window.record_duration(Duration::from_millis(8));
+    /// assert_eq!(window.count(), 1);
+    /// assert!(window.snapshot().min_trackable() <= 1e6);
+    /// assert!(Window::<_, LogMapping, 512, 4>::new(&clock, mapping, -1.0, WindowConfig::new()).is_err());
+    /// ```
     pub fn new(
         clock: C,
         mapping: M,
@@ -484,6 +501,25 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// (rank `floor(q * (count - 1))`), within the sketch's relative accuracy of the exact
     /// sample quantile, from a scan that no rotation overlapped (retried a few times if
     /// rotations keep coming). Records racing the scan may or may not be seen.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// assert_eq!(window.quantile(0.5), Ok(None)); // empty
+    /// for ms in 1..=100 {
+    ///     window.record_duration(Duration::from_millis(ms));
+    /// }
+    /// let p50 = window.quantile(0.5).unwrap().unwrap(); // rank floor(0.5 * 99): 50 ms
+    /// assert!((p50 - 50e6).abs() <= 0.01 * 50e6);
+    /// let max = window.quantile(1.0).unwrap().unwrap(); // to a part per million, rounded down
+    /// assert!(max <= 100e6 && max >= 100e6 * (1.0 - 1e-6));
+    /// assert!(window.quantile(2.0).is_err());
+    /// ```
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, InvalidQuantile> {
         let q = Quantile::new(q)?;
         self.maintain();

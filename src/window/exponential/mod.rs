@@ -146,6 +146,22 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 {
     /// An empty window whose first interval starts now, which caches no quantile (see
     /// [`with_config`](Self::with_config)). Errors if `interval` is shorter than 8 ns.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// window.record_duration(Duration::from_millis(3));
+    /// assert_eq!(window.count(), 1);
+    /// assert_eq!(window.cached_upper_bound(), None); // no quantile cached
+    /// clock.advance(Duration::from_secs(30));
+    /// window.maintain(); // its intervals are over: forgotten
+    /// assert_eq!((window.count(), window.expired()), (0, 1));
+    /// assert!(ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_nanos(4)).is_err());
+    /// ```
     pub fn new(clock: C, interval: Duration) -> Result<Self, WindowError> {
         let intervals = intervals(clock.now(), interval)?;
         Ok(Self::of(clock, intervals, Threshold::none()))
