@@ -53,6 +53,18 @@ pub struct Deadline {
 
 impl Deadline {
     /// The deadline `budget` after `start`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let start = Instant::from_nanos(5_000);
+    /// let deadline = Deadline::after(start, Duration::from_micros(10));
+    /// assert_eq!(deadline.end().as_nanos(), 15_000);
+    /// assert_eq!(deadline.target(), deadline.end()); // no target of its own yet
+    /// assert_eq!(Deadline::after(start, Duration::MAX).end().as_nanos(), u64::MAX); // saturates
+    /// ```
     pub const fn after(start: Instant, budget: Duration) -> Self {
         Deadline::at(start.saturating_add(budget))
     }

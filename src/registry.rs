@@ -87,6 +87,15 @@ pub struct Registry<K, V, const CAP: usize> {
 
 impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     /// An empty registry.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let registry: Registry<&str, u32, 4> = Registry::new();
+    /// assert!(registry.is_empty());
+    /// assert_eq!((registry.len(), registry.capacity()), (0, 4));
+    /// assert_eq!(registry.get(&"eu-1"), None);
+    /// ```
     pub const fn new() -> Self {
         Registry {
             entries: Vec::new(),
@@ -98,12 +107,33 @@ impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     }
 
     /// The value of `key`, if present.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut ports: Registry<u16, &str, 4> = Registry::new();
+    /// ports.insert(443, "https").unwrap();
+    /// assert_eq!(ports.get(&443), Some(&"https"));
+    /// assert_eq!(ports.get(&80), None);
+    /// ```
     pub fn get(&self, key: &K) -> Option<&V> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Adds `value` under `key`. Errors, giving both back, if the registry is full; an
     /// existing entry is replaced (keeping its place) and returned.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut registry: Registry<&str, u32, 2> = Registry::new();
+    /// assert_eq!(registry.insert("a", 1), Ok(None));
+    /// assert_eq!(registry.insert("b", 2), Ok(None));
+    /// assert_eq!(registry.insert("a", 10), Ok(Some(1))); // replaced, keeping its place
+    /// assert_eq!(registry.insert("c", 3), Err(("c", 3))); // full: both given back
+    /// let entries: Vec<_> = registry.iter().map(|(k, v)| (*k, *v)).collect();
+    /// assert_eq!(entries, [("a", 10), ("b", 2)]);
+    /// ```
     pub fn insert(&mut self, key: K, value: V) -> Result<Option<V>, (K, V)> {
         if let Some((_, old)) = self.entries.iter_mut().find(|(k, _)| *k == key) {
             return Ok(Some(core::mem::replace(old, value)));

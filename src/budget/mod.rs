@@ -24,6 +24,22 @@ pub use ratio::RatioBudget;
 pub use token_bucket::TokenBucket;
 
 /// The common interface of hedge budgets.
+///
+/// ```
+/// use tailguard::budget::{Budget, RatioBudget};
+///
+/// fn send_backup(budget: &impl Budget) -> bool {
+///     budget.try_acquire()
+/// }
+/// let budget = RatioBudget::new(0.5, 1).unwrap(); // half a token per request, one at most
+/// assert!(send_backup(&budget)); // it starts full
+/// assert!(!send_backup(&budget));
+/// budget.on_request();
+/// budget.on_request();
+/// assert!((budget.balance() - 1.0).abs() < 1e-6);
+/// budget.drain(); // back-pressure
+/// assert_eq!((budget.balance(), budget.granted(), budget.denied()), (0.0, 1, 1));
+/// ```
 pub trait Budget {
     /// Takes one token for a hedge. `false` (and nothing taken) if the budget is empty.
     fn try_acquire(&self) -> bool;

@@ -28,6 +28,14 @@ pub struct ManualClock {
 
 impl ManualClock {
     /// A clock at its epoch.
+    ///
+    /// ```
+    /// use tailguard::clock::{Clock, Instant, ManualClock};
+    ///
+    /// static CLOCK: ManualClock = ManualClock::new(); // `const`: a clock can be a `static`
+    /// assert_eq!(CLOCK.now(), Instant::ZERO);
+    /// assert_eq!(ManualClock::new().now().as_nanos(), 0);
+    /// ```
     pub const fn new() -> Self {
         Self::starting_at(Instant::ZERO)
     }
@@ -40,6 +48,17 @@ impl ManualClock {
     }
 
     /// Moves the clock forward by `d` (saturating at the largest instant).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, ManualClock};
+    ///
+    /// let clock = ManualClock::new();
+    /// clock.advance(Duration::from_micros(1500));
+    /// assert_eq!(clock.now().as_nanos(), 1_500_000);
+    /// clock.advance(Duration::MAX);
+    /// assert_eq!(clock.now().as_nanos(), u64::MAX); // saturated, no overflow
+    /// ```
     pub fn advance(&self, d: Duration) {
         let step = duration_to_nanos(d);
         // fetch_update never fails with a closure that always returns Some.

@@ -83,6 +83,20 @@ pub use std_clock::StdClock;
 ///
 /// Implementations must be cheap (they are called on hot paths) and should be monotonic;
 /// see the [module docs](self) for plugging in a hardware timer.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::{Clock, Instant, ManualClock};
+///
+/// fn elapsed(clock: &impl Clock, start: Instant) -> Duration {
+///     clock.now().duration_since(start)
+/// }
+/// let clock = ManualClock::new();
+/// let start = clock.now();
+/// clock.advance(Duration::from_millis(3));
+/// assert_eq!(elapsed(&clock, start), Duration::from_millis(3));
+/// assert_eq!(elapsed(&&clock, start), Duration::from_millis(3)); // `&C` is a clock too
+/// ```
 pub trait Clock {
     /// The current instant.
     fn now(&self) -> Instant;
