@@ -198,20 +198,21 @@ static bool run(const tg_hedger *hedger, tg_sketch *sketch, figures *f) {
     f->unhedged = summarize(sketch, slow);
 
     /* 2. Warm-up. */
-    sensor warm_a = sensor_new(SEED_WARM_A), warm_b = sensor_new(SEED_WARM_B);
+    sensor warm_a = sensor_new(SEED_WARM_A);
     for (uint32_t i = 0; i < WARMUP; i++) {
+        sensor warm_b = sensor_keyed(SEED_WARM_B, i); /* one per read, as run.rs's */
         ok &= race(hedger, sensor_next(&warm_a), &warm_b).ok;
     }
     ok &= tg_hedger_stats(hedger, &f->warm) == TG_OK;
 
     /* 3. Hedged, the same reads of A as in phase 1. */
     a = sensor_new(SEED_A);
-    sensor b = sensor_new(SEED_B);
     ok &= tg_sketch_clear(sketch) == TG_OK;
     rescue r = {0, 0, 0};
     slow = 0;
     for (uint32_t i = 0; i < READS; i++) {
         sensor_read read = sensor_next(&a);
+        sensor b = sensor_keyed(SEED_B, i);
         won w = race(hedger, read, &b);
         ok &= w.ok;
         uint32_t was_slow = record(sketch, w.latency_ns);

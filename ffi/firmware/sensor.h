@@ -24,6 +24,11 @@ typedef struct {
 /* A sensor whose reads follow `seed` (0 becomes 1: xorshift's one fixed point is 0). */
 sensor sensor_new(uint32_t seed);
 
+/* The sensor keyed by `seed` and `key` (support's Sensor::keyed: the high half of the
+   first draw of splitmix64 keyed by the two), so request `key`'s backup reads the same
+   whatever the hedges before it drew. */
+sensor sensor_keyed(uint32_t seed, uint32_t key);
+
 /* Draws the next read. */
 sensor_read sensor_next(sensor *s);
 

@@ -8,7 +8,7 @@ use core::cell::Cell;
 use core::convert::Infallible;
 use core::future::Future;
 
-use crate::Xorshift32;
+use crate::{Rng, Xorshift32};
 
 /// A normal read's time, and its jitter on top (uniform).
 const NORMAL_US: u64 = 1_000;
@@ -50,6 +50,24 @@ impl Sensor {
         Sensor {
             state: Cell::new(if seed == 0 { 1 } else { seed }),
         }
+    }
+
+    /// The sensor keyed by `seed` and `key`: its reads are a pure function of the two, so
+    /// a backup made per request (keyed by the request's number) answers request `i` alike
+    /// whatever was drawn before it (common random numbers: two hedgers that send a
+    /// different number of hedges still meet the same backup reads on the same request).
+    ///
+    /// ```
+    /// use tailguard_support::sensor::Sensor;
+    ///
+    /// let (a, b) = (Sensor::keyed(9, 41), Sensor::keyed(9, 41));
+    /// assert_eq!(a.next_read(), b.next_read());
+    /// assert_ne!(Sensor::keyed(9, 41).next_read(), Sensor::keyed(9, 42).next_read());
+    /// ```
+    pub fn keyed(seed: u32, key: u32) -> Self {
+        // The high half of a splitmix64 draw (xorshift32 seeded with close keys would start
+        // with close states).
+        Sensor::new((Rng::keyed(u64::from(seed), [u64::from(key)]).next_u64() >> 32) as u32)
     }
 
     /// Draws the next read.

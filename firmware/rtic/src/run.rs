@@ -6,7 +6,8 @@
 //! 2. Warm-up: `WARMUP` hedged reads of two other sensors; the hedger sends no hedge
 //!    until its window holds `min_samples` latencies, then hedges at their p90.
 //! 3. Hedged: `READS` reads of a replay of sensor A (the same seed, so the same stalls)
-//!    through `race`, hedged to sensor B.
+//!    through `race`, hedged to sensor B: the backups of read `i` are a sensor keyed
+//!    by `i` (`Sensor::keyed`), as the embassy firmware's.
 //!
 //! A sketch of the answers' latencies summarizes phases 1 and 3 (`Summary`).
 
@@ -109,8 +110,9 @@ pub async fn run(hedger: &SensorHedger) -> Figures {
     let unhedged = summarize(&sketch, slow);
 
     // 2. Warm-up.
-    let (warm_a, warm_b) = (Sensor::new(SEED_WARM_A), Sensor::new(SEED_WARM_B));
-    for _ in 0..WARMUP {
+    let warm_a = Sensor::new(SEED_WARM_A);
+    for i in 0..WARMUP {
+        let warm_b = Sensor::keyed(SEED_WARM_B, i);
         let _ = race(
             hedger,
             warm_a.read(sleep_micros),
@@ -122,10 +124,11 @@ pub async fn run(hedger: &SensorHedger) -> Figures {
     let warm = hedger.stats();
 
     // 3. Hedged, the same reads of A as in phase 1.
-    let (a, b) = (Sensor::new(SEED_A), Sensor::new(SEED_B));
+    let a = Sensor::new(SEED_A);
     sketch.clear();
     let (mut slow, mut stalls, mut rescued, mut hedge_answers) = (0, 0, 0, 0);
-    for _ in 0..READS {
+    for i in 0..READS {
+        let b = Sensor::keyed(SEED_B, i);
         let read = a.next_read();
         let stalled = read.stalls;
         let won = match race(
