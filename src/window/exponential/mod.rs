@@ -393,7 +393,19 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                             fine.saturating_sub(FIRST_SPAN / 2),
                             fine.saturating_add(FIRST_SPAN / 2),
                         );
-                        let _ = self.physical(logical).configure(state, fit::<B>(low, high));
+                        // Configured by this record: counted there at once (a slot a rescale
+                        // swapped out meanwhile is closed, and the next look finds the slot
+                        // the map gives), which keeps a slot's first record, the longest
+                        // that does not rotate, under 400 instructions on the Cortex-M4F.
+                        let slot = self.physical(logical);
+                        if slot.configure(state, fit::<B>(low, high)) {
+                            match slot.record(Some(fine), key) {
+                                Outcome::Counted(n) => return self.after_record(n),
+                                Outcome::Raced => return count(&self.raced),
+                                Outcome::Saturated => return count(&self.saturated),
+                                _ => {} // not counted: the next look
+                            }
+                        }
                     }
                 }
                 Outcome::OutOfRange(state, index) => {
