@@ -821,13 +821,19 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
-    /// The mean of the values recorded, or `None` if empty.
+    /// The mean of the values recorded, or `None` if empty: within `[min, max]`, also when
+    /// huge finite values (above the range, which enter the sum as themselves) overflow
+    /// the float [`sum`](Self::sum) to `+inf`.
     pub fn mean(&self) -> Option<f64> {
         if self.count == 0 {
-            None
-        } else {
-            Some(self.sum() / self.count as f64)
+            return None;
         }
+        let mean = self.sum() / self.count as f64;
+        // max-then-min, not `clamp`, which panics if its bounds cross.
+        Some(match self.min().zip(self.max()) {
+            Some((min, max)) => mean.max(min).min(max),
+            None => mean,
+        })
     }
 
     /// Values counted in the zero bin: zeros and values below the range.
