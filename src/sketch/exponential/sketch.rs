@@ -702,9 +702,12 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         sum.max(low).min(high)
     }
 
-    /// The mean of the values recorded, or `None` if empty.
+    /// The mean of the values recorded, or `None` if empty: within `[min, max]`, also when
+    /// huge values (up to `f64::MAX`) overflow the float [`sum`](Self::sum) to `+inf`.
     pub fn mean(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum() / self.count as f64)
+        let (min, max) = (self.min()?, self.max()?);
+        // max-then-min, not `clamp`, which panics if its bounds cross.
+        Some((self.sum() / self.count as f64).max(min).min(max))
     }
 
     /// Empties the sketch, in place: back to scale 8, all zero bytes, as
