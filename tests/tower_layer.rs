@@ -24,7 +24,9 @@ use tailguard::hedge::{
     HedgeConfig, HedgeError, HedgePolicy, Hedger, IntHedger, SkipReason, MAX_HEDGES,
 };
 use tailguard::sketch::presets;
-use tailguard::tower::{FirstByteLayer, Hedge, HedgeLayer, PerTarget, Prefetched};
+use tailguard::tower::{
+    FirstByteLayer, Hedge, HedgeLayer, Outcome, PerTarget, Prefetched, RequestPolicy,
+};
 use tailguard_support::loopback::OneChunkBody;
 use tower::{service_fn, Layer, Service, ServiceExt};
 
@@ -746,6 +748,51 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
     assert_eq!(backend.cancelled(), 2, "both losers dropped");
     let stats = hedger.stats();
     assert_eq!((stats.hedges, stats.hedge_wins), (2, 1));
+}
+
+/// A GET can be copied once only (a body that replays once, say): the second copy, which
+/// the layer makes when the first backup goes out, is refused.
+#[derive(Clone, Default)]
+struct CopiesOnce(Arc<AtomicU32>);
+
+impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for CopiesOnce {
+    fn clone_request(&self, request: &Request<()>) -> Option<Request<()>> {
+        let first = self.0.fetch_add(1, SeqCst) == 0;
+        first.then(|| get(&request.uri().to_string()))
+    }
+
+    fn classify(&self, _: &Result<Response<SlowBody>, Infallible>) -> Outcome {
+        Outcome::Success
+    }
+}
+
+/// A request that cannot be copied a second time sends one backup, and the hedger counts
+/// one hedge and spends one token: none for a second backup that could not be made.
+#[tokio::test(start_paused = true)]
+async fn a_second_backup_that_cannot_be_copied_is_neither_counted_nor_paid_for() {
+    let delay = 10 * MS;
+    let config = HedgeConfig::new()
+        .with_min_delay(delay)
+        .with_max_delay(delay)
+        .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
+        .with_budget_ratio(1.0)
+        .with_max_hedges(MAX_HEDGES);
+    let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
+    let backend = Backend::default();
+    let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
+        .policy(CopiesOnce::default())
+        .layer(backend.clone());
+    // Primary and backup both slow: a second hedge would be due at 20 ms.
+    backend.script([ok_after(500 * MS), ok_after(40 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::OK, 50 * MS));
+    assert_eq!(backend.calls(), 2, "one backup: the request copies once");
+    assert_eq!(hedger.stats().hedges, 1, "only the backup sent is a hedge");
+    assert_eq!(
+        hedger.budget().granted(),
+        1,
+        "one token, for the one backup"
+    );
 }
 
 /// With a percentile per hedge, the layer sends the second backup when the request has run

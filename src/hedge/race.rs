@@ -210,9 +210,14 @@ where
             backups: [first_backup.as_mut(), second_backup.as_mut()],
             timer: timer.as_mut(),
         };
-        if let Poll::Ready(end) =
-            core.poll(hedger, cx, slots, &mut sleep, || Some(backup()), classify)
-        {
+        if let Poll::Ready(end) = core.poll(
+            hedger,
+            cx,
+            slots,
+            &mut sleep,
+            || Some((backup(), false)),
+            classify,
+        ) {
             return Poll::Ready(Some(end));
         }
         let Some(deadline) = deadline else {
@@ -351,8 +356,10 @@ impl<O> RaceCore<O> {
         &self.ticket
     }
 
-    /// Polls the race. `make_backup` is called each time the hedger says hedge (`None`:
-    /// this request cannot be copied again); `classify` judges each attempt's output.
+    /// Polls the race. `make_backup` is called each time the hedger says hedge: the backup
+    /// and whether it is the last copy the request can make (the hedger is then not asked
+    /// again: a hedge it granted could not be sent, yet would be counted and paid for);
+    /// `None` if there is none. `classify` judges each attempt's output.
     /// Returns once an attempt succeeds or every attempt has failed; the slots are then
     /// empty (losers dropped, i.e. cancelled).
     pub(crate) fn poll<P, Bk, Sl>(
@@ -361,7 +368,7 @@ impl<O> RaceCore<O> {
         cx: &mut Context<'_>,
         mut slots: Slots<'_, P, Bk, Sl::Future>,
         sleep: &mut Sl,
-        mut make_backup: impl FnMut() -> Option<Bk>,
+        mut make_backup: impl FnMut() -> Option<(Bk, bool)>,
         classify: impl Fn(&O) -> Outcome,
     ) -> Poll<RaceEnd<O>>
     where
@@ -396,10 +403,11 @@ impl<O> RaceCore<O> {
                         // The ticket counts this hedge: hedge k goes to slot k - 1. The
                         // configuration allows at most `MAX_HEDGES`, one per slot.
                         let slot = usize::from(self.ticket.hedges()).saturating_sub(1);
-                        if let (Some(slot), Some(attempt)) =
+                        if let (Some(slot), Some((attempt, last))) =
                             (slots.backups.get_mut(slot), make_backup())
                         {
                             slot.set(Some(attempt));
+                            self.done_asking = last;
                         }
                         self.ask = true; // the next hedge's time, if there is one
                         continue;

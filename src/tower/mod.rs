@@ -250,11 +250,13 @@ where
         let mut make_backup = || {
             let backup = spare.take()?;
             // Another hedge may follow: prepare its copy now (only requests that are
-            // hedged pay for it).
+            // hedged pay for it). A request that cannot be copied again sends no more
+            // backups, and the hedger is not asked for one.
             if more {
                 *spare = backup.try_clone(policy);
             }
-            Some(backup)
+            let last = more && spare.is_none();
+            Some((backup, last))
         };
         // A timer found ready when it is armed fires in this poll (the race polls it
         // again), as the race's own timer would, a couple of times at most: a timer that

@@ -46,7 +46,9 @@ pub trait RequestPolicy<Req, Res, E> {
     /// A copy of `request` for a backup attempt, or `None` when it must not be sent twice
     /// (not idempotent, or a body that cannot be replayed). `None` passes the request
     /// through untouched: it is neither hedged nor recorded, so the hedger learns only
-    /// from the requests it decides about.
+    /// from the requests it decides about. With two hedges allowed, the layer asks again
+    /// when the first backup goes out; `None` then sends no second backup, and the hedger
+    /// neither counts one nor spends a token on it.
     fn clone_request(&self, request: &Req) -> Option<Req>;
 
     /// How an attempt's result counts.
