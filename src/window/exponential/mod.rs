@@ -659,8 +659,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// them: coarser for subnormal values).
     ///
     /// A scan that overlapped a rotation or a rescale is done again (up to a few times):
-    /// values moving between slots are then seen once.
+    /// values moving between slots are then seen once. It maintains the window first (as
+    /// [`Window`](super::Window)'s queries do), so that intervals the clock has left are
+    /// forgotten even when no record or maintenance came since.
     pub fn snapshot(&self) -> ExponentialSketch<u32, B> {
+        self.maintain();
         self.changes.read_stable(ATTEMPTS, || {
             let mut sketch = ExponentialSketch::new();
             for slot in &self.slots {
