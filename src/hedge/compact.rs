@@ -16,8 +16,8 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 /// [`McuHedger`](super::McuHedger)'s, in a tenth of its memory (BENCHMARKS.md has the
 /// sizes and the firmware comparison); the price is accuracy: the hedge delay is the
 /// upper edge of a bucket 2.2 % to 8.6 % wide, as the interval's spread allows (17 %
-/// where it spans more than about 1,000:1; see [`COMPACT_LATENCY_BUCKETS`]), rather than
-/// 1.56 %.
+/// where it spans more than 570:1 to 645:1, by how the range falls across the buckets'
+/// edges; see [`COMPACT_LATENCY_BUCKETS`]), rather than 1.56 %.
 ///
 /// # Traffic
 ///
