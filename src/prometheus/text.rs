@@ -121,12 +121,19 @@ impl Text<'_> {
         // lower edge of bucket j at the schema.
         // The schema is in -4..=8 (`Schema::of`): a valid scale.
         let edges = OtelMapping::with_scale(schema.schema).unwrap_or(sketch.buckets_mapping());
-        for (index, count) in Buckets::new(sketch.buckets(), schema) {
+        // The top bucket's edge is 2^1024: written as the largest float, as Prometheus
+        // does, since `+Inf` is the last line's (a second one would repeat the series).
+        // Buckets above it (a decoded peer's, past the floats) have that edge too: one
+        // line, after the last of them, carries them all, so each `le` stands once.
+        let edge = |index: i32| edges.lower_bound(index).min(f64::MAX);
+        let mut buckets = Buckets::new(sketch.buckets(), schema).peekable();
+        while let Some((index, count)) = buckets.next() {
             cumulative = cumulative.saturating_add(count);
-            // The top bucket's edge is 2^1024: written as the largest float, as Prometheus
-            // does, since `+Inf` is the last line's (a second one would repeat the series).
-            let edge = edges.lower_bound(index).min(f64::MAX);
-            self.series(name, "_bucket", labels, Some(edge))?;
+            let le = edge(index);
+            if buckets.peek().is_some_and(|&(next, _)| edge(next) == le) {
+                continue;
+            }
+            self.series(name, "_bucket", labels, Some(le))?;
             writeln!(self, "{cumulative}")?;
         }
         self.series(name, "_bucket", labels, Some(f64::INFINITY))?;
