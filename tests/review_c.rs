@@ -59,3 +59,27 @@ fn buckets_above_the_largest_float_share_one_le_line() {
     assert_classic(&t, 2);
     assert_eq!(buckets(&t), [(f64::MAX, 2), (f64::INFINITY, 2)]);
 }
+
+/// A sketch whose lowest bin is that of the subnormals (`min_value` = `f64::MIN_POSITIVE`:
+/// its `min_trackable` is the smallest subnormal, with no positive float below it). Its
+/// zero threshold must still be below every bucket's `le`, not the upper edge of the
+/// lowest bucket, which then holds values inside the zero bucket.
+#[test]
+fn the_zero_threshold_stays_below_the_bucket_of_the_subnormals() {
+    for scale in [-4, 0, 5, 8, 12] {
+        let mut s: DDSketch<OtelMapping, 64> =
+            DDSketch::new(OtelMapping::with_scale(scale).unwrap(), f64::MIN_POSITIVE).unwrap();
+        s.record(0.0).unwrap();
+        s.record(f64::MIN_POSITIVE).unwrap();
+        let t = text_of(&s);
+        assert_classic(&t, 2);
+        let b = buckets(&t);
+        assert!(b[0].0 > 0.0 && b[0].1 == 1, "scale {scale}:\n{t}");
+        // The lowest bucket's lower edge at the schema, at or above the threshold.
+        let schema = scale.min(8);
+        let m = OtelMapping::with_scale(schema).unwrap();
+        let lowest = tailguard::sketch::IndexMapping::index(&m, f64::MIN_POSITIVE);
+        let lower = tailguard::sketch::IndexMapping::lower_bound(&m, lowest);
+        assert!(b[0].0 <= lower, "scale {scale}: threshold {:e} above {lower:e}", b[0].0);
+    }
+}

@@ -75,13 +75,16 @@ impl<const N: usize> sealed::Sealed for DDSketch<OtelMapping, N> {
     /// The float just below the sketch's range, whose zero bin holds zeros and every
     /// value below [`min_trackable`](DDSketch::min_trackable) (Prometheus's zero bucket
     /// is `[-t, t]`). Never 0: Prometheus stores a histogram whose threshold is 0 and
-    /// which has no buckets as a classic one.
+    /// which has no buckets as a classic one. When the range starts at the smallest
+    /// subnormal (the lowest bin is the subnormals' bucket, that of `2^-1022`), no
+    /// positive float is below it: the threshold is then an exponential sketch's,
+    /// `2^-1024`, at or below that bucket's lower edge at every schema.
     fn zero_threshold(&self) -> f64 {
         let t = self.min_trackable().next_down();
         if t > 0.0 {
             t
         } else {
-            f64::MIN_POSITIVE
+            EXPONENTIAL_ZERO_THRESHOLD
         }
     }
 

@@ -60,7 +60,9 @@
 //! * **Zero bucket.** A `DDSketch`'s zero bin (zeros, and every value below
 //!   [`min_trackable`](crate::sketch::DDSketch::min_trackable)) is the zero count; the
 //!   threshold is the float just below `min_trackable`, always above 0 (Prometheus
-//!   stores an empty histogram whose threshold is 0 as a classic one). Values the sketch
+//!   stores an empty histogram whose threshold is 0 as a classic one; when
+//!   `min_trackable` is the smallest subnormal, with no positive float below it, the
+//!   threshold is `2^-1024`, an `ExponentialSketch`'s, below the subnormals' bucket). Values the sketch
 //!   clamped into its top bin are in the top bucket, as the sketch holds them. An
 //!   `ExponentialSketch`'s zero count (`0` and `-0.0`) is the zero count, under a
 //!   threshold of `2^-1024` at every scale: above 0, and at or below the lower edge of
