@@ -1,5 +1,6 @@
-//! Review C: hostile inputs against the Prometheus text encoder. The text format is a
-//! classic histogram: each `le` once, rising, the counts cumulative.
+//! The Prometheus encoders at the float range's ends: the text format stays a classic
+//! histogram (each `le` once, rising, the counts cumulative) with buckets past the largest
+//! float, and the zero bucket stays below a range that starts among the subnormals.
 
 use tailguard::prometheus::{encode_text, text_len, NativeHistogram};
 use tailguard::sketch::{DDSketch, OtelMapping};
