@@ -18,7 +18,11 @@ fn buckets(text: &str) -> Vec<(f64, u64)> {
         .filter(|l| l.starts_with("m_bucket"))
         .map(|l| {
             let le = l.split("le=\"").nth(1).unwrap().split('"').next().unwrap();
-            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap() };
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().unwrap()
+            };
             (le, l.rsplit(' ').next().unwrap().parse().unwrap())
         })
         .collect()
@@ -27,8 +31,14 @@ fn buckets(text: &str) -> Vec<(f64, u64)> {
 /// Each `le` once and rising, the counts cumulative, the last the count.
 fn assert_classic(text: &str, count: u64) {
     let b = buckets(text);
-    assert!(b.windows(2).all(|w| w[0].0 < w[1].0), "an le repeats or falls:\n{text}");
-    assert!(b.windows(2).all(|w| w[0].1 <= w[1].1), "not cumulative:\n{text}");
+    assert!(
+        b.windows(2).all(|w| w[0].0 < w[1].0),
+        "an le repeats or falls:\n{text}"
+    );
+    assert!(
+        b.windows(2).all(|w| w[0].1 <= w[1].1),
+        "not cumulative:\n{text}"
+    );
     assert_eq!(b.last(), Some(&(f64::INFINITY, count)), "{text}");
 }
 
@@ -81,6 +91,10 @@ fn the_zero_threshold_stays_below_the_bucket_of_the_subnormals() {
         let m = OtelMapping::with_scale(schema).unwrap();
         let lowest = tailguard::sketch::IndexMapping::index(&m, f64::MIN_POSITIVE);
         let lower = tailguard::sketch::IndexMapping::lower_bound(&m, lowest);
-        assert!(b[0].0 <= lower, "scale {scale}: threshold {:e} above {lower:e}", b[0].0);
+        assert!(
+            b[0].0 <= lower,
+            "scale {scale}: threshold {:e} above {lower:e}",
+            b[0].0
+        );
     }
 }
