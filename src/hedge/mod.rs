@@ -418,7 +418,8 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// }
 /// let mut ticket = hedger.start();
 /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
-/// // The bin's upper edge: at or above 800 µs, within the preset's 1.56 %.
+/// // The bin's upper edge: at or above 800 µs, within one bin (at most 3.2 % wide: the
+/// // preset's accuracy is 1.56 %).
 /// assert!(wait >= Duration::from_micros(800) && wait <= Duration::from_micros(826));
 /// ```
 pub type McuHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, MCU_LATENCY_BINS>;
