@@ -73,8 +73,10 @@ class Sketch:
     def quantiles(self, qs: Sequence[float]) -> List[Optional[float]]: ...
     def rank(self, v: float) -> int:
         """How many values are at most `v`, counted by bins: at least the exact count at
-        `v`, at most the exact count at `v * (1 + alpha) / (1 - alpha)`; ValueError if
-        `v` is NaN."""
+        `v`; for `v` in [min_trackable, max_trackable), at most the exact count at
+        `v * (1 + alpha) / (1 - alpha)`, plus `clamped` if `v` is in the top bin. Below
+        min_trackable the whole zero bin counts; from max_trackable up, every value.
+        ValueError if `v` is NaN."""
     def fraction_at_or_below(self, v: float) -> Optional[float]: ...
     def merge(self, other: "Sketch") -> None:
         """Adds `other`'s values; ValueError if its preset differs, TypeError if it is

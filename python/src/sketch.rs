@@ -86,8 +86,10 @@ impl Sketch {
     }
 
     /// The value at quantile `q` in [0, 1] (0 = min, 1 = max), within the relative accuracy
-    /// of the exact `sorted[floor(q * (count - 1))]`; None if empty. ValueError on a `q`
-    /// outside [0, 1] or NaN (an int too large for a float included).
+    /// of the exact `sorted[floor(q * (count - 1))]` when that value is within the range
+    /// (`min_trackable` to `max_trackable`): one below it is answered from the zero bin,
+    /// one above it from the top bin, each clamped into [min, max]. None if empty.
+    /// ValueError on a `q` outside [0, 1] or NaN (an int too large for a float included).
     fn quantile(&self, q: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
         let q = to_f64(q)?;
         each!(&self.inner, s => s.quantile(q)).map_err(value_error)
@@ -99,9 +101,12 @@ impl Sketch {
     }
 
     /// How many recorded values are at most `v`, counted by bins: at least the exact count
-    /// at `v`, at most the exact count at `v * (1 + alpha) / (1 - alpha)` (alpha being
-    /// `relative_accuracy`). ValueError if `v` is NaN; an int too large for a float is
-    /// beyond every value (or, negative, below).
+    /// at `v`; for `v` from `min_trackable` to below `max_trackable`, at most the exact count
+    /// at `v * (1 + alpha) / (1 - alpha)` (alpha being `relative_accuracy`), plus `clamped`
+    /// if `v` is in the top bin. Below `min_trackable` the whole zero bin counts (values
+    /// below the range are not told apart); from `max_trackable` up, every value. Exact
+    /// below the minimum (0) and from the maximum up (`count`). ValueError if `v` is NaN;
+    /// an int too large for a float is beyond every value (or, negative, below).
     fn rank(&self, v: &Bound<'_, PyAny>) -> PyResult<u64> {
         let v = to_f64_or_infinite(v)?;
         each!(&self.inner, s => s.rank(v)).map_err(value_error)
