@@ -639,9 +639,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     ///
     /// Convention (DataDog's Go and Java): with `rank = floor(q * (count - 1))`, returns the
     /// representative of the first bin whose cumulative count exceeds `rank`, so it is
-    /// within `alpha` of the exact sample quantile `sorted[rank]`. `q = 0` and `q = 1`
-    /// return the exact min and max, and every answer is clamped into `[min, max]` (which
-    /// can only bring it closer to the truth).
+    /// within `alpha` of the exact sample quantile `sorted[rank]` when that value lies in
+    /// the range ([`min_trackable`](Self::min_trackable) up to
+    /// [`max_trackable`](Self::max_trackable)); one below the range is answered from the
+    /// zero bin (0), one above it from the top bin. `q = 0` and `q = 1` return the exact
+    /// min and max, and every answer is clamped into `[min, max]` (which can only bring it
+    /// closer to the truth).
     ///
     /// Errors if `q` is NaN or outside [0, 1].
     ///

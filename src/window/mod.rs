@@ -499,7 +499,8 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// `q = 0` and `q = 1` give the min and max recorded (to a part per million, rounded
     /// down, as [`AtomicSketch::min`] and [`AtomicSketch::max`]); other quantiles the representative of the rank's bin
     /// (rank `floor(q * (count - 1))`), within the sketch's relative accuracy of the exact
-    /// sample quantile, from a scan that no rotation overlapped (retried a few times if
+    /// sample quantile where that lies in the layout's range (as [`DDSketch::quantile`]),
+    /// from a scan that no rotation overlapped (retried a few times if
     /// rotations keep coming). Records racing the scan may or may not be seen.
     ///
     /// ```

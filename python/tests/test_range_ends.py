@@ -1,4 +1,4 @@
-"""Review e: what `Sketch.rank` and `Sketch.quantile` promise at the ends of the range."""
+"""What `Sketch.rank` and `Sketch.quantile` promise at the ends of the range."""
 
 import math
 import unittest
