@@ -393,6 +393,11 @@ impl<O> RaceCore<O> {
             if let Some(end) = self.poll_primary(hedger, cx, &mut slots, &classify) {
                 return Poll::Ready(end);
             }
+            // A primary that failed there, with nothing else running, is the answer: no
+            // decision, so no backup (even when the delay has passed, or is zero).
+            if let Some(end) = self.all_failed(hedger, &mut slots) {
+                return Poll::Ready(end);
+            }
         }
         loop {
             if self.ask && !self.done_asking {
@@ -444,20 +449,32 @@ impl<O> RaceCore<O> {
                     }
                 }
             }
-            if slots.primary.is_none() && slots.backups.iter().all(|b| b.is_none()) {
-                // Nothing left to wait for: the last failure is the answer.
-                if let Some((output, attempt)) = self.failure.take() {
-                    slots.clear();
-                    let latency = hedger.now().duration_since(self.ticket.start());
-                    return Poll::Ready(RaceEnd::Failed {
-                        output,
-                        attempt,
-                        latency,
-                    });
-                }
+            if let Some(end) = self.all_failed(hedger, &mut slots) {
+                return Poll::Ready(end);
             }
             return Poll::Pending;
         }
+    }
+
+    /// The race's end if every attempt started has failed and none is running: the last
+    /// failure (the slots are then empty).
+    fn all_failed<P, Bk, T>(
+        &mut self,
+        hedger: &(impl HedgePolicy + ?Sized),
+        slots: &mut Slots<'_, P, Bk, T>,
+    ) -> Option<RaceEnd<O>> {
+        if slots.primary.is_some() || slots.backups.iter().any(|b| b.is_some()) {
+            return None;
+        }
+        // Nothing left to wait for: the last failure is the answer.
+        let (output, attempt) = self.failure.take()?;
+        slots.clear();
+        let latency = hedger.now().duration_since(self.ticket.start());
+        Some(RaceEnd::Failed {
+            output,
+            attempt,
+            latency,
+        })
     }
 
     /// Polls the primary, if it is still running: the race's end if it succeeded (the
