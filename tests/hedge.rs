@@ -923,6 +923,53 @@ fn race_falls_back_when_the_first_answer_is_an_error() {
     );
 }
 
+/// Races `primary`, which fails with nothing else running, and checks that its error is
+/// the answer: no backup made, none counted.
+fn a_failing_primary_gets_no_backup(
+    clock: &ManualClock,
+    hedger: &Hedger<&ManualClock>,
+    primary: impl Future<Output = Result<&'static str, &'static str>>,
+) {
+    let made = Cell::new(0u32);
+    let backup = || {
+        made.set(made.get() + 1);
+        async { Ok::<&str, &str>("backup") }
+    };
+    let result = run(clock, race(hedger, primary, backup, sleeper(clock)));
+    let failed = RaceError::Failed {
+        error: "boom",
+        attempt: Attempt::Primary,
+    };
+    assert_eq!(
+        (result, made.get(), hedger.stats().hedges),
+        (Err(failed), 0, 0)
+    );
+}
+
+/// A primary that blocks in its first poll (a synchronous driver call) past the hedge
+/// delay, then fails. Nothing else is running: its error must be returned as it is.
+#[test]
+fn a_primary_failing_in_its_first_poll_after_the_delay_gets_no_backup() {
+    let clock = ManualClock::new();
+    let hedger = warmed(&clock, HedgeConfig::new().with_min_samples(10), 50);
+    let primary = async {
+        clock.advance(20 * MS); // blocked past the ~10 ms delay
+        Err("boom")
+    };
+    a_failing_primary_gets_no_backup(&clock, &hedger, primary);
+}
+
+/// The same with a zero delay: a primary that fails at once gets no backup.
+#[test]
+fn a_primary_failing_at_once_with_a_zero_delay_gets_no_backup() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_min_delay(Duration::ZERO)
+        .with_cold_start(ColdStart::Delay(Duration::ZERO));
+    let hedger = Hedger::new(&clock, config).unwrap();
+    a_failing_primary_gets_no_backup(&clock, &hedger, async { Err("boom") });
+}
+
 #[test]
 fn race_survives_a_timer_that_fires_early() {
     // A sleep that is always ready (a broken timer, or one on another clock that runs

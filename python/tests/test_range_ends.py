@@ -8,16 +8,19 @@ from tailguard import Sketch
 
 
 class RankAndQuantileAtTheEnds(unittest.TestCase):
-    def values(self, s):
+    def filled(self, p):
+        """A sketch of preset `p` holding values below, across and above its range, and
+        the values, sorted."""
+        s = Sketch(p)
         lo, hi = s.min_trackable, s.max_trackable
         inside = [lo * 10 * i for i in range(1, 20)] + [hi * 0.999]
-        return sorted([0.0, lo / 100, lo / 10, lo / 2] + inside + [hi * 2, hi * 10])
+        xs = sorted([0.0, lo / 100, lo / 10, lo / 2] + inside + [hi * 2, hi * 10])
+        s.record_many(xs)
+        return s, xs
 
     def test_rank_bound_within_the_range_and_the_ends_as_documented(self):
         for p in tailguard.PRESETS:
-            s = Sketch(p)
-            xs = self.values(s)
-            s.record_many(xs)
+            s, xs = self.filled(p)
             lo, hi, a = s.min_trackable, s.max_trackable, s.relative_accuracy
 
             def exact(v):
@@ -41,9 +44,7 @@ class RankAndQuantileAtTheEnds(unittest.TestCase):
 
     def test_quantile_accuracy_within_the_range(self):
         for p in tailguard.PRESETS:
-            s = Sketch(p)
-            xs = self.values(s)
-            s.record_many(xs)
+            s, xs = self.filled(p)
             lo, hi, a = s.min_trackable, s.max_trackable, s.relative_accuracy
             n = len(xs)
             for i in range(n):
