@@ -256,12 +256,18 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
             let trusted = count >= u64::from(self.config.min_count.max(1));
             // Integer operations only with an integer mapping (the bound is its exact
             // edge): a refresh links no soft-float helper on a core without an FPU.
-            for (bin, bound) in bins.iter().zip(&self.cached_bounds) {
-                let edge = match bin {
-                    Some(RankBin::At(pos)) if trusted => self.slot(0).layout().upper_bound_at(*pos),
-                    _ => 0,
-                };
-                bound.store(encode_bound(edge), Ordering::Relaxed);
+            // Only a scan that publishes stores bounds: a reader that loaded the published
+            // word before a rotation withdrew it may load a bound after that, and must
+            // not get one of a scan that publishes nothing (a 0 would read as
+            // `Some(0)`, a hedge at once).
+            if trusted {
+                for (bin, bound) in bins.iter().zip(&self.cached_bounds) {
+                    let edge = match bin {
+                        Some(RankBin::At(pos)) => self.slot(0).layout().upper_bound_at(*pos),
+                        _ => 0,
+                    };
+                    bound.store(encode_bound(edge), Ordering::Relaxed);
+                }
             }
             let bin_word = match bins[0] {
                 Some(RankBin::Zero) if trusted => ZERO_BIN,
