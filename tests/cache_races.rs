@@ -1,4 +1,6 @@
-//! Adversarial concurrency checks of the fixed-range window, atomic sketch and budgets.
+//! The cached quantile of a `Window` under readers racing rotations and refreshes: a bound
+//! read is of a refresh that published one (or a later consistent one), never of one that
+//! published nothing.
 
 use core::time::Duration;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
