@@ -497,9 +497,13 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// Always two read-modify-writes, released: a [`clear`](Self::clear) whose reset of
     /// either end comes after this record's widening of it (in that atomic's modification
     /// order) synchronizes with it, so its scan of every bin sees this record's add and
-    /// clears it; one whose resets both come before leaves the range widened afresh. Either way, a bin that holds a
-    /// value once its record has returned is inside the range: a scan of the range never
-    /// misses one (records still under way may or may not be seen, as ever).
+    /// clears it; one whose resets both come before leaves the range widened afresh. Either
+    /// way, a bin that holds a value once the record that took it from zero has returned is
+    /// inside the range: a scan of the range never misses it. A later record into that bin
+    /// does not widen the range: if it returns while the first is still under way (between
+    /// its add and this widening: preempted, say), a scan misses it until the first
+    /// returns. Records under way, and those into a bin whose first record is, may or may
+    /// not be seen.
     #[cold]
     fn occupy(&self, pos: usize) {
         // N < i32::MAX (`BinLayout`), so the position fits.
@@ -537,6 +541,11 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
 
     /// How many values the sketch holds: a scan of the zero bin and of the bins from the
     /// lowest to the highest ever filled since the last clear.
+    ///
+    /// A record that has returned is counted, with one exception under concurrency: a
+    /// record into a bin whose first value since the last clear is still being recorded
+    /// (on another thread, or by a context this one preempted) is counted once that first
+    /// record returns. Records under way may or may not be counted.
     pub fn count(&self) -> u64 {
         Occupied::new(core::slice::from_ref(self)).count()
     }
