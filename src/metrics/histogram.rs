@@ -28,8 +28,19 @@ impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
     /// instead.
     pub fn record(&self, value: f64) {
         if self.sketch.record(value).is_err() {
-            self.rejected.fetch_add(1, Ordering::Relaxed);
+            self.reject(1);
         }
+    }
+
+    /// Counts `n` refused values, saturating at `u64::MAX`: the count never wraps (a
+    /// `record_many` of `usize::MAX` NaNs would wrap a plain add back to a small number).
+    fn reject(&self, n: u64) {
+        // fetch_update never fails with a closure that always returns Some.
+        let _ = self
+            .rejected
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                Some(r.saturating_add(n))
+            });
     }
 
     /// The sketch the values went into: [`snapshot`](AtomicSketch::snapshot) it to
@@ -38,7 +49,8 @@ impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
         &self.sketch
     }
 
-    /// How many values were NaN or negative, and so not recorded.
+    /// How many values were NaN or negative, and so not recorded (saturating at
+    /// `u64::MAX`: it never wraps).
     pub fn rejected(&self) -> u64 {
         self.rejected.load(Ordering::Relaxed)
     }
@@ -56,8 +68,7 @@ impl<M: IndexMapping, const N: usize> ::metrics::HistogramFn for SketchHistogram
         }
         // One check for the whole batch: a bad value is refused `count` times.
         if self.sketch.record(value).is_err() {
-            let count = u64::try_from(count).unwrap_or(u64::MAX);
-            self.rejected.fetch_add(count, Ordering::Relaxed);
+            self.reject(u64::try_from(count).unwrap_or(u64::MAX));
             return;
         }
         for _ in 1..count {
