@@ -18,9 +18,10 @@
 //!   mistaken for a recent or a future one, however long the gap), and one written more
 //!   than the horizon *after* the reading (a clock that went back) as [`Age::FarAhead`].
 //!
-//! The horizon is about `unit * 2^30`: 13 days for 1 ms ticks, 34 years for 1 s. A state
-//! only needs exact ages up to its own time scale (a cooldown, a refill, a few intervals),
-//! so each state picks a unit that puts its time scale well inside the horizon.
+//! The horizon is about `unit * 2^30`: 12.4 days for 1 ms ticks (13.03 for 2^20 ns), 34
+//! years for 1 s. A state only needs exact ages up to its own time scale (a cooldown, a
+//! refill, a few intervals), so each state picks a unit that puts its time scale well
+//! inside the horizon.
 //!
 //! # The rule for writers
 //!
@@ -414,7 +415,7 @@ mod tests {
 
         let later = clock.at(t0.saturating_add(Duration::from_millis(250)));
         assert_eq!(stamp.age(&clock, later), Age::Ticks(250));
-        // 60 days later: beyond the 1 ms clock's horizon (13 days), and never read as recent.
+        // 60 days later: beyond the 1 ms clock's horizon (12.4 days), and never read as recent.
         let much_later = clock.at(t0.saturating_add(Duration::from_secs(60 * 86_400)));
         assert_eq!(stamp.age(&clock, much_later), Age::LongAgo);
     }

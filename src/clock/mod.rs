@@ -49,7 +49,7 @@
 //! a token bucket's arrival time) keeps its time stamps in native 32-bit atomics: whole
 //! ticks of a unit the state picks for its own time scale, plus a word that says to within
 //! 4.3 s when the stamp was written. An age is exact up to the stamp's *horizon*, about
-//! 2^30 ticks (13 days for 1 ms ticks); a stamp older than that (or, after a clock went
+//! 2^30 ticks (12.4 days for 1 ms ticks); a stamp older than that (or, after a clock went
 //! back, further ahead) is known to be so, and is never mistaken for a recent one, however
 //! long the gap. Each state documents what it does then.
 
