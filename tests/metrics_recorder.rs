@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use metrics::Key;
-use tailguard::metrics::{OtelRecorder, Recorder};
+use metrics::{HistogramFn, Key};
+use tailguard::metrics::{OtelRecorder, Recorder, SketchHistogram, OTEL_SECONDS_LAYOUT};
 use tailguard::sketch::presets;
 
 const ROUTES: [&str; 4] = ["/a", "/b", "/c", "/d"];
@@ -173,4 +173,20 @@ fn a_nanosecond_layout_records_nanoseconds() {
     let h = recorder.get(&Key::from_name("latency_ns")).unwrap();
     let median = h.sketch().quantile(0.5).unwrap().unwrap();
     assert!((median - 2e6).abs() <= h.sketch().relative_accuracy() * 2e6);
+}
+
+/// `rejected` never wraps: a batch of `usize::MAX` NaNs on top of earlier rejections
+/// saturates at `u64::MAX` (a plain `fetch_add` wrapped it back to 9, losing every one).
+#[test]
+fn rejected_saturates_instead_of_wrapping() {
+    let h = SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT);
+    h.record_many(f64::NAN, 5);
+    h.record_many(-1.0, 4);
+    h.record(f64::NEG_INFINITY);
+    assert_eq!(h.rejected(), 10);
+    h.record_many(f64::NAN, usize::MAX);
+    assert_eq!(h.rejected(), u64::MAX);
+    h.record(f64::NAN);
+    assert_eq!(h.rejected(), u64::MAX);
+    assert_eq!(h.sketch().count(), 0);
 }
