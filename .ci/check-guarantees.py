@@ -32,8 +32,10 @@ for name in names:
     if (root / "tests" / f"{parts[0]}.rs").exists() and len(parts) == 2:
         files = [root / "tests" / f"{parts[0]}.rs"]
     else:
-        # A unit test, for the module path without its trailing `tests`.
-        files = module_files([p for p in parts[:-1] if p != "tests"])
+        # A unit test, for the module path without its trailing `tests`: in the module's
+        # file, or in its own tests.rs (src/window/tests.rs).
+        mods = [p for p in parts[:-1] if p != "tests"]
+        files = module_files(mods) + [root / "src" / pathlib.Path(*mods) / "tests.rs"]
     if not defines(files, test):
         missing.append(name)
 for target in re.findall(r"fuzz `([a-z_]+)`", ledger):
