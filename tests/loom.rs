@@ -395,6 +395,49 @@ fn a_full_bin_record_racing_a_clear_is_counted_once() {
     });
 }
 
+/// A bulk record (`record_n`) racing a single record into a bin two short of full: the
+/// bin ends full and the surplus is saturated, whichever goes first (the single record's
+/// add may land above the limit and be taken back while the bulk one retries).
+#[test]
+fn a_bulk_record_racing_a_record_fills_the_bin_exactly() {
+    const LIMIT: u32 = 1 << 31;
+    loom::model(|| {
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let sketch = Arc::new(AtomicSketch::<_, 4>::new(mapping, 1.0).unwrap());
+        sketch.set_bin_count(9, LIMIT - 2);
+        let single = {
+            let sketch = sketch.clone();
+            thread::spawn(move || sketch.record_u64(9))
+        };
+        sketch.record_n(9.0, 3).unwrap();
+        single.join().unwrap();
+        assert_eq!(sketch.count(), u64::from(LIMIT));
+        assert_eq!(sketch.saturated(), 2);
+        assert_eq!(sketch.snapshot().count(), u64::from(LIMIT));
+    });
+}
+
+/// A bulk record that takes a bin from zero while a clear runs: removed or held, all of
+/// it, and a held one inside the range the scans read.
+#[test]
+fn a_bulk_record_racing_a_clear_is_counted_once() {
+    loom::model(|| {
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let sketch = Arc::new(AtomicSketch::<_, 4>::new(mapping, 1.0).unwrap());
+        sketch.record_u64(1);
+        let recorder = {
+            let sketch = sketch.clone();
+            thread::spawn(move || sketch.record_n(9.0, 5).unwrap())
+        };
+        let removed = sketch.clear();
+        recorder.join().unwrap();
+        let held = sketch.snapshot().count();
+        assert_eq!(sketch.count(), held);
+        assert!(held == 0 || held == 5, "{held}");
+        assert_eq!(removed + held, 6);
+    });
+}
+
 /// An exponential window of four buckets: a value far outside rescales it.
 type TinyExponential = ExponentialWindow<LoomClock, u16, 4>;
 

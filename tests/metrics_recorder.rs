@@ -190,3 +190,16 @@ fn rejected_saturates_instead_of_wrapping() {
     assert_eq!(h.rejected(), u64::MAX);
     assert_eq!(h.sketch().count(), 0);
 }
+
+/// A huge valid batch takes one step, not `count` records (it looped `count` times, which
+/// for `usize::MAX` would not end): a bin takes 2^31 and the rest counts as saturated.
+#[test]
+fn a_huge_batch_is_one_step_and_saturates() {
+    let h = SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT);
+    h.record_many(0.25, usize::MAX);
+    h.record_many(0.5, 3);
+    assert_eq!(h.sketch().count(), (1 << 31) + 3);
+    assert_eq!(h.sketch().saturated(), (1 << 31) - 1); // u32::MAX less the bin's 2^31
+    assert_eq!(h.rejected(), 0);
+    assert_eq!(h.sketch().max(), Some(0.5));
+}

@@ -74,7 +74,7 @@ fn assert_matches_tallies(
 }
 
 #[test]
-fn atomic_sketch_slice_records_are_exact_under_contention() {
+fn atomic_sketch_slice_and_bulk_records_are_exact_under_contention() {
     let shared = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
     let tallies = on_threads(|t| {
         let mut tally = presets::int_latency();
@@ -92,6 +92,11 @@ fn atomic_sketch_slice_records_are_exact_under_contention() {
             }
             if round % 3 == 2 {
                 block.iter().for_each(|&v| shared.record_u64(v));
+            } else if round % 6 == 4 {
+                // The runs of eight as bulk records.
+                for run in block.chunks(8) {
+                    shared.record_n(run[0] as f64, 8).unwrap();
+                }
             } else {
                 shared.record_u64_slice(&block);
             }

@@ -62,18 +62,13 @@ impl<M: IndexMapping, const N: usize> ::metrics::HistogramFn for SketchHistogram
     }
 
     fn record_many(&self, value: f64, count: usize) {
-        // An empty batch records nothing (the check below would record one value).
-        if count == 0 {
-            return;
-        }
-        // One check for the whole batch: a bad value is refused `count` times.
-        if self.sketch.record(value).is_err() {
+        // One step however large the count (`AtomicSketch::record_n`): a count past
+        // `u32::MAX` is past what a bin (2^31) and the saturated counter (which stops at
+        // 2^31) can hold, so it records as `u32::MAX`.
+        let n = u32::try_from(count).unwrap_or(u32::MAX);
+        if self.sketch.record_n(value, n).is_err() {
+            // A bad value is refused `count` times.
             self.reject(u64::try_from(count).unwrap_or(u64::MAX));
-            return;
-        }
-        for _ in 1..count {
-            // Cannot fail: the same value was just accepted.
-            let _ = self.sketch.record(value);
         }
     }
 }

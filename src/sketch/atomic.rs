@@ -56,15 +56,23 @@ fn take_back(counter: &AtomicU32) {
 
 /// Adds `n` to a counter, stopping at [`BIN_LIMIT`]. Returns how many were added.
 fn add_saturating(counter: &AtomicU32, n: u32) -> u32 {
-    match counter.fetch_update(Relaxed, Relaxed, |c| {
-        (c < BIN_LIMIT).then(|| c.saturating_add(n).min(BIN_LIMIT))
-    }) {
-        Ok(previous) => previous
-            .saturating_add(n)
-            .min(BIN_LIMIT)
-            .wrapping_sub(previous),
-        Err(_) => 0,
-    }
+    add_up_to_limit(counter, n).map_or(0, |(_, added)| added)
+}
+
+/// Adds up to `n` to a counter, stopping at [`BIN_LIMIT`]: the count it had and how many
+/// were added, or `None` if it was full (above the limit are single records' adds about
+/// to be taken back: full too).
+fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
+    let previous = counter
+        .fetch_update(Relaxed, Relaxed, |c| {
+            (c < BIN_LIMIT).then(|| c.saturating_add(n).min(BIN_LIMIT))
+        })
+        .ok()?;
+    // previous < BIN_LIMIT: cannot wrap.
+    Some((
+        previous,
+        previous.saturating_add(n).min(BIN_LIMIT).wrapping_sub(previous),
+    ))
 }
 
 /// A DDSketch whose bins are atomics: record from many threads or interrupt handlers
@@ -235,6 +243,88 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d));
+    }
+
+    /// Records `value` `n` times in one step (a `metrics` histogram's `record_many`, a
+    /// count of equal latencies): what `n` calls of [`record`](Self::record) would record,
+    /// in one compare-and-swap on the bin rather than `n` adds, so a huge `n` costs no
+    /// more than a small one. NaN and negative values are errors and change nothing.
+    ///
+    /// A bin holds at most 2^31: the part of `n` that does not fit is counted in
+    /// [`saturated`](Self::saturated). Lock-free (the compare-and-swap retries only when
+    /// another record changed the bin), and safe to race with any other record or a
+    /// clear: every one of the `n` is counted once, in the bin or as saturated
+    /// (tests/loom.rs, tests/stress.rs).
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    ///
+    /// let sketch = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+    /// sketch.record_n(2e6, 1_000).unwrap();
+    /// sketch.record_n(5e6, u32::MAX).unwrap(); // no loop: one step
+    /// assert_eq!(sketch.count(), 1_000 + (1 << 31));
+    /// assert_eq!(sketch.saturated(), u64::from(u32::MAX) - (1 << 31));
+    /// assert_eq!(sketch.record_n(f64::NAN, 3), Err(tailguard::sketch::RecordError::NaN));
+    /// ```
+    pub fn record_n(&self, value: f64, n: u32) -> Result<(), RecordError> {
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        // -0.0 becomes +0.0 (see `record_returning_bin_count`).
+        let value = value.abs();
+        let slot = self.layout().slot(self.mapping.index(value));
+        let (counter, pos) = match slot {
+            Slot::Zero => (Some(&self.zero), None),
+            Slot::Bin(pos) => (self.bins.get(pos), Some(pos)),
+            Slot::Top => (self.bins.last(), Some(N.wrapping_sub(1))), // N >= 1
+        };
+        let added = match counter {
+            Some(counter) => self.add_n_to(counter, pos, n),
+            None => 0, // never: N > 0 and the position is in range
+        };
+        if added < n {
+            add_saturating(&self.saturated, n.wrapping_sub(added));
+        }
+        if added > 0 {
+            let clamped = slot == Slot::Top;
+            if clamped {
+                // The clamped counter stops at the limit too: what it cannot count is
+                // saturated, as for one record.
+                let counted = add_saturating(&self.clamped, added);
+                if counted < added {
+                    add_saturating(&self.saturated, added.wrapping_sub(counted));
+                }
+            }
+            // +inf enters the extremes as the top of the range, as in `record`.
+            let key = if clamped && value == f64::INFINITY {
+                key_of_f64(self.layout().max_trackable())
+            } else {
+                key_of_f64(value)
+            };
+            self.update_extremes(key);
+        }
+        Ok(())
+    }
+
+    /// Adds up to `n` to `counter` (at position `pos`, `None` for the zero bin), stopping at
+    /// [`BIN_LIMIT`]; returns how many it added. A bin taken from zero widens the occupied
+    /// range, as one record's first add does (see [`occupy`](Self::occupy)).
+    fn add_n_to(&self, counter: &AtomicU32, pos: Option<usize>, n: u32) -> u32 {
+        let Some((previous, added)) = add_up_to_limit(counter, n) else {
+            return 0;
+        };
+        if previous == 0 {
+            if let Some(pos) = pos {
+                self.occupy(pos);
+            }
+        }
+        added
     }
 
     /// Records every value of `values`: what [`record_u64`](Self::record_u64) on each in
@@ -956,6 +1046,77 @@ mod tests {
             (s.snapshot().min(), s.snapshot().max()),
             (Some(0.0), Some(0.0))
         );
+    }
+
+    /// `record_n` records what `n` records would, everywhere a value can land: the zero
+    /// bin (0 and -0.0), the range, below it, above it (clamped, +inf at the top), and a
+    /// count of zero records nothing.
+    #[test]
+    fn record_n_is_n_records() {
+        let values = [
+            0.0,
+            -0.0,
+            1e-3,
+            1.0,
+            2.5e6,
+            7.1e9,
+            1e11,
+            1e300,
+            f64::INFINITY,
+        ];
+        for (i, &v) in values.iter().enumerate() {
+            for n in [0u32, 1, 2, 37] {
+                let bulk = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
+                let single = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
+                bulk.record(4e6).unwrap();
+                single.record(4e6).unwrap();
+                bulk.record_n(v, n).unwrap();
+                for _ in 0..n {
+                    single.record(v).unwrap();
+                }
+                let (b, s) = (bulk.snapshot(), single.snapshot());
+                assert!(b.bins().eq(s.bins()), "value {i}, n {n}");
+                assert_eq!(b.zero_count(), s.zero_count(), "value {i}, n {n}");
+                assert_eq!(
+                    (bulk.count(), bulk.clamped()),
+                    (single.count(), single.clamped())
+                );
+                assert_eq!((bulk.min(), bulk.max()), (single.min(), single.max()));
+            }
+        }
+        let s = AtomicSketch::with_layout(presets::LOG_LATENCY_LAYOUT);
+        assert_eq!(s.record_n(f64::NAN, 2), Err(RecordError::NaN));
+        assert_eq!(s.record_n(-1.0, 2), Err(RecordError::Negative));
+        assert_eq!(s.record_n(f64::NEG_INFINITY, 0), Err(RecordError::Negative));
+        assert!(s.is_empty() && s.max().is_none());
+    }
+
+    /// A bin near its limit takes what fits, the rest is saturated; a full one takes
+    /// nothing (also with a single record's add above the limit, about to be taken back);
+    /// the clamped counter, full, hands its surplus to saturated too.
+    #[test]
+    fn record_n_stops_at_a_full_bin() {
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        s.set_bin_count(5_000_000, BIN_LIMIT - 3);
+        s.record_n(5e6, 10).unwrap();
+        assert_eq!((s.count(), s.saturated()), (u64::from(BIN_LIMIT), 7));
+        s.record_n(5e6, u32::MAX).unwrap();
+        assert_eq!(s.count(), u64::from(BIN_LIMIT));
+        assert_eq!(s.saturated(), u64::from(BIN_LIMIT)); // stops there (documented)
+
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        s.set_bin_count(5_000_000, BIN_LIMIT + 1); // a refused add not yet taken back
+        s.record_n(5e6, 4).unwrap();
+        assert_eq!(s.saturated(), 4);
+
+        let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        s.clamped.store(BIN_LIMIT - 2, Relaxed);
+        s.record_n(1e300, 5).unwrap();
+        assert_eq!((s.clamped(), s.saturated()), (u64::from(BIN_LIMIT), 3));
+        assert_eq!(s.count(), 5); // in the top bin all the same, as one record is
+        let one = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+        one.record(1e300).unwrap();
+        assert_eq!(s.max(), one.max());
     }
 
     #[test]
