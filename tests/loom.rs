@@ -395,6 +395,28 @@ fn a_full_bin_record_racing_a_clear_is_counted_once() {
     });
 }
 
+/// Two records into one empty bin: each, once returned, is counted by the scans of the
+/// occupied range, whether or not the other (the first into the bin, say) has finished.
+#[test]
+fn a_returned_record_is_counted_while_the_first_into_its_bin_is_under_way() {
+    loom::model(|| {
+        let mapping = IntMapping::with_mantissa_bits(0).unwrap();
+        let sketch = Arc::new(AtomicSketch::<_, 4>::new(mapping, 1.0).unwrap());
+        let other = {
+            let sketch = sketch.clone();
+            thread::spawn(move || {
+                sketch.record_u64(9);
+                assert!(sketch.count() >= 1);
+            })
+        };
+        sketch.record_u64(9);
+        assert!(sketch.count() >= 1);
+        assert!(sketch.quantile(0.5).unwrap().is_some());
+        other.join().unwrap();
+        assert_eq!(sketch.count(), 2);
+    });
+}
+
 /// A bulk record (`record_n`) racing a single record into a bin two short of full: the
 /// bin ends full and the surplus is saturated, whichever goes first (the single record's
 /// add may land above the limit and be taken back while the bulk one retries).

@@ -71,7 +71,10 @@ fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
     // previous < BIN_LIMIT: cannot wrap.
     Some((
         previous,
-        previous.saturating_add(n).min(BIN_LIMIT).wrapping_sub(previous),
+        previous
+            .saturating_add(n)
+            .min(BIN_LIMIT)
+            .wrapping_sub(previous),
     ))
 }
 
@@ -104,10 +107,11 @@ fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
 /// # The record path
 ///
 /// Recording is wait-free: compute the bin index (no shared state), one relaxed
-/// `fetch_add` on that bin's native `AtomicU32`, then two relaxed loads that compare the
-/// value with the current min and max. Only a new extreme pays a further `fetch_min` /
-/// `fetch_max`, which after warm-up is rare, so concurrent recorders do not turn the hot
-/// path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
+/// `fetch_add` on that bin's native `AtomicU32`, two relaxed loads that check the bin is
+/// inside the range the scans read, then two relaxed loads that compare the value with
+/// the current min and max. Only a bin's first value, one outside that range, or a new
+/// extreme pays a further `fetch_min` / `fetch_max`, which after warm-up is rare, so
+/// concurrent recorders do not turn the hot path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
 /// lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
 /// thumbv7em are a seqlock that an interrupt handler can deadlock on).
 ///
@@ -116,7 +120,7 @@ fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
 /// * **Counts are exact.** `count` is derived from the bins (no shared counter to contend
 ///   on); [`count`](AtomicSketch::count) scans them, from the lowest to the highest bin
 ///   filled since the last clear (the *occupied range*, widened by the first record into a
-///   bin, so the hot path does not pay for it; quantiles scan it too). A bin saturates at 2^31: a record that
+///   bin, and checked by every other; quantiles scan it too). A bin saturates at 2^31: a record that
 ///   finds it full takes its add back and is counted in
 ///   [`saturated`](AtomicSketch::saturated) instead, so nothing is lost silently and a bin
 ///   can never wrap, even with many recorders racing.
@@ -314,14 +318,17 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
 
     /// Adds up to `n` to `counter` (at position `pos`, `None` for the zero bin), stopping at
     /// [`BIN_LIMIT`]; returns how many it added. A bin taken from zero widens the occupied
-    /// range, as one record's first add does (see [`occupy`](Self::occupy)).
+    /// range, as one record's first add does (see [`occupy`](Self::occupy)); into a bin
+    /// that held some, it is [`cover`](Self::cover)ed.
     fn add_n_to(&self, counter: &AtomicU32, pos: Option<usize>, n: u32) -> u32 {
         let Some((previous, added)) = add_up_to_limit(counter, n) else {
             return 0;
         };
-        if previous == 0 {
-            if let Some(pos) = pos {
+        if let Some(pos) = pos {
+            if previous == 0 {
                 self.occupy(pos);
+            } else {
+                self.cover(pos);
             }
         }
         added
@@ -497,6 +504,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 let previous = bin.fetch_add(1, Relaxed);
                 // One unsigned compare for both rare cases: 0 wraps to `u32::MAX`.
                 if previous.wrapping_sub(1) < BIN_LIMIT - 1 {
+                    self.cover(pos);
                     self.update_extremes(key_of_u64(value));
                     return Some(previous);
                 }
@@ -552,6 +560,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         let previous = bin.fetch_add(1, Relaxed);
         // One unsigned compare for both rare cases (an empty bin, a full one): 0 wraps.
         let previous = if previous.wrapping_sub(1) < BIN_LIMIT - 1 {
+            if let Some(pos) = pos {
+                self.cover(pos);
+            }
             Some(previous)
         } else {
             self.settle_slow(bin, pos, previous)
@@ -581,25 +592,35 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         Some(previous)
     }
 
-    /// Widens the occupied range to a bin this record took from zero: only the first
-    /// record into a bin since the last clear pays it, so the hot path does not.
+    /// Widens the occupied range to a bin this record took from zero.
     ///
     /// Always two read-modify-writes, released: a [`clear`](Self::clear) whose reset of
     /// either end comes after this record's widening of it (in that atomic's modification
     /// order) synchronizes with it, so its scan of every bin sees this record's add and
     /// clears it; one whose resets both come before leaves the range widened afresh. Either
     /// way, a bin that holds a value once the record that took it from zero has returned is
-    /// inside the range: a scan of the range never misses it. A later record into that bin
-    /// does not widen the range: if it returns while the first is still under way (between
-    /// its add and this widening: preempted, say), a scan misses it until the first
-    /// returns. Records under way, and those into a bin whose first record is, may or may
-    /// not be seen.
+    /// inside the range: a scan of the range never misses it.
     #[cold]
     fn occupy(&self, pos: usize) {
         // N < i32::MAX (`BinLayout`), so the position fits.
         let pos = pos as u32;
         self.occupied_low.fetch_min(pos, Release);
         self.occupied_high.fetch_max(pos, Release);
+    }
+
+    /// Makes sure the occupied range holds the bin a record added to that was not empty:
+    /// its first record since the last clear may still be under way (preempted between its
+    /// add and [`occupy`](Self::occupy)), and a scan after this record returns must see
+    /// it. Two loads and compares; the read-modify-writes only when the range, as seen,
+    /// does not hold the bin. A range that did hold it stays holding it (the ends only
+    /// widen) until a clear, which this record then raced (see [`count`](Self::count)).
+    #[inline(always)]
+    fn cover(&self, pos: usize) {
+        // N < i32::MAX (`BinLayout`), so the position fits.
+        let at = pos as u32;
+        if at < self.occupied_low.load(Relaxed) || at > self.occupied_high.load(Relaxed) {
+            self.occupy(pos);
+        }
     }
 
     /// Brings `key` into the extremes. A load and a compare each: the keys only move
@@ -632,10 +653,12 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// How many values the sketch holds: a scan of the zero bin and of the bins from the
     /// lowest to the highest ever filled since the last clear.
     ///
-    /// A record that has returned is counted, with one exception under concurrency: a
-    /// record into a bin whose first value since the last clear is still being recorded
-    /// (on another thread, or by a context this one preempted) is counted once that first
-    /// record returns. Records under way may or may not be counted.
+    /// A record that has returned is counted, also while another record into its bin is
+    /// still under way (on another thread, or in a context it preempted). A record that
+    /// raced a [`clear`](Self::clear) (a window's rotation) is removed by it or kept; a
+    /// kept one may be counted only once the first record into its bin since that clear
+    /// returns, if that one is still under way. Records under way may or may not be
+    /// counted.
     pub fn count(&self) -> u64 {
         Occupied::new(core::slice::from_ref(self)).count()
     }
@@ -1046,6 +1069,30 @@ mod tests {
             (s.snapshot().min(), s.snapshot().max()),
             (Some(0.0), Some(0.0))
         );
+    }
+
+    /// A record into a bin whose first record is still under way (its add done, its
+    /// widening of the range not yet: preempted there) is counted once it returns, by the
+    /// scans that read only the occupied range: by the fast and the float path, one by
+    /// one, in slices and in bulk. It was left out until the first record returned.
+    #[test]
+    fn a_record_behind_an_unfinished_first_record_is_counted() {
+        type Record = fn(&presets::AtomicIntLatency);
+        let records: [Record; 5] = [
+            |s| s.record_u64(5_000_000),
+            |s| s.record(5e6).unwrap(),
+            |s| s.record_u64_slice(&[5_000_000]),
+            |s| s.record_slice(&[5e6]).unwrap(),
+            |s| s.record_n(5e6, 1).unwrap(),
+        ];
+        for (i, record) in records.iter().enumerate() {
+            let s = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+            let pos = position(s.mapping.index_u64(5_000_000), s.min_index);
+            s.bins[pos].fetch_add(1, Relaxed); // the first record's add, and no more yet
+            record(&s);
+            assert_eq!(s.count(), 2, "record {i}");
+            assert!(s.quantile(0.5).unwrap().is_some(), "record {i}");
+        }
     }
 
     /// `record_n` records what `n` records would, everywhere a value can land: the zero

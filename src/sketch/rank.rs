@@ -252,8 +252,9 @@ pub(crate) trait AtomicBins {
 
 /// The union of sketches of one layout (a window's slots, or one sketch) over the union
 /// of their occupied ranges, read once: no bin outside holds a value once the bin's first
-/// record since a clear has returned (see [`AtomicSketch`](super::AtomicSketch)'s
-/// `occupy`), so scanning only these answers as scanning them all.
+/// record since a clear has returned, or any later one that did not race that clear (see
+/// [`AtomicSketch`](super::AtomicSketch)'s `occupy` and `cover`), so scanning only these
+/// answers as scanning them all.
 ///
 /// Searched in two passes over the same positions: one for the count, one for the rank,
 /// from the nearer end. Records racing the passes only add to bins, so the second finds
