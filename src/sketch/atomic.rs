@@ -106,14 +106,17 @@ fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
 ///
 /// # The record path
 ///
-/// Recording is wait-free: compute the bin index (no shared state), one relaxed
-/// `fetch_add` on that bin's native `AtomicU32`, two relaxed loads that check the bin is
-/// inside the range the scans read, then two relaxed loads that compare the value with
-/// the current min and max. Only a bin's first value, one outside that range, or a new
-/// extreme pays a further `fetch_min` / `fetch_max`, which after warm-up is rare, so
-/// concurrent recorders do not turn the hot path into a compare-and-swap storm. There is no 64-bit atomic anywhere, so recording is
-/// lock-free and interrupt-safe on every target (portable-atomic's 64-bit atomics on
-/// thumbv7em are a seqlock that an interrupt handler can deadlock on).
+/// Recording is lock-free, and wait-free on its fast path: compute the bin index (no
+/// shared state), one relaxed `fetch_add` on that bin's native `AtomicU32`, two relaxed
+/// loads that check the bin is inside the range the scans read, then two relaxed loads
+/// that compare the value with the current min and max. Only a bin's first value, one
+/// outside that range, or a new extreme pays a further `fetch_min` / `fetch_max`, which
+/// after warm-up is rare, so concurrent recorders do not turn the hot path into a
+/// compare-and-swap storm (on targets without a native `fetch_min`, such as x86-64, those
+/// are compare-and-swap loops, retried only when another record moved the same word).
+/// There is no 64-bit atomic anywhere, so recording is lock-free and interrupt-safe on
+/// every target (portable-atomic's 64-bit atomics on thumbv7em are a seqlock that an
+/// interrupt handler can deadlock on).
 ///
 /// # What is kept, and how exactly
 ///
