@@ -52,9 +52,9 @@ impl Debt {
     }
 }
 
-/// `floor(x)` of a non-negative float as an integer (`u64::MAX` from 2^64 up), with
-/// integer operations only.
-fn floor_u64(x: f64) -> u64 {
+/// `floor(x)` of a non-negative float as an integer (`u64::MAX` from 2^64 up, 0 for a
+/// negative one), with integer operations only.
+pub(super) fn floor_u64(x: f64) -> u64 {
     let bits = x.to_bits();
     let field = (bits >> 52) as u32; // the exponent field, if the sign is 0
     if bits >> 63 != 0 || field < 1023 {
