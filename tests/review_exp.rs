@@ -15,3 +15,17 @@ fn rank_of_a_float_below_an_integer_max_that_rounds_down_to_it() {
     // 2^60 is an edge at every scale: exact(2^60) = 1 is the bound.
     assert_eq!(s.rank((1u64 << 60) as f64), Ok(1), "{s:?}");
 }
+
+/// "Integers exactly, in 128 bits, rounded once": three of 2^53 + 3 sum to 3 * 2^53 + 9,
+/// which rounds to 3 * 2^53 + 8. The clamp into `[count * min, count * max]` computed
+/// `3 * min` from the min rounded up (2^53 + 4), 3 * 2^53 + 12, above the true sum, and
+/// moved the exact sum up to it.
+#[test]
+fn an_exact_integer_sum_is_not_moved_by_the_rounded_bounds() {
+    let x = (1u64 << 53) + 3;
+    let mut s = ExponentialSketch::<u32, 160>::new();
+    (0..3).for_each(|_| s.record_u64(x));
+    let exact = (3 * u128::from(x)) as f64;
+    assert_eq!(s.sum(), exact, "{s:?}");
+    assert_eq!(s.mean(), Some(x as f64));
+}

@@ -12,6 +12,7 @@ use crate::sketch::error::{InvalidQuantile, RecordError};
 use crate::sketch::mapping::{IndexMapping, OtelMapping};
 use crate::sketch::rank::{rank_bin, sketch_quantile, RankBin, RankedBins};
 use crate::sketch::stats::{max_of, min_of, widen, FloatStats, IntStats};
+use crate::sketch::sum_bounds;
 
 /// An OpenTelemetry exponential histogram of `B` buckets of counters `C` that **scales
 /// itself**: it starts at scale 8 (256 buckets per power of two, 0.14 %) and, when a value
@@ -684,8 +685,13 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// [`record_u64`](Self::record_u64) triggers values them with integer operations
     /// only: at their bucket's lower edge clamped into min and max, each rounded down to
     /// an integer (so a dropped float below 1 is valued 0). The estimates can leave the
-    /// running sums outside what `count` values between `min` and `max` can sum to; the
-    /// answer is clamped into `[count * min, count * max]`, where the true sum lies.
+    /// running sums outside what `count` values between `min` and `max` can sum to: a sum
+    /// below `count * min` or above `count * max` by more than a part in 10^12 (the
+    /// rounding of `count`, `min`, `max` and the products, as
+    /// [`DDSketch::sum`](crate::sketch::DDSketch::sum) allows) reads as that bound, where
+    /// the true sum lies. A sum within the part in 10^12 is left as it is: the bounds,
+    /// computed from rounded `min` and `max` (integers of 2^53 or more), may lie past the
+    /// true ones, and must not move a sum the values can make.
     pub fn sum(&self) -> f64 {
         if self.count == 0 {
             return 0.0;
@@ -694,12 +700,27 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         let mut debt = self.float_debt;
         debt.settle(&mut f, &self.int_stats);
         let sum = f.sum + self.int_stats.sum() as f64;
+        let (min, max) = (
+            min_of(&self.float_stats, &self.int_stats),
+            max_of(&self.float_stats, &self.int_stats),
+        );
+        let (wide_low, wide_high) = sum_bounds(self.count, min, max);
         let n = self.count as f64;
-        let low = n * min_of(&self.float_stats, &self.int_stats);
-        let high = n * max_of(&self.float_stats, &self.int_stats);
-        // max-then-min, not `clamp`, which panics if its bounds cross (they cannot here:
-        // min <= max whenever count > 0). A NaN sum becomes `low`.
-        sum.max(low).min(high)
+        let (low, high) = (n * min, n * max);
+        // A widened bound that overflows is the bound itself: one value of `f64::MAX` (a
+        // recorded `+inf`) sums to `f64::MAX`, not `+inf`.
+        let wide_high = if wide_high.is_finite() {
+            wide_high
+        } else {
+            high
+        };
+        if sum.is_nan() || sum < wide_low {
+            low
+        } else if sum > wide_high {
+            high
+        } else {
+            sum
+        }
     }
 
     /// The mean of the values recorded, or `None` if empty: within `[min, max]`, also when
