@@ -1,5 +1,5 @@
-//! A hostile review of the auto-scaling exponential sketch and window: each test is a
-//! promise of the docs that a hostile input once broke.
+//! Integers of 2^53 or more, which a float rounds: what the sketches promise of them holds
+//! exactly (each test a promise a hostile input once broke).
 
 use tailguard::sketch::ExponentialSketch;
 
@@ -27,5 +27,18 @@ fn an_exact_integer_sum_is_not_moved_by_the_rounded_bounds() {
     (0..3).for_each(|_| s.record_u64(x));
     let exact = (3 * u128::from(x)) as f64;
     assert_eq!(s.sum(), exact, "{s:?}");
+    assert_eq!(s.mean(), Some(x as f64));
+}
+
+/// The sum's promise for a `DDSketch` whose range reaches past 2^53: its integer sum is
+/// exact and rounded once, whatever its rounded min and max.
+#[test]
+fn a_ddsketch_sums_integers_past_2_pow_53_exactly() {
+    use tailguard::sketch::{DDSketch, IntMapping};
+    let mapping = IntMapping::with_mantissa_bits(5).unwrap();
+    let mut s = DDSketch::<IntMapping, 4096>::new(mapping, 1e15).unwrap();
+    let x = (1u64 << 53) + 3;
+    (0..3).for_each(|_| s.record_u64(x));
+    assert_eq!(s.sum(), (3 * u128::from(x)) as f64, "{s:?}");
     assert_eq!(s.mean(), Some(x as f64));
 }
