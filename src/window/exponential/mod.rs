@@ -658,6 +658,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// within a millionth (kept as an [`AtomicSketch`](crate::sketch::AtomicSketch) keeps
     /// them: coarser for subnormal values).
     ///
+    /// Its buckets count in `u32`: where live slots of `u32` counters hold more than
+    /// `u32::MAX` in one merged bucket, the excess is its
+    /// [`saturated`](ExponentialSketch::saturated) (the window's own
+    /// [`saturated`](Self::saturated) counts what the slots refused).
+    ///
     /// A scan that overlapped a rotation or a rescale is done again (up to a few times):
     /// values moving between slots are then seen once. It maintains the window first (as
     /// [`Window`](super::Window)'s queries do), so that intervals the clock has left are
@@ -673,9 +678,12 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         })
     }
 
-    /// The values in the window (a scan of every slot).
+    /// The values in the window (a scan of every slot). Those the snapshot's `u32`
+    /// buckets cannot hold (live slots of `u32` counters holding more than `u32::MAX` in
+    /// one merged bucket: its [`saturated`](ExponentialSketch::saturated)) are counted too.
     pub fn count(&self) -> u64 {
-        self.snapshot().count()
+        let snapshot = self.snapshot();
+        snapshot.count().saturating_add(snapshot.saturated())
     }
 
     /// The `q`-quantile of the values in the window, within the relative accuracy of the
@@ -826,6 +834,38 @@ mod tests {
         let s = w.snapshot();
         assert_eq!(s.min(), Some(1.0));
         assert!((s.max().unwrap() / u64::MAX as f64 - 1.0).abs() < 1e-6);
+    }
+
+    /// Live slots of `u32` counters can hold more in one bucket than the snapshot's `u32`
+    /// bucket takes (three slots near the limit): the snapshot counts the excess as its
+    /// `saturated`, and the window's count still has every value.
+    #[test]
+    fn a_count_past_what_a_snapshot_bucket_holds_is_still_counted() {
+        let clock = ManualClock::new();
+        let w = ExponentialWindow::<_, u32, 64, 4>::new(&clock, SECOND).unwrap();
+        for i in 0..3 {
+            if i > 0 {
+                clock.advance(SECOND);
+            }
+            w.record_u64(1_000_000);
+        }
+        let mut filled = 0;
+        for slot in &w.slots {
+            // The three slots holding a value (the spare is configured, and empty).
+            let config = slot.state().config();
+            if let Some(config) = config.filter(|&c| slot.buckets(c).any(|(_, n)| n > 0)) {
+                let index = index::of_u64(1_000_000) >> config.downshift;
+                let more = u64::from(<u32 as WindowCounter>::LIMIT) - 1;
+                assert_eq!(slot.add_to(config, index, more), more);
+                filled += 1;
+            }
+        }
+        assert_eq!(filled, 3);
+        let all = 3 * u64::from(<u32 as WindowCounter>::LIMIT);
+        let snapshot = w.snapshot();
+        assert_eq!(snapshot.count() + snapshot.saturated(), all);
+        assert_eq!(w.count(), all);
+        assert_eq!((w.saturated(), w.expired()), (0, 0));
     }
 
     #[test]
