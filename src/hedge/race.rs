@@ -83,7 +83,10 @@ where
 ///   so `race` itself is runtime-agnostic and allocates nothing.
 /// * A backup is made only when the hedger says [`Decision::Hedge`] (its budget token is
 ///   then spent); hedge `k` is sent `k` delays after the start. The first decision comes
-///   in the first poll, after the primary's: a primary answered there needs none.
+///   in the first poll, after the primary's: a primary answered there needs none. Every
+///   decision comes after the running attempts are polled: one found answered in the poll
+///   its timer fires wins with no backup made, and a primary found failed then, with
+///   nothing else running, is the answer.
 /// * If an attempt fails while another is running, `race` waits for the other; if every
 ///   attempt failed, it returns the last error.
 /// * Latency and outcomes are reported to the hedger (the winner's latency, or the
@@ -379,17 +382,22 @@ impl<O> RaceCore<O> {
         // Timer firings handled in this poll. A timer that fires before the hedger's
         // clock reaches the due time (another clock, or a broken timer that is always
         // ready) makes the hedger answer `Wait` again; past a couple of rounds, stop
-        // looping, poll the attempts and ask to be polled again, so such a timer costs
-        // CPU but can never starve the attempts or hang the race.
+        // looping and ask to be polled again, so such a timer costs CPU but can never
+        // starve the attempts or hang the race.
         let mut timer_rounds = 0u8;
+        // Whether the attempts were polled since the last change (a backup started): they
+        // are polled before every decision, so that an attempt found finished in the poll
+        // its timer fires (a busy executor, a coarse timer: both wake-ups in one batch) is
+        // seen first. An answer then wins with no backup made, counted or paid for, and a
+        // primary's failure with nothing else running is the answer, not retried.
+        let mut attempts_polled = false;
         // The primary's first poll comes before the hedger's first decision: a request
         // answered there (a cache, an in-memory service) costs no decision and no clock
         // reading for it. The decision then comes in the same poll, so the first hedge's
         // time is unchanged; the loop does not poll the primary a second time.
-        let mut primary_just_polled = false;
         if !self.primary_polled {
             self.primary_polled = true;
-            primary_just_polled = true;
+            attempts_polled = true; // no backup runs before the first decision
             if let Some(end) = self.poll_primary(hedger, cx, &mut slots, &classify) {
                 return Poll::Ready(end);
             }
@@ -400,9 +408,28 @@ impl<O> RaceCore<O> {
             }
         }
         loop {
+            // A fired timer makes a decision due.
+            if let Some(t) = slots.timer.as_mut().as_pin_mut() {
+                if t.poll(cx).is_ready() {
+                    slots.timer.set(None);
+                    self.ask = true;
+                    timer_rounds = timer_rounds.saturating_add(1);
+                }
+            }
+            // Then the attempts, before that decision.
+            if !core::mem::replace(&mut attempts_polled, true) {
+                if let Some(end) = self.poll_attempts(hedger, cx, &mut slots, &classify) {
+                    return Poll::Ready(end);
+                }
+            }
             if self.ask && !self.done_asking {
+                if timer_rounds > 2 {
+                    cx.waker().wake_by_ref(); // ask again on the next poll
+                    return Poll::Pending;
+                }
                 self.ask = false;
                 match hedger.should_hedge(&mut self.ticket) {
+                    // Polled at the top of the loop, so its waker is registered.
                     Decision::Wait(d) => slots.timer.set(Some(sleep.sleep(d))),
                     Decision::Hedge => {
                         // The ticket counts this hedge: hedge k goes to slot k - 1. The
@@ -415,45 +442,45 @@ impl<O> RaceCore<O> {
                             self.done_asking = last;
                         }
                         self.ask = true; // the next hedge's time, if there is one
-                        continue;
+                        attempts_polled = false; // the backup's first poll
                     }
                     Decision::Skip(_) => self.done_asking = true,
                 }
-            }
-            // The timer first: a due hedge starts before we report Pending.
-            if let Some(t) = slots.timer.as_mut().as_pin_mut() {
-                if t.poll(cx).is_ready() {
-                    slots.timer.set(None);
-                    self.ask = true;
-                    if timer_rounds < 2 {
-                        timer_rounds = timer_rounds.saturating_add(1);
-                        continue;
-                    }
-                    cx.waker().wake_by_ref(); // ask again on the next poll
-                }
-            }
-            if !core::mem::take(&mut primary_just_polled) {
-                if let Some(end) = self.poll_primary(hedger, cx, &mut slots, &classify) {
-                    return Poll::Ready(end);
-                }
-            }
-            for (k, backup) in (1u8..).zip(slots.backups.iter_mut()) {
-                let Some(b) = backup.as_mut().as_pin_mut() else {
-                    continue;
-                };
-                if let Poll::Ready(output) = b.poll(cx) {
-                    backup.set(None);
-                    if let Some(end) = self.settle(hedger, output, Attempt::Hedge(k), &classify) {
-                        slots.clear();
-                        return Poll::Ready(end);
-                    }
-                }
-            }
-            if let Some(end) = self.all_failed(hedger, &mut slots) {
-                return Poll::Ready(end);
+                continue;
             }
             return Poll::Pending;
         }
+    }
+
+    /// Polls every running attempt: the race's end if one succeeded or every attempt has
+    /// failed (the slots are then empty).
+    fn poll_attempts<P, Bk, T>(
+        &mut self,
+        hedger: &(impl HedgePolicy + ?Sized),
+        cx: &mut Context<'_>,
+        slots: &mut Slots<'_, P, Bk, T>,
+        classify: &impl Fn(&O) -> Outcome,
+    ) -> Option<RaceEnd<O>>
+    where
+        P: Future<Output = O>,
+        Bk: Future<Output = O>,
+    {
+        if let Some(end) = self.poll_primary(hedger, cx, slots, classify) {
+            return Some(end);
+        }
+        for (k, backup) in (1u8..).zip(slots.backups.iter_mut()) {
+            let Some(b) = backup.as_mut().as_pin_mut() else {
+                continue;
+            };
+            if let Poll::Ready(output) = b.poll(cx) {
+                backup.set(None);
+                if let Some(end) = self.settle(hedger, output, Attempt::Hedge(k), classify) {
+                    slots.clear();
+                    return Some(end);
+                }
+            }
+        }
+        self.all_failed(hedger, slots)
     }
 
     /// The race's end if every attempt started has failed and none is running: the last
