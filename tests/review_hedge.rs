@@ -8,7 +8,11 @@ use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use tailguard::clock::{Clock, Instant, ManualClock};
-use tailguard::hedge::{race, Attempt, HedgeConfig, Hedger, RaceError};
+use tailguard::deadline::Deadline;
+use tailguard::hedge::{
+    race, Attempt, Decision, HedgeConfig, HedgePolicy, Hedger, RaceError, SkipReason, Stats,
+    Ticket, MAX_HEDGES,
+};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -107,4 +111,76 @@ fn a_primary_found_answered_when_the_timer_fires_costs_no_hedge() {
     let won = run(&clock, 20 * MS, race(&hedger, primary, backup, sleep)).unwrap();
     assert_eq!(won.attempt, Attempt::Primary);
     assert_eq!((made.get(), hedger.stats().hedges), (0, 0));
+}
+
+/// A [`HedgePolicy`] (a public, implementable trait) that says hedge every time it is
+/// asked, forwarding the rest to a hedger.
+struct AlwaysHedge<H>(H);
+
+impl<H: HedgePolicy> HedgePolicy for AlwaysHedge<H> {
+    fn now(&self) -> Instant {
+        self.0.now()
+    }
+    fn start(&self) -> Ticket {
+        self.0.start()
+    }
+    fn start_with_deadline(&self, deadline: Deadline) -> Ticket {
+        self.0.start_with_deadline(deadline)
+    }
+    fn should_hedge(&self, _: &mut Ticket) -> Decision {
+        Decision::Hedge
+    }
+    fn on_success(&self, ticket: &Ticket, winner: Attempt) -> Duration {
+        self.0.on_success(ticket, winner)
+    }
+    fn on_error(&self, ticket: &mut Ticket, attempt: Attempt) {
+        self.0.on_error(ticket, attempt)
+    }
+    fn on_deadline_exceeded(&self, ticket: &Ticket) {
+        self.0.on_deadline_exceeded(ticket)
+    }
+    fn on_rate_limited(&self) {
+        self.0.on_rate_limited()
+    }
+    fn on_rate_limited_for(&self, pushback: Duration) {
+        self.0.on_rate_limited_for(pushback)
+    }
+    fn delay(&self) -> Result<Duration, SkipReason> {
+        self.0.delay()
+    }
+    fn stats(&self) -> Stats {
+        self.0.stats()
+    }
+    fn max_hedges(&self) -> u8 {
+        MAX_HEDGES
+    }
+}
+
+/// `race` holds `MAX_HEDGES` backups and takes any `HedgePolicy`. One whose `Hedge` does
+/// not advance the ticket's count made the race put every backup in the first slot,
+/// dropping the one running there, and ask again for ever inside one poll: a hang. It
+/// must make at most `MAX_HEDGES` backups and finish.
+#[test]
+fn a_policy_that_always_says_hedge_gets_at_most_max_hedges_backups() {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let clock = ManualClock::new();
+        let hedger = AlwaysHedge(Hedger::new(&clock, HedgeConfig::new()).unwrap());
+        let made = Cell::new(0u32);
+        let backup = || {
+            made.set(made.get() + 1);
+            // Bounded, so that a regression fails rather than spins for ever.
+            assert!(made.get() <= 100, "{} backups", made.get());
+            after(&clock, 5 * MS, Ok("backup"))
+        };
+        let primary = after(&clock, 50 * MS, Ok::<_, ()>("primary"));
+        let sleep = |d: Duration| after(&clock, d, ());
+        let won = run(&clock, MS, race(&hedger, primary, backup, sleep)).unwrap();
+        let _ = done.send((won.attempt, made.get()));
+    });
+    let (attempt, made) = result
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the race hung or panicked");
+    assert_eq!(attempt, Attempt::Hedge(1));
+    assert!(made <= u32::from(MAX_HEDGES), "{made} backups");
 }

@@ -75,7 +75,8 @@ where
 }
 
 /// Runs `primary`; if the hedger decides so, starts a backup from `backup()` (up to the
-/// hedger's `max_hedges` of them) and returns the first successful answer, dropping
+/// hedger's `max_hedges` of them, and never more than [`MAX_HEDGES`] whatever a custom
+/// [`HedgePolicy`] answers) and returns the first successful answer, dropping
 /// (cancelling) the other attempts at once.
 ///
 /// * `hedger` is any hedger ([`HedgePolicy`]): a `&Hedger`, an `Arc`, a `&dyn`.
@@ -340,6 +341,8 @@ pub(crate) struct RaceCore<O> {
     primary_polled: bool,
     /// The hedger said skip (or the request has all its hedges): never ask again.
     done_asking: bool,
+    /// Backups started: hedge `k` runs in slot `k - 1`.
+    backups: u8,
     /// The last failed attempt's output, returned if nothing succeeds.
     failure: Option<(O, Attempt)>,
 }
@@ -351,6 +354,7 @@ impl<O> RaceCore<O> {
             ask: true,
             primary_polled: false,
             done_asking: false,
+            backups: 0,
             failure: None,
         }
     }
@@ -432,14 +436,25 @@ impl<O> RaceCore<O> {
                     // Polled at the top of the loop, so its waker is registered.
                     Decision::Wait(d) => slots.timer.set(Some(sleep.sleep(d))),
                     Decision::Hedge => {
-                        // The ticket counts this hedge: hedge k goes to slot k - 1. The
-                        // configuration allows at most `MAX_HEDGES`, one per slot.
-                        let slot = usize::from(self.ticket.hedges()).saturating_sub(1);
-                        if let (Some(slot), Some((attempt, last))) =
-                            (slots.backups.get_mut(slot), make_backup())
-                        {
-                            slot.set(Some(attempt));
-                            self.done_asking = last;
+                        // Hedge k goes to slot k - 1, counted here rather than read from
+                        // the ticket: a policy whose `Hedge` leaves the ticket's count as
+                        // it was (any `HedgePolicy` may say it) can neither replace a
+                        // running backup nor be asked for ever. Past the last slot, or
+                        // the last copy, there is nothing to send: stop asking.
+                        let started = match slots.backups.get_mut(usize::from(self.backups)) {
+                            Some(slot) => make_backup().map(|(attempt, last)| {
+                                slot.set(Some(attempt));
+                                last
+                            }),
+                            None => None,
+                        };
+                        match started {
+                            Some(last) => {
+                                // At most `MAX_HEDGES`: a slot was free.
+                                self.backups = self.backups.saturating_add(1);
+                                self.done_asking = last || self.backups >= MAX_HEDGES;
+                            }
+                            None => self.done_asking = true,
                         }
                         self.ask = true; // the next hedge's time, if there is one
                         attempts_polled = false; // the backup's first poll
