@@ -184,3 +184,43 @@ fn a_policy_that_always_says_hedge_gets_at_most_max_hedges_backups() {
     assert_eq!(attempt, Attempt::Hedge(1));
     assert!(made <= u32::from(MAX_HEDGES), "{made} backups");
 }
+
+/// docs/guarantees.md said a `Wait` never exceeds "the current delay", which is what
+/// `delay()` reports: the first hedge's. With a percentile per hedge the wait for the
+/// second backup is up to that hedge's own delay (here ~92 ms against a 10 ms `delay()`),
+/// as the code intends. The promise now says so: a wait is at most the delay of the hedge
+/// it waits for, so never `max_delay`, a clock that went back included.
+#[test]
+fn a_wait_is_bounded_by_its_own_hedges_delay() {
+    let clock = ManualClock::new();
+    let config = HedgeConfig::new()
+        .with_percentiles(&[0.5, 0.99])
+        .with_min_samples(10)
+        .with_max_delay(95 * MS);
+    let hedger = Hedger::new(&clock, config).unwrap();
+    // 90 % at 10 ms, 10 % at 100 ms: the p50 is 10 ms, the p99 100 ms (clamped to 95).
+    for i in 0..100 {
+        let t = hedger.start();
+        clock.advance(if i % 10 == 0 { 100 * MS } else { 10 * MS });
+        hedger.on_success(&t, Attempt::Primary);
+    }
+    let mut ticket = hedger.start();
+    let Decision::Wait(first) = hedger.should_hedge(&mut ticket) else {
+        panic!()
+    };
+    assert!(first <= hedger.delay().unwrap());
+    clock.advance(first);
+    assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    let Decision::Wait(second) = hedger.should_hedge(&mut ticket) else {
+        panic!()
+    };
+    // Beyond the current delay (the old wording), within the second hedge's own.
+    assert!(second > hedger.delay().unwrap(), "{second:?}");
+    assert!(second <= 95 * MS, "{second:?}");
+    // A clock that went back before the start: still at most that hedge's delay.
+    clock.set(Instant::ZERO);
+    let Decision::Wait(back) = hedger.should_hedge(&mut ticket) else {
+        panic!()
+    };
+    assert!(back <= 95 * MS, "{back:?}");
+}
