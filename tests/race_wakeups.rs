@@ -1,5 +1,6 @@
-//! A hostile review of the hedging policy and its race: each test is a broken promise
-//! found by the review (see the commit that added it).
+//! The race when wake-ups come together (a timer and an attempt in one poll), with a
+//! policy that always says hedge, and the wait of a later hedge: promises a hostile review
+//! once broke.
 
 use core::cell::Cell;
 use core::future::Future;
