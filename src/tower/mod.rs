@@ -200,7 +200,8 @@ struct Race<S: Service<Req>, Req, H: ?Sized> {
 }
 
 pin_project! {
-    /// The response future of [`Hedge`].
+    /// The response future of [`Hedge`]. Polled again after it has answered, it stays
+    /// pending and starts nothing: no backup is sent, counted or paid for.
     pub struct ResponseFuture<S, Req, H, Sl, P>
     where
         S: Service<Req>,
@@ -277,6 +278,10 @@ where
                 |output| policy.classify(output),
             );
             if let Poll::Ready(end) = polled {
+                // Done with the race: a stray extra poll then takes the pass-through
+                // path with no primary (pending), rather than asking the hedger again and
+                // sending the spare copy to the backend. (The slots are already empty.)
+                *this.race = None;
                 return Poll::Ready(match end {
                     RaceEnd::Won { output, .. } | RaceEnd::Failed { output, .. } => output,
                 });
