@@ -952,3 +952,73 @@ fn a_finished_response_future_polled_again_sends_no_backup() {
     );
     assert_eq!(hedger.window().count(), 1);
 }
+
+/// A body with `empty` empty data frames ready before its one byte (`usize::MAX`: empty
+/// frames for ever).
+struct EmptyFramesFirst {
+    empty: usize,
+}
+
+impl Body for EmptyFramesFirst {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.empty == 0 {
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"x")))));
+        }
+        if self.empty != usize::MAX {
+            self.empty -= 1;
+        }
+        Poll::Ready(Some(Ok(Frame::data(Bytes::new()))))
+    }
+}
+
+/// Empty frames carry no byte and are skipped, but a few at a time: a body with an empty
+/// frame always ready yields the thread (woken again) rather than spinning in one poll for
+/// ever, and one whose byte comes after many empty frames is still answered at that byte.
+#[test]
+fn empty_frames_are_skipped_without_holding_the_thread() {
+    struct Counter(AtomicU32);
+    impl std::task::Wake for Counter {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    let wakes = Arc::new(Counter(AtomicU32::new(0)));
+    let waker = std::task::Waker::from(Arc::clone(&wakes));
+    let mut cx = Context::from_waker(&waker);
+    for (empty, polls) in [(usize::MAX, None), (1_000, Some(1..=40))] {
+        let backend = service_fn(move |_req: Request<()>| {
+            std::future::ready(Ok::<_, Infallible>(Response::new(EmptyFramesFirst {
+                empty,
+            })))
+        });
+        let mut service = FirstByteLayer.layer(backend);
+        assert!(service.poll_ready(&mut cx).is_ready());
+        let mut future = std::pin::pin!(service.call(Request::new(())));
+        let mut answered = None;
+        for poll in 1..=100 {
+            if let Poll::Ready(response) = future.as_mut().poll(&mut cx) {
+                answered = Some((poll, response.unwrap()));
+                break;
+            }
+        }
+        match (answered, polls) {
+            (None, None) => assert!(wakes.0.load(SeqCst) >= 100, "yielded without a wake"),
+            (Some((poll, response)), Some(expected)) => {
+                assert!(expected.contains(&poll), "answered at poll {poll}");
+                let mut body = response.into_body();
+                let first = std::pin::pin!(&mut body).poll_frame(&mut cx);
+                let Poll::Ready(Some(Ok(frame))) = first else {
+                    panic!("no first frame")
+                };
+                assert_eq!(frame.into_data().unwrap(), "x");
+            }
+            (answered, _) => panic!("{:?}", answered.map(|(p, _)| p)),
+        }
+    }
+}

@@ -106,10 +106,19 @@ where
         let Some((_, body)) = this.head.as_mut() else {
             return Poll::Pending; // polled after completion
         };
-        // Empty data frames carry no byte: skip them.
+        // Empty data frames carry no byte: skip them, a few at a time. A body that has an
+        // empty frame ready on every poll would otherwise hold the executor's thread for
+        // ever: past `EMPTY_FRAMES_PER_POLL`, yield and ask to be polled again.
+        let mut empty = 0u8;
         let first = loop {
             match ready!(Pin::new(&mut *body).poll_frame(cx)) {
-                Some(Ok(frame)) if frame.data_ref().is_some_and(|d| !d.has_remaining()) => {}
+                Some(Ok(frame)) if frame.data_ref().is_some_and(|d| !d.has_remaining()) => {
+                    empty = empty.wrapping_add(1); // below the limit: cannot wrap
+                    if empty >= EMPTY_FRAMES_PER_POLL {
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                }
                 Some(Ok(frame)) => break Some(frame),
                 Some(Err(e)) => {
                     *this.head = None;
@@ -126,6 +135,9 @@ where
         }
     }
 }
+
+/// Empty data frames [`FirstByteFuture`] skips in one poll before it yields.
+const EMPTY_FRAMES_PER_POLL: u8 = 32;
 
 impl<F, B> fmt::Debug for FirstByteFuture<F, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
