@@ -103,6 +103,12 @@ impl<M: IndexMapping, const N: usize, const CAP: usize> Recorder<M, N, CAP> {
 
     /// `key`'s histogram, registered if it is new; `None` if it is new and the recorder
     /// is full (counted in [`refused`](Self::refused)).
+    ///
+    /// To record a batch on it, call `record_many` through `&*` the `Arc` (or through a
+    /// `metrics::Histogram`): with `metrics::HistogramFn` in scope, `arc.record_many(..)`
+    /// resolves to the `metrics` crate's impl for `Arc<T>`, which does not forward it and
+    /// records the values one at a time (a count of `usize::MAX` would not return), where
+    /// [`SketchHistogram`]'s takes one step.
     pub fn histogram(&self, key: &Key) -> Option<Arc<SketchHistogram<M, N>>> {
         let found = self.probe(key, true);
         if found.is_none() {
