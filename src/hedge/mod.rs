@@ -199,6 +199,27 @@ pub enum Attempt {
 }
 
 /// Why a request will not be hedged.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::budget::Budget;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
+///
+/// let clock = ManualClock::new();
+/// // Nothing learned and no cold-start delay (the default): no hedge yet.
+/// let cold = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let mut ticket = cold.start();
+/// assert_eq!(cold.should_hedge(&mut ticket), Decision::Skip(SkipReason::ColdStart));
+///
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+/// let hedger = Hedger::new(&clock, config).unwrap();
+/// hedger.budget().drain(); // no token left
+/// let mut ticket = hedger.start();
+/// clock.advance(Duration::from_millis(10));
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::Budget));
+/// assert_eq!((cold.stats().skipped_cold, hedger.stats().denied_budget), (1, 1));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -284,6 +305,20 @@ const NO_DEADLINE: Instant = Instant::from_nanos(u64::MAX);
 
 impl Ticket {
     /// When the request started.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Instant, ManualClock};
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// clock.advance(Duration::from_millis(5));
+    /// let ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(3));
+    /// assert_eq!(ticket.start(), Instant::from_nanos(5_000_000));
+    /// assert_eq!(hedger.now().duration_since(ticket.start()), Duration::from_millis(3));
+    /// ```
     pub fn start(&self) -> Instant {
         self.start
     }
@@ -291,17 +326,67 @@ impl Ticket {
     /// The request's deadline, if it has one: the one it was started with, except that
     /// an end or target at the last instant (`u64::MAX` ns, which marks no deadline) is
     /// kept a nanosecond earlier.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Instant, ManualClock};
+    /// use tailguard::deadline::Deadline;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// let deadline = Deadline::after(hedger.now(), Duration::from_millis(100));
+    /// assert_eq!(hedger.start_with_deadline(deadline).deadline(), Some(deadline));
+    /// assert_eq!(hedger.start().deadline(), None);
+    /// let last = Instant::from_nanos(u64::MAX);
+    /// let kept = Deadline::at(Instant::from_nanos(u64::MAX - 1));
+    /// assert_eq!(hedger.start_with_deadline(Deadline::at(last)).deadline(), Some(kept));
+    /// ```
     pub fn deadline(&self) -> Option<Deadline> {
         (self.deadline != NO_DEADLINE)
             .then_some(Deadline::at(self.deadline).with_target(self.target))
     }
 
     /// Hedges sent so far.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new()
+    ///     .with_cold_start(ColdStart::Delay(Duration::from_millis(10)))
+    ///     .with_max_hedges(2);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// let mut ticket = hedger.start();
+    /// for _ in 0..2 {
+    ///     clock.advance(Duration::from_millis(10)); // hedge k goes out k delays in
+    ///     assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// }
+    /// assert_eq!(ticket.hedges(), 2);
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::MaxHedges));
+    /// ```
     pub fn hedges(&self) -> u8 {
         self.hedges
     }
 
     /// When the last hedge was sent, if any.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Instant, ManualClock};
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// let mut ticket = hedger.start();
+    /// assert_eq!(ticket.hedged_at(), None);
+    /// clock.advance(Duration::from_millis(12));
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// assert_eq!(ticket.hedged_at(), Some(Instant::from_nanos(12_000_000)));
+    /// ```
     pub fn hedged_at(&self) -> Option<Instant> {
         (self.hedges > 0).then_some(self.hedged_at)
     }
@@ -388,10 +473,41 @@ struct Delays {
 }
 
 /// A [`Hedger`] over the 1 % cubic latency preset (the default).
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{CubicHedger, HedgeConfig, Hedger};
+///
+/// let clock = ManualClock::new();
+/// let hedger: CubicHedger<_> = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// assert!((hedger.window().relative_accuracy() - 0.01).abs() < 1e-9);
+/// ```
 pub type CubicHedger<C, B = RatioBudget> = Hedger<C, B, CubicMapping, CUBIC_LATENCY_BINS>;
 /// A [`Hedger`] over the 1 % logarithmic latency preset.
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{HedgeConfig, Hedger, LogHedger};
+/// use tailguard::sketch::presets;
+///
+/// let clock = ManualClock::new();
+/// let hedger: LogHedger<_> =
+///     Hedger::with_layout(&clock, HedgeConfig::new(), presets::LOG_LATENCY_LAYOUT).unwrap();
+/// assert!((hedger.window().relative_accuracy() - 0.01).abs() < 1e-9);
+/// ```
 pub type LogHedger<C, B = RatioBudget> = Hedger<C, B, LogMapping, LOG_LATENCY_BINS>;
 /// A [`Hedger`] over the 0.78 % integer latency preset: no float operation records.
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{HedgeConfig, Hedger, IntHedger};
+/// use tailguard::sketch::presets;
+///
+/// let clock = ManualClock::new();
+/// let hedger: IntHedger<_> =
+///     Hedger::with_layout(&clock, HedgeConfig::new(), presets::INT_LATENCY_LAYOUT).unwrap();
+/// assert!((hedger.window().relative_accuracy() - 0.0078).abs() < 1e-4);
+/// ```
 pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BINS>;
 /// A [`Hedger`] over the microcontroller preset ([`McuLatency`](presets::McuLatency):
 /// 1.56 %, integer mapping, 100 µs .. 10 s), for device-side latencies on a small part.
@@ -457,7 +573,9 @@ impl<C: Clock, M: IndexMapping, const N: usize> Hedger<C, RatioBudget, M, N> {
     /// let clock = ManualClock::new();
     /// let hedger: IntHedger<_> =
     ///     Hedger::with_layout(&clock, HedgeConfig::new(), presets::INT_LATENCY_LAYOUT).unwrap();
-    /// # let _ = hedger;
+    /// assert!(hedger.window().relative_accuracy() < 0.008); // the preset's 0.78 %
+    /// let no_hedges = HedgeConfig::new().with_max_hedges(0);
+    /// assert!(Hedger::with_layout(&clock, no_hedges, presets::INT_LATENCY_LAYOUT).is_err());
     /// ```
     pub fn with_layout(
         clock: C,
@@ -686,6 +804,20 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     }
 
     /// The hedger's clock reading (to make a [`Deadline`], say).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Instant, ManualClock};
+    /// use tailguard::deadline::Deadline;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// clock.advance(Duration::from_millis(25));
+    /// assert_eq!(hedger.now(), Instant::from_nanos(25_000_000));
+    /// let deadline = Deadline::after(hedger.now(), Duration::from_millis(100));
+    /// assert_eq!(deadline.end(), Instant::from_nanos(125_000_000));
+    /// ```
     pub fn now(&self) -> Instant {
         self.window.clock().now()
     }
@@ -751,6 +883,27 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// The hedge delay now (clamped to the configured bounds and raised during a
     /// back-off), or why there is none: a cold start, or a server's pushback
     /// ([`SkipReason::BackPressure`], see [`on_rate_limited_for`](Self::on_rate_limited_for)).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger, SkipReason};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_min_samples(10).with_max_delay(Duration::from_millis(50));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(hedger.delay(), Err(SkipReason::ColdStart)); // nothing learned yet
+    /// for _ in 0..20 {
+    ///     hedger.record(Duration::from_millis(40));
+    /// }
+    /// // The p90 (40 ms) to the sketch's 1 %, taken at the upper edge of its bin.
+    /// let delay = hedger.delay().unwrap();
+    /// assert!(delay >= Duration::from_millis(40) && delay <= Duration::from_micros(40_810));
+    /// hedger.on_rate_limited(); // the back-off doubles it, within the 50 ms bound
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(50)));
+    /// hedger.on_rate_limited_for(Duration::from_secs(1)); // a server's pushback: none at all
+    /// assert_eq!(hedger.delay(), Err(SkipReason::BackPressure));
+    /// ```
     pub fn delay(&self) -> Result<Duration, SkipReason> {
         let now = self.now();
         self.window.maintain_at(now);
@@ -1024,6 +1177,22 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// driver gave up at its [`Deadline`]). Nothing is recorded: the primary's latency is
     /// unknown, and its elapsed time may be below the delay while the true latency is not.
     /// Counted in [`Stats::deadline_exceeded`].
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::deadline::Deadline;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// let deadline = Deadline::after(hedger.now(), Duration::from_millis(50));
+    /// let ticket = hedger.start_with_deadline(deadline);
+    /// clock.advance(Duration::from_millis(50)); // no attempt answered in time
+    /// hedger.on_deadline_exceeded(&ticket);
+    /// assert_eq!(hedger.stats().deadline_exceeded, 1);
+    /// assert_eq!(hedger.window().count(), 0); // no latency learned
+    /// ```
     pub fn on_deadline_exceeded(&self, ticket: &Ticket) {
         let _ = ticket;
         Counters::bump(&self.counters.deadline_exceeded);
@@ -1143,22 +1312,86 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// The latency window (quantiles, counts): a [`Window`] or an
     /// [`ExponentialWindow`](crate::window::ExponentialWindow), as `M` says
     /// ([`WindowKind`]).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+    /// for ms in [3, 5, 8] {
+    ///     let ticket = hedger.start();
+    ///     clock.advance(Duration::from_millis(ms));
+    ///     hedger.on_success(&ticket, Attempt::Primary);
+    /// }
+    /// assert_eq!(hedger.window().count(), 3);
+    /// let p50 = hedger.window().quantile(0.5).unwrap().unwrap(); // in nanoseconds
+    /// assert!((p50 - 5e6).abs() <= 0.01 * 5e6);
+    /// ```
     pub fn window(&self) -> &<M as Kind>::Window<C, N> {
         &self.window
     }
 
     /// The budget.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new()
+    ///     .with_budget_cap(2)
+    ///     .with_cold_start(ColdStart::Delay(Duration::from_millis(10)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(hedger.budget().balance(), 2.0); // starts full
+    /// let mut ticket = hedger.start();
+    /// clock.advance(Duration::from_millis(10));
+    /// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Hedge);
+    /// assert_eq!(hedger.budget().granted(), 1);
+    /// assert!((hedger.budget().balance() - 1.0).abs() < 1e-6); // one token taken
+    /// ```
     pub fn budget(&self) -> &B {
         &self.budget
     }
 
     /// The configuration.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_percentile(0.95).with_max_hedges(2);
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(*hedger.config(), config);
+    /// assert_eq!((hedger.config().percentile(), hedger.config().max_hedges()), (0.95, 2));
+    /// ```
     pub fn config(&self) -> &HedgeConfig {
         &self.config
     }
 
     /// Records a latency observed outside the ticket lifecycle (warming up from a
     /// previous run, say).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let hedger = Hedger::new(&clock, HedgeConfig::new().with_min_samples(10)).unwrap();
+    /// for _ in 0..10 {
+    ///     hedger.record(Duration::from_millis(20)); // the last run's latencies
+    /// }
+    /// assert_eq!((hedger.window().count(), hedger.stats().requests), (10, 0));
+    /// let mut ticket = hedger.start();
+    /// // Warm already: the first request waits for the learned delay, not a cold start.
+    /// let Decision::Wait(wait) = hedger.should_hedge(&mut ticket) else { panic!() };
+    /// assert!(wait >= Duration::from_millis(20) && wait <= Duration::from_micros(20_410));
+    /// ```
     pub fn record(&self, latency: Duration) {
         self.window.record_duration(latency);
     }
