@@ -70,12 +70,35 @@ impl Deadline {
     }
 
     /// The deadline at `end`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let end = Instant::from_nanos(2_000_000);
+    /// let deadline = Deadline::at(end);
+    /// assert_eq!((deadline.end(), deadline.target()), (end, end));
+    /// assert_eq!(deadline, Deadline::after(Instant::ZERO, Duration::from_millis(2)));
+    /// ```
     pub const fn at(end: Instant) -> Self {
         Deadline { end, target: end }
     }
 
     /// The same deadline, with `target` as the time the current step aims to answer by
     /// (kept at or before the end).
+    ///
+    /// ```
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let deadline = Deadline::at(Instant::from_nanos(10_000));
+    /// let aimed = deadline.with_target(Instant::from_nanos(4_000));
+    /// assert_eq!(aimed.target(), Instant::from_nanos(4_000));
+    /// assert_eq!(aimed.end(), deadline.end()); // the end does not move
+    /// // A target past the end is kept at the end.
+    /// assert_eq!(deadline.with_target(Instant::from_nanos(99_000)).target(), deadline.end());
+    /// ```
     pub const fn with_target(self, target: Instant) -> Self {
         let target = if target.as_nanos() < self.end.as_nanos() {
             target
@@ -110,27 +133,87 @@ impl Deadline {
 
     /// When the current step aims to answer: the end unless
     /// [`with_target`](Self::with_target) or [`for_step`](Self::for_step) set it.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let start = Instant::ZERO;
+    /// let deadline = Deadline::after(start, Duration::from_secs(3));
+    /// assert_eq!(deadline.target(), deadline.end());
+    /// let first_of_three = deadline.for_step(start, 3);
+    /// assert_eq!(first_of_three.target(), start.saturating_add(Duration::from_secs(1)));
+    /// ```
     pub const fn target(&self) -> Instant {
         self.target
     }
 
     /// When it ends.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let deadline = Deadline::after(Instant::from_nanos(1_000), Duration::from_nanos(500));
+    /// assert_eq!(deadline.end(), Instant::from_nanos(1_500));
+    /// // A target does not move it.
+    /// assert_eq!(deadline.with_target(Instant::from_nanos(1_200)).end(), Instant::from_nanos(1_500));
+    /// ```
     pub const fn end(&self) -> Instant {
         self.end
     }
 
     /// Time left at `now` (zero once passed).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let deadline = Deadline::after(Instant::ZERO, Duration::from_millis(100));
+    /// let at = |ms| Instant::ZERO.saturating_add(Duration::from_millis(ms));
+    /// assert_eq!(deadline.remaining(at(30)), Duration::from_millis(70));
+    /// assert_eq!(deadline.remaining(at(250)), Duration::ZERO);
+    /// ```
     pub const fn remaining(&self, now: Instant) -> Duration {
         self.end.duration_since(now)
     }
 
     /// Whether it has passed at `now`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let deadline = Deadline::after(Instant::ZERO, Duration::from_millis(100));
+    /// let at = |ms| Instant::ZERO.saturating_add(Duration::from_millis(ms));
+    /// assert!(!deadline.is_expired(at(99)));
+    /// assert!(deadline.is_expired(at(100))); // at the end itself
+    /// assert!(deadline.is_expired(at(250)));
+    /// ```
     pub fn is_expired(&self, now: Instant) -> bool {
         now >= self.end
     }
 
     /// An even share of the time left for the next of `steps_left` steps (all of it for
     /// one step or zero steps).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::Deadline;
+    ///
+    /// let deadline = Deadline::after(Instant::ZERO, Duration::from_secs(9));
+    /// assert_eq!(deadline.step_budget(Instant::ZERO, 3), Duration::from_secs(3));
+    /// assert_eq!(deadline.step_budget(Instant::ZERO, 0), Duration::from_secs(9));
+    /// let six_in = Instant::ZERO.saturating_add(Duration::from_secs(6));
+    /// assert_eq!(deadline.step_budget(six_in, 2), Duration::from_millis(1500));
+    /// let late = Instant::ZERO.saturating_add(Duration::from_secs(10));
+    /// assert_eq!(deadline.step_budget(late, 2), Duration::ZERO);
+    /// ```
     pub fn step_budget(&self, now: Instant, steps_left: u32) -> Duration {
         self.remaining(now)
             .checked_div(steps_left.max(1))
@@ -139,6 +222,21 @@ impl Deadline {
 }
 
 /// What to do about a running step.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::Instant;
+/// use tailguard::deadline::{Action, Deadline, StepCutoff, StepProgress};
+///
+/// let step = StepCutoff { cutoff: Duration::from_millis(500), degrade: None };
+/// let now = Instant::ZERO;
+/// let deadline = Deadline::after(now, Duration::from_secs(2));
+/// let early = StepProgress { elapsed: Duration::from_millis(200), first_signal: false, expected_rest: None };
+/// // No signal yet, before the cutoff: decide again when the cutoff comes.
+/// assert_eq!(step.decide(early, deadline, now), Action::Wait(Duration::from_millis(300)));
+/// let stuck = StepProgress { elapsed: Duration::from_millis(500), ..early };
+/// assert_eq!(step.decide(stuck, deadline, now), Action::Hedge);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Action {
@@ -153,6 +251,26 @@ pub enum Action {
 }
 
 /// A running step, as [`StepCutoff::decide`] needs to see it.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::Instant;
+/// use tailguard::deadline::{Action, Deadline, StepCutoff, StepProgress};
+///
+/// let step = StepCutoff { cutoff: Duration::from_millis(950), degrade: Some(Duration::from_millis(400)) };
+/// let now = Instant::ZERO;
+/// let deadline = Deadline::after(now, Duration::from_secs(2));
+/// // The first token came; at its rate the rest takes 1.5 s, which fits.
+/// let streaming = StepProgress {
+///     elapsed: Duration::from_millis(300),
+///     first_signal: true,
+///     expected_rest: Some(Duration::from_millis(1500)),
+/// };
+/// assert_eq!(step.decide(streaming, deadline, now), Action::Wait(Duration::from_millis(1500)));
+/// // 3 s would not: switch to the faster path.
+/// let heavy = StepProgress { expected_rest: Some(Duration::from_secs(3)), ..streaming };
+/// assert_eq!(step.decide(heavy, deadline, now), Action::Degrade);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StepProgress {
@@ -208,6 +326,25 @@ impl StepCutoff {
     /// | signal, will finish in time | `expected_rest <= remaining` (or unknown) | `Wait` |
     /// | otherwise | the faster path fits | `Degrade` |
     /// | otherwise | | `GiveUp` |
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::Instant;
+    /// use tailguard::deadline::{Action, Deadline, StepCutoff, StepProgress};
+    ///
+    /// let step = StepCutoff { cutoff: Duration::from_millis(950), degrade: None };
+    /// let now = Instant::ZERO;
+    /// let deadline = Deadline::after(now, Duration::from_millis(500));
+    /// let waiting = StepProgress { elapsed: Duration::from_millis(100), first_signal: false, expected_rest: None };
+    /// // Before the cutoff: wait for it, but not past the deadline.
+    /// assert_eq!(step.decide(waiting, deadline, now), Action::Wait(Duration::from_millis(500)));
+    /// // Past the cutoff, a fresh attempt (950 ms) does not fit in 500 ms, and there is no
+    /// // faster path.
+    /// let stuck = StepProgress { elapsed: Duration::from_secs(1), ..waiting };
+    /// assert_eq!(step.decide(stuck, deadline, now), Action::GiveUp);
+    /// let later = now.saturating_add(Duration::from_millis(500));
+    /// assert_eq!(step.decide(waiting, deadline, later), Action::GiveUp); // nothing left
+    /// ```
     pub fn decide(&self, progress: StepProgress, deadline: Deadline, now: Instant) -> Action {
         let remaining = deadline.remaining(now);
         if remaining.is_zero() {
