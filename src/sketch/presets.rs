@@ -61,19 +61,83 @@ use super::layout::BinLayout;
 use super::mapping::{CubicMapping, IndexMapping, IntMapping, LogMapping, OtelMapping};
 
 /// Smallest latency the presets track: 1 µs in nanoseconds.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, MIN_LATENCY_NS};
+///
+/// let mut s = presets::cubic_latency();
+/// s.record(MIN_LATENCY_NS).unwrap();
+/// s.record(MIN_LATENCY_NS / 2.0).unwrap(); // below the range: the zero bin
+/// assert_eq!((s.count(), s.zero_count()), (2, 1));
+/// ```
 pub const MIN_LATENCY_NS: f64 = 1e3;
 /// Largest latency the presets track: 100 s in nanoseconds.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, MAX_LATENCY_NS};
+///
+/// let mut s = presets::cubic_latency();
+/// s.record(MAX_LATENCY_NS).unwrap();
+/// assert_eq!(s.clamped(), 0);
+/// s.record(2.0 * MAX_LATENCY_NS).unwrap(); // past the range: the top bin
+/// assert_eq!(s.clamped(), 1);
+/// ```
 pub const MAX_LATENCY_NS: f64 = 1e11;
 
 /// The bins of [`LogLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{LOG_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, LogMapping};
+///
+/// // As many as 0.01 needs over the range, and not one more.
+/// assert!(DDSketch::<LogMapping, LOG_LATENCY_BINS>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<LogMapping, { LOG_LATENCY_BINS - 1 }>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_err());
+/// ```
 pub const LOG_LATENCY_BINS: usize = 922;
 /// The bins of [`CubicLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{CUBIC_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, CubicMapping};
+///
+/// // As many as 0.01 needs over the range, and not one more.
+/// assert!(DDSketch::<CubicMapping, CUBIC_LATENCY_BINS>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<CubicMapping, { CUBIC_LATENCY_BINS - 1 }>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_err());
+/// ```
 pub const CUBIC_LATENCY_BINS: usize = 931;
 /// The bins of [`IntLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{INT_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, IntMapping};
+///
+/// // As many as 0.01 needs over the range, and not one more.
+/// assert!(DDSketch::<IntMapping, INT_LATENCY_BINS>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<IntMapping, { INT_LATENCY_BINS - 1 }>::for_range(0.01, MIN_LATENCY_NS, MAX_LATENCY_NS).is_err());
+/// ```
 pub const INT_LATENCY_BINS: usize = 1698;
 /// The bins of [`IntLatencyCoarse`].
+///
+/// ```
+/// use tailguard::sketch::presets::{INT_LATENCY_COARSE_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, IntMapping};
+///
+/// // As many as 0.02 needs over the range, and not one more.
+/// assert!(DDSketch::<IntMapping, INT_LATENCY_COARSE_BINS>::for_range(0.02, MIN_LATENCY_NS, MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<IntMapping, { INT_LATENCY_COARSE_BINS - 1 }>::for_range(0.02, MIN_LATENCY_NS, MAX_LATENCY_NS).is_err());
+/// ```
 pub const INT_LATENCY_COARSE_BINS: usize = 849;
 /// The bins of [`McuLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{MCU_LATENCY_BINS, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, IntMapping};
+///
+/// // As many as 0.02 needs over the range, and not one more.
+/// assert!(DDSketch::<IntMapping, MCU_LATENCY_BINS>::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<IntMapping, { MCU_LATENCY_BINS - 1 }>::for_range(0.02, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS).is_err());
+/// ```
 pub const MCU_LATENCY_BINS: usize = 534;
 /// The buckets per slot of the compact hedger's auto-scaling window
 /// ([`CompactHedger`](crate::hedge::CompactHedger)): 64 OpenTelemetry exponential
@@ -83,39 +147,162 @@ pub const MCU_LATENCY_BINS: usize = 534;
 /// [`ExponentialWindow`](crate::window::ExponentialWindow)). Those hold wherever the range
 /// falls across the buckets' edges; where it falls best, the factors reach 2.5, 16, 645
 /// and 2^20.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{CompactHedger, HedgeConfig, Hedger};
+///
+/// let clock = ManualClock::new();
+/// let hedger: CompactHedger<_> = Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// // Latencies over a factor of 2 (10 to 20 ms): once the slot of the first interval
+/// // (which knew no range) has left the window, every slot is at the finest scale.
+/// for _ in 0..4 {
+///     (10..=20).for_each(|ms| hedger.record(Duration::from_millis(ms)));
+///     clock.advance(Duration::from_secs(30)); // the next interval
+/// }
+/// assert!(hedger.window().snapshot().relative_accuracy() <= 0.022);
+/// ```
 pub const COMPACT_LATENCY_BUCKETS: usize = 64;
 /// Smallest latency [`McuLatency`] tracks: 100 µs in nanoseconds.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, MCU_MIN_LATENCY_NS};
+///
+/// let mut s = presets::mcu_latency();
+/// s.record(MCU_MIN_LATENCY_NS).unwrap();
+/// s.record(50e3).unwrap(); // 50 µs: below the range, the zero bin
+/// assert_eq!((s.count(), s.zero_count()), (2, 1));
+/// ```
 pub const MCU_MIN_LATENCY_NS: f64 = 1e5;
 /// Largest latency [`McuLatency`] tracks: 10 s in nanoseconds.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, MCU_MAX_LATENCY_NS};
+///
+/// let mut s = presets::mcu_latency();
+/// s.record(MCU_MAX_LATENCY_NS).unwrap();
+/// assert_eq!(s.clamped(), 0);
+/// s.record(20e9).unwrap(); // 20 s: past the range, the top bin
+/// assert_eq!(s.clamped(), 1);
+/// ```
 pub const MCU_MAX_LATENCY_NS: f64 = 1e10;
 /// The bins of [`OtelLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{OTEL_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+/// use tailguard::sketch::{DDSketch, OtelMapping};
+///
+/// // As many as 0.011 needs over the range, and not one more.
+/// assert!(DDSketch::<OtelMapping, OTEL_LATENCY_BINS>::for_range(0.011, MIN_LATENCY_NS, MAX_LATENCY_NS).is_ok());
+/// assert!(DDSketch::<OtelMapping, { OTEL_LATENCY_BINS - 1 }>::for_range(0.011, MIN_LATENCY_NS, MAX_LATENCY_NS).is_err());
+/// ```
 pub const OTEL_LATENCY_BINS: usize = 852;
 /// The scale of [`OtelLatency`]: 32 buckets per power of two.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, OTEL_LATENCY_SCALE};
+/// use tailguard::sketch::IndexMapping;
+///
+/// let mapping = presets::otel_latency().mapping().clone();
+/// assert_eq!(mapping.scale(), OTEL_LATENCY_SCALE);
+/// assert_eq!(mapping.index(2e6) - mapping.index(1e6), 1 << OTEL_LATENCY_SCALE); // 1 ms to 2 ms
+/// ```
 pub const OTEL_LATENCY_SCALE: i32 = OtelMapping::DEFAULT.scale();
 
 /// 1 % over 1 µs .. 100 s (in ns), logarithmic mapping: the smallest 1 % sketch.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, LogLatency};
+///
+/// let s: LogLatency = presets::log_latency();
+/// assert!((s.relative_accuracy() - 0.01).abs() < 1e-9);
+/// assert!(s.min_trackable() <= presets::MIN_LATENCY_NS && s.max_trackable() > presets::MAX_LATENCY_NS);
+/// ```
 pub type LogLatency = DDSketch<LogMapping, LOG_LATENCY_BINS>;
 /// 1 % over 1 µs .. 100 s (in ns), cubic mapping: no `ln` on the record path.
+///
+/// ```
+/// use tailguard::sketch::presets::{self, CubicLatency};
+///
+/// let s: CubicLatency = presets::cubic_latency();
+/// assert!((s.relative_accuracy() - 0.01).abs() < 1e-9);
+/// assert!(s.min_trackable() <= presets::MIN_LATENCY_NS && s.max_trackable() > presets::MAX_LATENCY_NS);
+/// ```
 pub type CubicLatency = DDSketch<CubicMapping, CUBIC_LATENCY_BINS>;
 /// 0.78 % over 1 µs .. 100 s (in ns), integer mapping: no float operation on the record
 /// path (Cortex-M0, RV32IMC).
+///
+/// ```
+/// use tailguard::sketch::presets::{self, IntLatency};
+///
+/// let s: IntLatency = presets::int_latency();
+/// assert!((s.relative_accuracy() - 0.0078).abs() < 1e-4);
+/// assert!(s.min_trackable() <= presets::MIN_LATENCY_NS && s.max_trackable() > presets::MAX_LATENCY_NS);
+/// ```
 pub type IntLatency = DDSketch<IntMapping, INT_LATENCY_BINS>;
 /// 1.56 % over 1 µs .. 100 s (in ns), integer mapping: half the memory of [`IntLatency`].
+///
+/// ```
+/// use tailguard::sketch::presets::{self, IntLatencyCoarse};
+///
+/// let s: IntLatencyCoarse = presets::int_latency_coarse();
+/// assert!((s.relative_accuracy() - 0.0156).abs() < 1e-4);
+/// assert!(s.min_trackable() <= presets::MIN_LATENCY_NS && s.max_trackable() > presets::MAX_LATENCY_NS);
+/// ```
 pub type IntLatencyCoarse = DDSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 /// 1.08 % over 1 µs .. 100 s (in ns), OpenTelemetry's exponential-histogram buckets at
 /// scale 5: encodes as an OTLP data point with nothing re-binned ([`crate::otlp`]), and
 /// records integers with one `ln` (no float operation at scales `<= 0`, which are
 /// coarser than a latency sketch wants).
+///
+/// ```
+/// use tailguard::sketch::presets::{self, OtelLatency};
+///
+/// let s: OtelLatency = presets::otel_latency();
+/// assert!((s.relative_accuracy() - 0.0108).abs() < 1e-4);
+/// assert!(s.min_trackable() <= presets::MIN_LATENCY_NS && s.max_trackable() > presets::MAX_LATENCY_NS);
+/// ```
 pub type OtelLatency = DDSketch<OtelMapping, OTEL_LATENCY_BINS>;
 /// 1.56 % over 100 µs .. 10 s (in ns), integer mapping: the microcontroller preset, a
 /// third of the memory of [`IntLatencyCoarse`] (see the [module docs](self#microcontrollers)).
+///
+/// ```
+/// use tailguard::sketch::presets::{self, McuLatency};
+///
+/// let s: McuLatency = presets::mcu_latency();
+/// assert!((s.relative_accuracy() - 0.0156).abs() < 1e-4);
+/// assert!(s.min_trackable() <= presets::MCU_MIN_LATENCY_NS && s.max_trackable() > presets::MCU_MAX_LATENCY_NS);
+/// ```
 pub type McuLatency = DDSketch<IntMapping, MCU_LATENCY_BINS>;
 
 /// An auto-scaling OpenTelemetry histogram of the SDKs' default size: 160 buckets of
 /// `u32` counters, no range to choose (see the [module docs](self#auto-scaling)).
+///
+/// ```
+/// use tailguard::sketch::presets::OtelAuto;
+///
+/// let mut s = OtelAuto::new();
+/// assert_eq!(s.scale(), 8); // the finest, while empty
+/// s.record_u64(1_000_000); // 1 ms
+/// s.record_u64(30_000_000); // 30 ms: within a factor of 2^5, so scale 5 (1.08 %)
+/// assert_eq!(s.scale(), 5);
+/// let p0 = s.quantile(0.0).unwrap().unwrap();
+/// assert!((p0 - 1e6).abs() <= s.relative_accuracy() * 1e6);
+/// ```
 pub type OtelAuto = ExponentialSketch<u32, 160>;
 /// An auto-scaling OpenTelemetry histogram for a microcontroller: 64 buckets of `u16`
 /// counters (see the [module docs](self#auto-scaling)).
+///
+/// ```
+/// use tailguard::sketch::presets::McuAuto;
+///
+/// let mut s = McuAuto::new();
+/// (1..=100u64).for_each(|ms| s.record_u64(ms * 1_000_000)); // 1 to 100 ms
+/// assert_eq!((s.count(), s.scale()), (100, 3)); // 6.6 octaves in 64 buckets: 8 each
+/// let p90 = s.quantile(0.9).unwrap().unwrap();
+/// assert!((p90 - 90e6).abs() <= s.relative_accuracy() * 90e6);
+/// ```
 pub type McuAuto = ExponentialSketch<u16, 64>;
 
 /// [`LogLatency`]'s bins as an [`AtomicSketch`], recorded through `&self`: a `static`
@@ -129,14 +316,54 @@ pub type McuAuto = ExponentialSketch<u16, 64>;
 /// ```
 pub type AtomicLogLatency = AtomicSketch<LogMapping, LOG_LATENCY_BINS>;
 /// [`CubicLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicCubicLatency = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+/// LATENCIES.record_u64(2_500_000); // 2.5 ms, through `&self`
+/// let p50 = LATENCIES.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2.5e6).abs() <= 0.01 * 2.5e6);
+/// ```
 pub type AtomicCubicLatency = AtomicSketch<CubicMapping, CUBIC_LATENCY_BINS>;
 /// [`IntLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicIntLatency = AtomicSketch::with_layout(presets::INT_LATENCY_LAYOUT);
+/// LATENCIES.record_u64(2_500_000); // 2.5 ms, through `&self`
+/// let p50 = LATENCIES.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2.5e6).abs() <= 0.0079 * 2.5e6);
+/// ```
 pub type AtomicIntLatency = AtomicSketch<IntMapping, INT_LATENCY_BINS>;
 /// [`IntLatencyCoarse`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicIntLatencyCoarse = AtomicSketch::with_layout(presets::INT_LATENCY_COARSE_LAYOUT);
+/// LATENCIES.record_u64(2_500_000); // 2.5 ms, through `&self`
+/// let p50 = LATENCIES.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2.5e6).abs() <= 0.0157 * 2.5e6);
+/// ```
 pub type AtomicIntLatencyCoarse = AtomicSketch<IntMapping, INT_LATENCY_COARSE_BINS>;
 /// [`OtelLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicOtelLatency = AtomicSketch::with_layout(presets::OTEL_LATENCY_LAYOUT);
+/// LATENCIES.record_u64(2_500_000); // 2.5 ms, through `&self`
+/// let p50 = LATENCIES.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2.5e6).abs() <= 0.0109 * 2.5e6);
+/// ```
 pub type AtomicOtelLatency = AtomicSketch<OtelMapping, OTEL_LATENCY_BINS>;
 /// [`McuLatency`]'s bins as an [`AtomicSketch`] (see [`AtomicLogLatency`]).
+///
+/// ```
+/// use tailguard::sketch::{presets, AtomicSketch};
+/// static LATENCIES: presets::AtomicMcuLatency = AtomicSketch::with_layout(presets::MCU_LATENCY_LAYOUT);
+/// LATENCIES.record_u64(2_500_000); // 2.5 ms, through `&self`
+/// let p50 = LATENCIES.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2.5e6).abs() <= 0.0157 * 2.5e6);
+/// ```
 pub type AtomicMcuLatency = AtomicSketch<IntMapping, MCU_LATENCY_BINS>;
 
 /// The layout of `N` bins of `mapping` from the bin of index `min_index`. The indices
@@ -149,39 +376,127 @@ const fn layout<M: IndexMapping, const N: usize>(mapping: M, min_index: i32) -> 
 /// The layout of [`LogLatency`]: a constant, for `static` sketches, windows and hedgers
 /// ([`AtomicSketch::with_layout`](super::AtomicSketch::with_layout),
 /// [`Window::with_origin`](crate::window::Window::with_origin)).
+///
+/// ```
+/// use tailguard::sketch::presets::{LOG_LATENCY_LAYOUT, LOG_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+///
+/// assert_eq!(LOG_LATENCY_LAYOUT.bin_count(), LOG_LATENCY_BINS);
+/// assert!(LOG_LATENCY_LAYOUT.min_trackable() <= MIN_LATENCY_NS && LOG_LATENCY_LAYOUT.max_trackable() > MAX_LATENCY_NS);
+/// static LATENCIES: tailguard::sketch::presets::AtomicLogLatency =
+///     tailguard::sketch::AtomicSketch::with_layout(LOG_LATENCY_LAYOUT);
+/// assert!(LATENCIES.is_empty());
+/// ```
 pub const LOG_LATENCY_LAYOUT: BinLayout<LogMapping, LOG_LATENCY_BINS> =
     layout(LogMapping::ONE_PERCENT, 345);
 /// The layout of [`CubicLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+///
+/// ```
+/// use tailguard::sketch::presets::{CUBIC_LATENCY_LAYOUT, CUBIC_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+///
+/// assert_eq!(CUBIC_LATENCY_LAYOUT.bin_count(), CUBIC_LATENCY_BINS);
+/// assert!(CUBIC_LATENCY_LAYOUT.min_trackable() <= MIN_LATENCY_NS && CUBIC_LATENCY_LAYOUT.max_trackable() > MAX_LATENCY_NS);
+/// ```
 pub const CUBIC_LATENCY_LAYOUT: BinLayout<CubicMapping, CUBIC_LATENCY_BINS> =
     layout(CubicMapping::ONE_PERCENT, 348);
 /// The layout of [`IntLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+///
+/// ```
+/// use tailguard::sketch::presets::{INT_LATENCY_LAYOUT, INT_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+///
+/// assert_eq!(INT_LATENCY_LAYOUT.bin_count(), INT_LATENCY_BINS);
+/// assert!(INT_LATENCY_LAYOUT.min_trackable() <= MIN_LATENCY_NS && INT_LATENCY_LAYOUT.max_trackable() > MAX_LATENCY_NS);
+/// ```
 pub const INT_LATENCY_LAYOUT: BinLayout<IntMapping, INT_LATENCY_BINS> = layout(IntMapping::K6, 636);
 /// The layout of [`IntLatencyCoarse`] (see [`LOG_LATENCY_LAYOUT`]).
+///
+/// ```
+/// use tailguard::sketch::presets::{INT_LATENCY_COARSE_LAYOUT, INT_LATENCY_COARSE_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+///
+/// assert_eq!(INT_LATENCY_COARSE_LAYOUT.bin_count(), INT_LATENCY_COARSE_BINS);
+/// assert!(INT_LATENCY_COARSE_LAYOUT.min_trackable() <= MIN_LATENCY_NS && INT_LATENCY_COARSE_LAYOUT.max_trackable() > MAX_LATENCY_NS);
+/// ```
 pub const INT_LATENCY_COARSE_LAYOUT: BinLayout<IntMapping, INT_LATENCY_COARSE_BINS> =
     layout(IntMapping::K5, 318);
 /// The layout of [`McuLatency`] (see [`LOG_LATENCY_LAYOUT`]; its lowest bin holds
 /// [`MCU_MIN_LATENCY_NS`]).
+///
+/// ```
+/// use tailguard::sketch::presets::{MCU_LATENCY_LAYOUT, MCU_LATENCY_BINS, MCU_MIN_LATENCY_NS, MCU_MAX_LATENCY_NS};
+///
+/// assert_eq!(MCU_LATENCY_LAYOUT.bin_count(), MCU_LATENCY_BINS);
+/// assert!(MCU_LATENCY_LAYOUT.min_trackable() <= MCU_MIN_LATENCY_NS && MCU_LATENCY_LAYOUT.max_trackable() > MCU_MAX_LATENCY_NS);
+/// use tailguard::sketch::IndexMapping;
+/// // Its lowest bin holds the smallest latency.
+/// assert_eq!(MCU_LATENCY_LAYOUT.mapping().index(MCU_MIN_LATENCY_NS), MCU_LATENCY_LAYOUT.min_index());
+/// ```
 pub const MCU_LATENCY_LAYOUT: BinLayout<IntMapping, MCU_LATENCY_BINS> = layout(IntMapping::K5, 528);
 /// The layout of [`OtelLatency`] (see [`LOG_LATENCY_LAYOUT`]).
+///
+/// ```
+/// use tailguard::sketch::presets::{OTEL_LATENCY_LAYOUT, OTEL_LATENCY_BINS, MIN_LATENCY_NS, MAX_LATENCY_NS};
+///
+/// assert_eq!(OTEL_LATENCY_LAYOUT.bin_count(), OTEL_LATENCY_BINS);
+/// assert!(OTEL_LATENCY_LAYOUT.min_trackable() <= MIN_LATENCY_NS && OTEL_LATENCY_LAYOUT.max_trackable() > MAX_LATENCY_NS);
+/// ```
 pub const OTEL_LATENCY_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> =
     layout(OtelMapping::DEFAULT, 318);
 
 /// An empty [`LogLatency`] sketch (`const`: it can initialise a `static`).
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::log_latency();
+/// assert!(s.is_empty());
+/// s.record_u64(2_000_000); // 2 ms
+/// let p50 = s.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 2e6).abs() <= 0.01 * 2e6);
+/// ```
 pub const fn log_latency() -> LogLatency {
     DDSketch::with_layout(LOG_LATENCY_LAYOUT)
 }
 
 /// An empty [`CubicLatency`] sketch (`const`).
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::cubic_latency();
+/// (1..=100u64).for_each(|ms| s.record_u64(ms * 1_000_000)); // 1 to 100 ms
+/// let p99 = s.quantile(0.99).unwrap().unwrap();
+/// assert!((p99 - 99e6).abs() <= 0.01 * 99e6);
+/// ```
 pub const fn cubic_latency() -> CubicLatency {
     DDSketch::with_layout(CUBIC_LATENCY_LAYOUT)
 }
 
 /// An empty [`IntLatency`] sketch (`const`).
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::int_latency();
+/// s.record_u64(750_000); // 750 µs
+/// s.record_u64(200_000_000_000); // 200 s: past the range, counted in the top bin
+/// assert_eq!((s.count(), s.clamped()), (2, 1));
+/// let p0 = s.quantile(0.0).unwrap().unwrap();
+/// assert!((p0 - 750e3).abs() <= 0.0079 * 750e3);
+/// ```
 pub const fn int_latency() -> IntLatency {
     DDSketch::with_layout(INT_LATENCY_LAYOUT)
 }
 
 /// An empty [`IntLatencyCoarse`] sketch (`const`).
+///
+/// ```
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::int_latency_coarse();
+/// s.record_u64(40_000_000); // 40 ms
+/// let p50 = s.quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 40e6).abs() <= 0.0157 * 40e6);
+/// assert_eq!(s.layout().bin_count() * 2, presets::INT_LATENCY_BINS); // half `IntLatency`'s
+/// ```
 pub const fn int_latency_coarse() -> IntLatencyCoarse {
     DDSketch::with_layout(INT_LATENCY_COARSE_LAYOUT)
 }
