@@ -99,6 +99,17 @@ pub use std_clock::StdClock;
 /// ```
 pub trait Clock {
     /// The current instant.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, Instant, ManualClock};
+    ///
+    /// let clock = ManualClock::starting_at(Instant::from_nanos(1_000));
+    /// let t0 = clock.now();
+    /// clock.advance(Duration::from_micros(2));
+    /// assert_eq!(t0, Instant::from_nanos(1_000));
+    /// assert_eq!(clock.now().duration_since(t0), Duration::from_micros(2));
+    /// ```
     fn now(&self) -> Instant;
 }
 
@@ -111,6 +122,16 @@ impl<C: Clock + ?Sized> Clock for &C {
 
 /// A clock that is always at its epoch: the clock of types whose clock is optional and
 /// unused (a [`RatioBudget`](crate::budget::RatioBudget) without a minimum allowance).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::budget::RatioBudget;
+/// use tailguard::clock::{Clock, Instant, NoClock};
+///
+/// assert_eq!(NoClock.now(), Instant::ZERO);
+/// assert_eq!(NoClock.now().duration_since(NoClock.now()), Duration::ZERO); // time never passes
+/// let _budget: RatioBudget<NoClock> = RatioBudget::new(0.1, 10).unwrap(); // the default clock
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NoClock;
