@@ -20,6 +20,31 @@ use crate::window::{ExponentialWindow, Parts, Window, WindowConfig, WindowCounte
 ///
 /// Sealed: implemented for those only. The policy, the decision path and the statistics
 /// are the same whichever it is.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::budget::RatioBudget;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{CompactHedger, CubicHedger, HedgeConfig, Hedger, WindowKind};
+///
+/// /// What any hedger learns from 20 latencies of 5 ms.
+/// fn learn<M: WindowKind, const N: usize>(
+///     hedger: &Hedger<&ManualClock, RatioBudget, M, N>,
+/// ) -> Duration {
+///     (0..20).for_each(|_| hedger.record(Duration::from_millis(5)));
+///     hedger.delay().unwrap()
+/// }
+/// let clock = ManualClock::new();
+/// let fixed: CubicHedger<_> = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let compact: CompactHedger<_> = Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// let (a, b) = (learn(&fixed), learn(&compact));
+/// // Each at the upper edge of 5 ms's bin: 1 % for the cubic window, coarser for the
+/// // compact one's first interval.
+/// assert!(a >= Duration::from_millis(5) && a.as_secs_f64() <= 5e-3 * 1.01 / 0.99);
+/// let accuracy = compact.window().snapshot().relative_accuracy();
+/// let most = 5e-3 * (1.0 + accuracy) / (1.0 - accuracy);
+/// assert!(b >= Duration::from_millis(5) && b.as_secs_f64() <= most);
+/// ```
 pub trait WindowKind: sealed::Kind {}
 
 impl<M: IndexMapping> WindowKind for M {}
@@ -27,6 +52,24 @@ impl<K: WindowCounter> WindowKind for Exponential<K> {}
 
 /// The [`WindowKind`] of a hedger that learns in an [`ExponentialWindow`] whose buckets
 /// count in `K` (`u16` or `u32`): see [`CompactHedger`](super::CompactHedger).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::budget::RatioBudget;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{CompactHedger, Exponential, HedgeConfig, Hedger};
+///
+/// let clock = ManualClock::new();
+/// // `u16` by default: the compact hedger.
+/// let compact: Hedger<_, RatioBudget, Exponential, 64> =
+///     Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// let _: &CompactHedger<_> = &compact;
+/// // `u32` counts past a `u16` bucket's 32,767 latencies an interval.
+/// let wide: Hedger<_, RatioBudget, Exponential<u32>, 64> =
+///     Hedger::exponential(&clock, HedgeConfig::new()).unwrap();
+/// (0..40_000).for_each(|_| wide.record(Duration::from_millis(1)));
+/// assert_eq!((wide.window().count(), wide.window().saturated()), (40_000, 0));
+/// ```
 pub struct Exponential<K = u16>(PhantomData<K>);
 
 impl<K> fmt::Debug for Exponential<K> {
