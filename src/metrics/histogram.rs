@@ -10,6 +10,18 @@ use crate::sketch::{AtomicSketch, BinLayout, IndexMapping};
 ///
 /// Recording is lock-free (the sketch's atomic adds). NaN and negative values are not
 /// recorded and are counted in [`rejected`](Self::rejected), so none vanishes silently.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tailguard::metrics::{SketchHistogram, OTEL_SECONDS_LAYOUT};
+///
+/// let histogram = Arc::new(SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT));
+/// let handle = metrics::Histogram::from_arc(Arc::clone(&histogram));
+/// handle.record(0.005); // 5 ms, in seconds
+/// handle.record_many(0.020, 3);
+/// handle.record(f64::NAN);
+/// assert_eq!((histogram.sketch().count(), histogram.rejected()), (4, 1));
+/// ```
 pub struct SketchHistogram<M, const N: usize> {
     sketch: AtomicSketch<M, N>,
     rejected: AtomicU64,
@@ -17,6 +29,19 @@ pub struct SketchHistogram<M, const N: usize> {
 
 impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
     /// An empty histogram with `layout`'s bins.
+    ///
+    /// ```
+    /// use tailguard::metrics::SketchHistogram;
+    /// use tailguard::sketch::presets::{OTEL_LATENCY_BINS, OTEL_LATENCY_LAYOUT};
+    /// use tailguard::sketch::OtelMapping;
+    ///
+    /// // Nanoseconds rather than the recorder's seconds; `const`, so it can be a `static`.
+    /// static NANOS: SketchHistogram<OtelMapping, OTEL_LATENCY_BINS> =
+    ///     SketchHistogram::with_layout(OTEL_LATENCY_LAYOUT);
+    /// NANOS.record(1.5e6);
+    /// let p50 = NANOS.sketch().quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 - 1.5e6).abs() <= 0.0109 * 1.5e6);
+    /// ```
     pub const fn with_layout(layout: BinLayout<M, N>) -> Self {
         SketchHistogram {
             sketch: AtomicSketch::with_layout(layout),
@@ -26,6 +51,16 @@ impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
 
     /// Records `value`; a NaN or negative one is counted in [`rejected`](Self::rejected)
     /// instead.
+    ///
+    /// ```
+    /// use tailguard::metrics::{SketchHistogram, OTEL_SECONDS_LAYOUT};
+    ///
+    /// let histogram = SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT);
+    /// histogram.record(0.25);
+    /// histogram.record(-0.5); // refused
+    /// histogram.record(f64::NAN); // refused
+    /// assert_eq!((histogram.sketch().count(), histogram.rejected()), (1, 2));
+    /// ```
     pub fn record(&self, value: f64) {
         if self.sketch.record(value).is_err() {
             self.reject(1);
@@ -45,12 +80,36 @@ impl<M: IndexMapping, const N: usize> SketchHistogram<M, N> {
 
     /// The sketch the values went into: [`snapshot`](AtomicSketch::snapshot) it to
     /// export it, or query it in place.
+    ///
+    /// ```
+    /// use tailguard::metrics::{SketchHistogram, OTEL_SECONDS_LAYOUT};
+    ///
+    /// let histogram = SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT);
+    /// (1..=100).for_each(|ms| histogram.record(f64::from(ms) / 1e3));
+    /// let p99 = histogram.sketch().quantile(0.99).unwrap().unwrap(); // in place
+    /// assert!((p99 - 0.099).abs() <= 0.0109 * 0.099);
+    /// let snapshot = histogram.sketch().snapshot(); // a `DDSketch`, to export
+    /// assert_eq!(snapshot.count(), 100);
+    /// ```
     pub fn sketch(&self) -> &AtomicSketch<M, N> {
         &self.sketch
     }
 
     /// How many values were NaN or negative, and so not recorded (saturating at
     /// `u64::MAX`: it never wraps).
+    ///
+    /// ```
+    /// use metrics::HistogramFn;
+    /// use tailguard::metrics::{SketchHistogram, OTEL_SECONDS_LAYOUT};
+    ///
+    /// let histogram = SketchHistogram::with_layout(OTEL_SECONDS_LAYOUT);
+    /// histogram.record(-1.0);
+    /// assert_eq!(histogram.rejected(), 1);
+    /// histogram.record_many(f64::NAN, usize::MAX);
+    /// histogram.record_many(f64::NAN, usize::MAX);
+    /// assert_eq!(histogram.rejected(), u64::MAX); // saturated, not wrapped
+    /// assert!(histogram.sketch().is_empty());
+    /// ```
     pub fn rejected(&self) -> u64 {
         self.rejected.load(Ordering::Relaxed)
     }

@@ -12,6 +12,21 @@ use crate::sketch::{BinLayout, OtelMapping};
 /// For nanoseconds, pass [`presets::OTEL_LATENCY_LAYOUT`](crate::sketch::presets::OTEL_LATENCY_LAYOUT)
 /// to [`Recorder::with_layout`](super::Recorder::with_layout); for any other range,
 /// [`BinLayout::from_min_index`].
+///
+/// ```
+/// use tailguard::metrics::OTEL_SECONDS_LAYOUT;
+/// use tailguard::sketch::DDSketch;
+///
+/// assert!(OTEL_SECONDS_LAYOUT.min_trackable() <= 1e-6);
+/// assert!(OTEL_SECONDS_LAYOUT.max_trackable() >= 100.0);
+/// assert_eq!(OTEL_SECONDS_LAYOUT.mapping().scale(), 5);
+/// let mut s = DDSketch::with_layout(OTEL_SECONDS_LAYOUT);
+/// s.record(1.5e-3).unwrap(); // 1.5 ms, in seconds
+/// s.record(90.0).unwrap(); // 90 s: still in range
+/// let p0 = s.quantile(0.0).unwrap().unwrap();
+/// assert!((p0 - 1.5e-3).abs() <= 0.0109 * 1.5e-3);
+/// assert_eq!((s.zero_count(), s.clamped()), (0, 0));
+/// ```
 pub const OTEL_SECONDS_LAYOUT: BinLayout<OtelMapping, OTEL_LATENCY_BINS> =
     // The preset's mapping (scale 5); -638 is its index of 1e-6, checked by a test.
     BinLayout::with_min_index(*OTEL_LATENCY_LAYOUT.mapping(), -638);

@@ -13,6 +13,22 @@
 //! feature implies `std`. Only histograms are kept; counters and gauges are no-ops.
 //! Recording speed against metrics-exporter-prometheus's storage is in BENCHMARKS.md,
 //! "The metrics recorder".
+//!
+//! ```
+//! use tailguard::metrics::OtelRecorder;
+//!
+//! let recorder: OtelRecorder<4> = OtelRecorder::new();
+//! metrics::with_local_recorder(&recorder, || {
+//!     metrics::histogram!("db_query_seconds").record(0.012);
+//!     metrics::counter!("db_queries").increment(1); // not kept
+//! });
+//! let histograms: Vec<_> = recorder.histograms().collect();
+//! assert_eq!(histograms.len(), 1);
+//! let (key, histogram) = histograms[0];
+//! assert_eq!(key.name(), "db_query_seconds");
+//! let p50 = histogram.sketch().quantile(0.5).unwrap().unwrap();
+//! assert!((p50 - 0.012).abs() <= 0.0109 * 0.012);
+//! ```
 
 mod histogram;
 mod layout;
