@@ -51,6 +51,20 @@
 //!   [`max_trackable`](DDSketch::max_trackable);
 //! * NaN and negative values are rejected with a [`RecordError`] and change nothing.
 //!
+//! ```
+//! use tailguard::sketch::{DDSketch, LogMapping};
+//!
+//! // 1 % over 1 .. 10,000 (milliseconds, say: any unit) in 512 bins.
+//! let mut s = DDSketch::<LogMapping, 512>::for_range(0.01, 1.0, 1e4).unwrap();
+//! (1..=1000).for_each(|ms| s.record(f64::from(ms)).unwrap());
+//! let p99 = s.quantile(0.99).unwrap().unwrap();
+//! assert!((p99 - 990.0).abs() <= 0.01 * 990.0);
+//! s.record(0.0).unwrap(); // the zero bin
+//! s.record(1e9).unwrap(); // above the range: the top bin, counted
+//! assert!(s.record(f64::NAN).is_err()); // rejected: nothing changes
+//! assert_eq!((s.count(), s.zero_count(), s.clamped()), (1002, 1, 1));
+//! ```
+//!
 //! # Counters
 //!
 //! Bin counters are `u32` (so the atomic version stays on native 32-bit atomics on
