@@ -146,7 +146,10 @@ pub const MCU_LATENCY_BINS: usize = 534;
 /// 17 % up to 830,000 (a slot's range is widened by margins; see
 /// [`ExponentialWindow`](crate::window::ExponentialWindow)). Those hold wherever the range
 /// falls across the buckets' edges; where it falls best, the factors reach 2.5, 16, 645
-/// and 2^20.
+/// and 2^20. They are the accuracy of slots chosen from the range earlier intervals saw:
+/// the first interval's slot, which knew no range, spreads its buckets over 16 octaves
+/// from its first value (8.6 %) until it leaves the window, and the snapshot is at the
+/// coarsest of its slots' scales.
 ///
 /// ```
 /// use core::time::Duration;
