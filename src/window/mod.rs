@@ -344,6 +344,21 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// Records one value at the clock's current time. NaN and negative values are errors
     /// and change nothing.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::LOG_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// window.record(2.5e6).unwrap(); // 2.5 ms in nanoseconds
+    /// assert!(window.record(f64::NAN).is_err());
+    /// assert!(window.record(-1.0).is_err());
+    /// assert_eq!(window.count(), 1); // the errors changed nothing
+    /// let p50 = window.quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 - 2.5e6).abs() <= 0.01 * 2.5e6);
+    /// ```
     #[inline]
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
         let now = self.clock.now();
@@ -355,12 +370,41 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// Records an integer value (nanoseconds, say) at the clock's current time.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// for ns in [1_000_000, 2_000_000, 4_000_000] {
+    ///     window.record_u64(ns);
+    /// }
+    /// assert_eq!(window.count(), 3);
+    /// let p50 = window.quantile(0.5).unwrap().unwrap(); // rank 1 of 0..=2: 2 ms
+    /// assert!((p50 - 2e6).abs() <= window.relative_accuracy() * 2e6);
+    /// ```
     #[inline]
     pub fn record_u64(&self, value: u64) {
         self.record_u64_at(self.clock.now(), value);
     }
 
     /// Records a duration, as whole nanoseconds, at the clock's current time.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// window.record_duration(Duration::from_micros(1_500));
+    /// let twin = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// twin.record_u64(1_500_000);
+    /// assert_eq!(window.snapshot(), twin.snapshot()); // the same record, in nanoseconds
+    /// ```
     #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64_at(self.clock.now(), duration_to_nanos(d));
@@ -369,6 +413,23 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// Records a duration as of `now`, for callers that have just read the clock (to
     /// compute that duration, say): saves a second clock read. A `now` behind the window
     /// is checked against the clock before anything is expired.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, ManualClock};
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// let start = clock.now();
+    /// clock.advance(Duration::from_millis(12)); // the request runs
+    /// let now = clock.now(); // read once: for the latency and for the record
+    /// window.record_duration_at(now, now.duration_since(start));
+    /// assert_eq!(window.count(), 1);
+    /// let max = window.quantile(1.0).unwrap().unwrap(); // to a part per million, rounded down
+    /// assert!(max <= 12e6 && max >= 12e6 * (1.0 - 1e-6));
+    /// ```
     #[inline]
     pub fn record_duration_at(&self, now: Instant, d: Duration) {
         self.record_u64_at(now, duration_to_nanos(d));
@@ -568,12 +629,49 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// How many values the window holds now (scans the occupied bins).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(30));
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// window.record_u64(1_000_000);
+    /// clock.advance(Duration::from_secs(30)); // the next interval
+    /// window.record_u64(2_000_000);
+    /// assert_eq!(window.count(), 2); // this interval and the one before
+    /// clock.advance(Duration::from_secs(30));
+    /// assert_eq!(window.count(), 1); // the first value has left
+    /// assert_eq!(window.expired(), 1);
+    /// ```
     pub fn count(&self) -> u64 {
         self.maintain();
         self.slots.iter().map(AtomicSketch::count).sum()
     }
 
     /// All values in the window as one plain [`DDSketch`].
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// window.record_u64(1_000_000);
+    /// clock.advance(Duration::from_secs(30)); // a value in each of two slots
+    /// window.record_u64(3_000_000);
+    /// let sketch = window.snapshot();
+    /// assert_eq!(sketch.count(), 2);
+    /// let p50 = sketch.quantile(0.5).unwrap().unwrap(); // rank 0: 1 ms
+    /// assert!((p50 - 1e6).abs() <= sketch.relative_accuracy() * 1e6);
+    /// window.record_u64(5_000_000); // a copy: later records are not in it
+    /// assert_eq!((sketch.count(), window.count()), (2, 3));
+    /// ```
     pub fn snapshot(&self) -> DDSketch<M, N> {
         self.maintain();
         let mut sketch = self.slot(0).snapshot();
@@ -611,6 +709,24 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// Values that have left the window since it was made (wrapping at 2^32).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(10));
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// for ms in 1..=5 {
+    ///     window.record_duration(Duration::from_millis(ms));
+    /// }
+    /// clock.advance(Duration::from_secs(10)); // still in the window
+    /// assert_eq!((window.count(), window.expired()), (5, 0));
+    /// clock.advance(Duration::from_secs(10)); // two intervals after them: gone
+    /// assert_eq!((window.count(), window.expired()), (0, 5));
+    /// ```
     pub fn expired(&self) -> u32 {
         self.expired.load(Ordering::Relaxed)
     }
@@ -645,16 +761,61 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     }
 
     /// Rotations so far (wrapping at 2^32). A jump over many intervals is one rotation.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(10));
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// clock.advance(Duration::from_secs(10));
+    /// assert_eq!(window.rotations(), 0); // rotation is lazy
+    /// window.maintain();
+    /// assert_eq!(window.rotations(), 1);
+    /// clock.advance(Duration::from_secs(100)); // ten intervals at once
+    /// window.maintain();
+    /// assert_eq!(window.rotations(), 2);
+    /// ```
     pub fn rotations(&self) -> u32 {
         self.rotations.load(Ordering::Relaxed)
     }
 
     /// The configuration.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(10)).with_quantile(0.99);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// assert_eq!(window.config().interval(), Duration::from_secs(10));
+    /// assert_eq!(window.config().quantile(), 0.99);
+    /// ```
     pub fn config(&self) -> &WindowConfig {
         &self.config
     }
 
     /// The clock.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, ManualClock};
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let window = Window::with_layout(ManualClock::new(), presets::INT_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// let start = window.clock().now();
+    /// window.clock().advance(Duration::from_millis(7)); // the window owns its clock
+    /// window.record_duration(window.clock().now().duration_since(start));
+    /// let max = window.quantile(1.0).unwrap().unwrap();
+    /// assert!(max <= 7e6 && max >= 7e6 * (1.0 - 1e-6));
+    /// ```
     pub fn clock(&self) -> &C {
         &self.clock
     }
@@ -662,6 +823,20 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// The guaranteed relative accuracy (alpha) of the window's quantiles, as
     /// [`AtomicSketch::relative_accuracy`](crate::sketch::AtomicSketch::relative_accuracy)
     /// reports it (the mapping's, a few ulps up).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = Window::with_layout(&clock, presets::LOG_LATENCY_LAYOUT, WindowConfig::new()).unwrap();
+    /// let alpha = window.relative_accuracy();
+    /// assert!(alpha >= 0.01 && alpha - 0.01 < 1e-12); // 1 %, a few ulps up
+    /// window.record_u64(3_333_333);
+    /// let p50 = window.quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 - 3_333_333.0).abs() <= alpha * 3_333_333.0);
+    /// ```
     pub fn relative_accuracy(&self) -> f64 {
         self.slot(0).relative_accuracy()
     }
