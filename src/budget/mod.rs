@@ -42,14 +42,55 @@ pub use token_bucket::TokenBucket;
 /// ```
 pub trait Budget {
     /// Takes one token for a hedge. `false` (and nothing taken) if the budget is empty.
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.1, 2).unwrap(); // starts full: two tokens
+    /// assert!(budget.try_acquire());
+    /// assert!(budget.try_acquire());
+    /// assert!(!budget.try_acquire()); // empty: no hedge
+    /// assert_eq!(budget.balance(), 0.0); // and nothing taken
+    /// ```
     fn try_acquire(&self) -> bool;
 
     /// Tells the budget a request was made (a [`RatioBudget`] deposits its ratio;
     /// a [`TokenBucket`] refills from the clock instead and ignores this).
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let budget = RatioBudget::new(0.25, 1).unwrap();
+    /// budget.drain();
+    /// for _ in 0..3 {
+    ///     budget.on_request();
+    /// }
+    /// assert!(!budget.try_acquire()); // three quarters of a token
+    /// budget.on_request();
+    /// assert!(budget.try_acquire()); // four requests paid for one hedge
+    ///
+    /// let clock = ManualClock::new();
+    /// let bucket = TokenBucket::new(&clock, 10.0, 1).unwrap();
+    /// bucket.drain();
+    /// bucket.on_request(); // ignored: only the clock refills a bucket
+    /// assert!(!bucket.try_acquire());
+    /// ```
     fn on_request(&self) {}
 
     /// Removes up to `tokens` tokens, for back-pressure: an HTTP 429 or a gRPC
     /// RESOURCE_EXHAUSTED means hedges are spending a shared quota.
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.1, 5).unwrap();
+    /// budget.penalize(2); // a 429
+    /// assert_eq!(budget.balance(), 3.0);
+    /// budget.penalize(10); // more than is left: empty, never negative
+    /// assert_eq!(budget.balance(), 0.0);
+    /// assert!(!budget.try_acquire());
+    /// ```
     fn penalize(&self, tokens: u32);
 
     /// Removes every token available now, however many: afterwards
@@ -57,15 +98,63 @@ pub trait Budget {
     /// (a request's deposit, time's refill). What
     /// [`Hedger::on_rate_limited`](crate::hedge::Hedger::on_rate_limited) calls: a custom
     /// budget must honour it exactly.
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.5, 3).unwrap();
+    /// budget.drain(); // all three tokens
+    /// assert!(!budget.try_acquire());
+    /// budget.on_request();
+    /// budget.on_request(); // earned one back
+    /// assert!(budget.try_acquire());
+    /// ```
     fn drain(&self);
 
     /// Tokens available now.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::{Budget, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// let bucket = TokenBucket::new(&clock, 10.0, 2).unwrap(); // 10 per second, burst 2
+    /// assert_eq!(bucket.balance(), 2.0);
+    /// assert!(bucket.try_acquire());
+    /// assert_eq!(bucket.balance(), 1.0);
+    /// clock.advance(Duration::from_millis(50)); // half a token's refill
+    /// assert!((bucket.balance() - 1.5).abs() < 1e-3);
+    /// ```
     fn balance(&self) -> f64;
 
     /// Hedges granted so far (wrapping at 2^32).
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.0, 2).unwrap();
+    /// for _ in 0..5 {
+    ///     budget.try_acquire();
+    /// }
+    /// assert_eq!(budget.granted(), 2); // the two tokens it started with
+    /// budget.penalize(1); // tokens taken otherwise are not hedges
+    /// assert_eq!(budget.granted(), 2);
+    /// ```
     fn granted(&self) -> u32;
 
     /// Hedges denied so far (wrapping at 2^32).
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.0, 2).unwrap();
+    /// for _ in 0..5 {
+    ///     budget.try_acquire();
+    /// }
+    /// assert_eq!(budget.denied(), 3);
+    /// assert_eq!(budget.granted() + budget.denied(), 5); // every call counted once
+    /// ```
     fn denied(&self) -> u32;
 }
 
@@ -140,6 +229,19 @@ impl Tally {
 }
 
 /// Why a budget configuration was refused.
+///
+/// ```
+/// use tailguard::budget::{BudgetError, RatioBudget, TokenBucket};
+/// use tailguard::clock::ManualClock;
+///
+/// let clock = ManualClock::new();
+/// assert_eq!(RatioBudget::new(f64::NAN, 1).err(), Some(BudgetError::InvalidRatio));
+/// assert_eq!(RatioBudget::new(0.1, 0).err(), Some(BudgetError::InvalidCap));
+/// assert_eq!(TokenBucket::new(&clock, 0.0, 1).err(), Some(BudgetError::InvalidRate));
+/// assert_eq!(TokenBucket::new(&clock, 10.0, 2000).err(), Some(BudgetError::InvalidBurst));
+/// let err = RatioBudget::new(0.1, RatioBudget::MAX_CAP + 1).unwrap_err();
+/// assert_eq!(err.to_string(), "cap must be between 1 and 4294 tokens");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
