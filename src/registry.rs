@@ -6,6 +6,17 @@ use core::fmt;
 use heapless::Vec;
 
 /// The registry is full: the entry was not added (and nothing was evicted).
+///
+/// ```
+/// use tailguard::registry::{InsertError, Registry, RegistryFull};
+///
+/// let mut registry: Registry<&str, u32, 1> = Registry::new();
+/// registry.get_or_try_insert_with("a", || Ok::<_, &str>(1)).unwrap();
+/// let err = registry.get_or_try_insert_with("b", || Ok::<_, &str>(2)).unwrap_err();
+/// assert_eq!(err, InsertError::Full(RegistryFull { capacity: 1 }));
+/// assert_eq!(err.to_string(), "registry full (1 targets)");
+/// assert_eq!(registry.get(&"a"), Some(&1)); // nothing evicted
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegistryFull {
@@ -22,6 +33,16 @@ impl fmt::Display for RegistryFull {
 impl core::error::Error for RegistryFull {}
 
 /// Why [`Registry::get_or_try_insert_with`] returned no entry.
+///
+/// ```
+/// use tailguard::registry::{InsertError, Registry};
+///
+/// let mut registry: Registry<u16, u32, 4> = Registry::new();
+/// let err = registry.get_or_try_insert_with(8080, || Err("no route")).unwrap_err();
+/// assert_eq!(err, InsertError::Make("no route"));
+/// assert_eq!(err.to_string(), "making the entry failed: no route");
+/// assert!(registry.is_empty()); // nothing added
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum InsertError<E> {
@@ -142,6 +163,18 @@ impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     }
 
     /// The value of `key`, made by `make` and added if absent.
+    ///
+    /// ```
+    /// use tailguard::registry::{InsertError, Registry};
+    ///
+    /// let mut registry: Registry<&str, u32, 2> = Registry::new();
+    /// assert_eq!(registry.get_or_try_insert_with("a", || Ok::<_, ()>(1)), Ok(&1));
+    /// // Present: `make` is not called.
+    /// assert_eq!(registry.get_or_try_insert_with("a", || Ok::<_, ()>(99)), Ok(&1));
+    /// // A failing `make` adds nothing.
+    /// assert_eq!(registry.get_or_try_insert_with("b", || Err(())), Err(InsertError::Make(())));
+    /// assert_eq!(registry.len(), 1);
+    /// ```
     pub fn get_or_try_insert_with<E>(
         &mut self,
         key: K,
@@ -168,6 +201,20 @@ impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     }
 
     /// Removes `key`'s entry and returns it; the entries after it keep their order.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut registry: Registry<&str, u32, 3> = Registry::new();
+    /// for (key, value) in [("a", 1), ("b", 2), ("c", 3)] {
+    ///     registry.insert(key, value).unwrap();
+    /// }
+    /// assert_eq!(registry.remove(&"a"), Some(1));
+    /// assert_eq!(registry.remove(&"a"), None); // already gone
+    /// let keys: Vec<_> = registry.iter().map(|(k, _)| *k).collect();
+    /// assert_eq!(keys, ["b", "c"]);
+    /// assert!(registry.insert("d", 4).is_ok()); // room again
+    /// ```
     pub fn remove(&mut self, key: &K) -> Option<V> {
         let pos = self.position(key)?;
         // `pos` came from `position`: in range, so `remove` cannot panic.
@@ -176,21 +223,64 @@ impl<K: Eq, V, const CAP: usize> Registry<K, V, CAP> {
     }
 
     /// Every entry, in insertion order (to report statistics per target, say).
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut requests: Registry<&str, u32, 4> = Registry::new();
+    /// requests.insert("us-1", 7).unwrap();
+    /// requests.insert("eu-1", 3).unwrap();
+    /// requests.insert("us-1", 8).unwrap(); // replaced in place
+    /// let report: Vec<String> = requests.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    /// assert_eq!(report, ["us-1=8", "eu-1=3"]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
     /// How many targets are registered.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut registry: Registry<u8, (), 4> = Registry::new();
+    /// registry.insert(1, ()).unwrap();
+    /// registry.insert(2, ()).unwrap();
+    /// registry.insert(1, ()).unwrap(); // the same key: replaced, not added
+    /// assert_eq!(registry.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether no target is registered.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut registry: Registry<u8, u8, 2> = Registry::new();
+    /// assert!(registry.is_empty());
+    /// registry.insert(1, 10).unwrap();
+    /// assert!(!registry.is_empty());
+    /// registry.remove(&1);
+    /// assert!(registry.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// The most targets the registry holds.
+    ///
+    /// ```
+    /// use tailguard::registry::Registry;
+    ///
+    /// let mut registry: Registry<u8, u8, 2> = Registry::new();
+    /// assert_eq!(registry.capacity(), 2);
+    /// registry.insert(1, 1).unwrap();
+    /// registry.insert(2, 2).unwrap();
+    /// assert_eq!(registry.len(), registry.capacity()); // full
+    /// assert_eq!(registry.insert(3, 3), Err((3, 3)));
+    /// ```
     pub const fn capacity(&self) -> usize {
         CAP
     }
