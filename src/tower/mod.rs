@@ -77,6 +77,49 @@ pub use targets::{PerTarget, Targets};
 /// `Arc<PerTarget>`); `sleep(d)` makes a future that completes after `d`
 /// (`tokio::time::sleep`, say; see [`Sleep`]). The
 /// policy is [`HttpPolicy`] unless [`policy`](HedgeLayer::policy) sets another.
+///
+/// A slow GET gets a backup after the hedge delay (here a fixed cold-start delay of
+/// 50 ms), and the backup's answer wins:
+///
+/// ```
+/// use std::convert::Infallible;
+/// use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use http::{Request, Response};
+/// use tailguard::clock::{FnClock, Instant};
+/// use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
+/// use tailguard::tower::HedgeLayer;
+/// use tower::{service_fn, ServiceBuilder, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// tokio::time::pause(); // tokio's timers skip ahead: no real waiting
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(50)));
+/// let origin = tokio::time::Instant::now(); // the hedger reads the timers' (paused) time
+/// let clock = FnClock::new(move || Instant::from_nanos(origin.elapsed().as_nanos() as u64));
+/// let hedger = Arc::new(Hedger::new(clock, config).unwrap());
+/// let calls = Arc::new(AtomicU32::new(0));
+/// let counter = Arc::clone(&calls);
+/// let backend = service_fn(move |_req: Request<()>| {
+///     let first = counter.fetch_add(1, SeqCst) == 0;
+///     async move {
+///         let (took, who) = if first { (1000, "primary") } else { (10, "backup") };
+///         tokio::time::sleep(Duration::from_millis(took)).await;
+///         Ok::<_, Infallible>(Response::new(who))
+///     }
+/// });
+/// let client = ServiceBuilder::new()
+///     .layer(HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep))
+///     .service(backend);
+///
+/// let response = client.oneshot(Request::get("/slow").body(()).unwrap()).await.unwrap();
+/// assert_eq!(*response.body(), "backup");
+/// assert!(origin.elapsed() < Duration::from_millis(100)); // 50 ms + 10 ms, not 1 s
+/// assert_eq!(calls.load(SeqCst), 2);
+/// assert_eq!((hedger.stats().hedges, hedger.stats().hedge_wins), (1, 1));
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct HedgeLayer<T, Sl, P = HttpPolicy> {
     targets: T,
@@ -86,6 +129,36 @@ pub struct HedgeLayer<T, Sl, P = HttpPolicy> {
 
 impl<T, Sl> HedgeLayer<T, Sl> {
     /// A layer hedging with `targets`' hedgers, timed by `sleep`, under [`HttpPolicy`].
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use std::sync::Arc;
+    /// use http::{Request, Response};
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    /// use tailguard::tower::HedgeLayer;
+    /// use tower::{service_fn, Layer, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let hedger = Arc::new(Hedger::new(StdClock::new(), HedgeConfig::new()).unwrap());
+    /// let layer = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep);
+    /// let backend = service_fn(|req: Request<()>| async move {
+    ///     Ok::<_, Infallible>(Response::new(req.method().to_string()))
+    /// });
+    ///
+    /// // HttpPolicy: a POST is not safe to send twice, so it passes through unrecorded.
+    /// let post = Request::post("/orders").body(()).unwrap();
+    /// let response = layer.layer(backend.clone()).oneshot(post).await.unwrap();
+    /// assert_eq!(response.body(), "POST");
+    /// assert_eq!(hedger.stats().requests, 0);
+    ///
+    /// let get = Request::get("/orders/7").body(()).unwrap();
+    /// let response = layer.layer(backend).oneshot(get).await.unwrap();
+    /// assert_eq!(response.body(), "GET");
+    /// assert_eq!(hedger.stats().requests, 1);
+    /// # }
+    /// ```
     pub fn new(targets: T, sleep: Sl) -> Self {
         HedgeLayer {
             targets,
@@ -97,6 +170,57 @@ impl<T, Sl> HedgeLayer<T, Sl> {
 
 impl<T, Sl, P> HedgeLayer<T, Sl, P> {
     /// The same layer under another policy.
+    ///
+    /// Hedging a service whose requests are not HTTP (key lookups, here), with a policy
+    /// that may send every request twice:
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use tailguard::clock::{FnClock, Instant};
+    /// use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
+    /// use tailguard::tower::{HedgeLayer, Outcome, RequestPolicy};
+    /// use tower::{service_fn, Layer, ServiceExt};
+    ///
+    /// /// Lookups are reads: always safe to send twice.
+    /// #[derive(Clone)]
+    /// struct Lookups;
+    /// impl RequestPolicy<u32, String, Infallible> for Lookups {
+    ///     fn clone_request(&self, key: &u32) -> Option<u32> {
+    ///         Some(*key)
+    ///     }
+    ///     fn classify(&self, _: &Result<String, Infallible>) -> Outcome {
+    ///         Outcome::Success
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// tokio::time::pause();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(50)));
+    /// let origin = tokio::time::Instant::now(); // the hedger reads the timers' (paused) time
+    /// let clock = FnClock::new(move || Instant::from_nanos(origin.elapsed().as_nanos() as u64));
+    /// let hedger = Arc::new(Hedger::new(clock, config).unwrap());
+    /// let calls = Arc::new(AtomicU32::new(0));
+    /// let counter = Arc::clone(&calls);
+    /// let store = service_fn(move |key: u32| {
+    ///     let first = counter.fetch_add(1, SeqCst) == 0;
+    ///     async move {
+    ///         let took = if first { 1000 } else { 10 }; // the first copy is stuck
+    ///         tokio::time::sleep(Duration::from_millis(took)).await;
+    ///         Ok::<_, Infallible>(format!("value of {key}"))
+    ///     }
+    /// });
+    /// let client = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
+    ///     .policy(Lookups)
+    ///     .layer(store);
+    /// assert_eq!(client.oneshot(7).await.unwrap(), "value of 7");
+    /// assert_eq!(calls.load(SeqCst), 2);
+    /// assert_eq!(hedger.stats().hedge_wins, 1);
+    /// # }
+    /// ```
     pub fn policy<P2>(self, policy: P2) -> HedgeLayer<T, Sl, P2> {
         HedgeLayer {
             targets: self.targets,
@@ -137,6 +261,55 @@ impl<S, T: Clone, Sl: Clone, P: Clone> Layer<S> for HedgeLayer<T, Sl, P> {
 /// The hedge timer (`sleep`) is made only for a request still running at the end of a
 /// poll, so a request answered in its first poll (a cache, a local service) costs no
 /// runtime timer; the delay then counts from the end of that first poll.
+///
+/// The losing attempt is dropped as soon as the other answers:
+///
+/// ```
+/// use std::convert::Infallible;
+/// use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use http::{Request, Response};
+/// use tailguard::clock::{FnClock, Instant};
+/// use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
+/// use tailguard::tower::HedgeLayer;
+/// use tower::{service_fn, Layer, ServiceExt};
+///
+/// /// Counts an attempt as running until it is finished or dropped.
+/// struct Running(Arc<AtomicU32>);
+/// impl Drop for Running {
+///     fn drop(&mut self) {
+///         self.0.fetch_sub(1, SeqCst);
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// tokio::time::pause();
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(20)));
+/// let origin = tokio::time::Instant::now(); // the hedger reads the timers' (paused) time
+/// let clock = FnClock::new(move || Instant::from_nanos(origin.elapsed().as_nanos() as u64));
+/// let hedger = Arc::new(Hedger::new(clock, config).unwrap());
+/// let (calls, running) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+/// let (counter, gauge) = (Arc::clone(&calls), Arc::clone(&running));
+/// let backend = service_fn(move |_req: Request<()>| {
+///     let took = if counter.fetch_add(1, SeqCst) == 0 { 5_000 } else { 10 };
+///     gauge.fetch_add(1, SeqCst);
+///     let attempt = Running(Arc::clone(&gauge));
+///     async move {
+///         let _attempt = attempt;
+///         tokio::time::sleep(Duration::from_millis(took)).await;
+///         Ok::<_, Infallible>(Response::new(took))
+///     }
+/// });
+/// let client = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend);
+///
+/// let response = client.oneshot(Request::get("/").body(()).unwrap()).await.unwrap();
+/// assert_eq!(*response.body(), 10); // the backup won
+/// assert_eq!(calls.load(SeqCst), 2);
+/// assert_eq!(running.load(SeqCst), 0); // the 5 s primary was dropped (cancelled)
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Hedge<S, T, Sl, P = HttpPolicy> {
     inner: S,
@@ -202,6 +375,37 @@ struct Race<S: Service<Req>, Req, H: ?Sized> {
 pin_project! {
     /// The response future of [`Hedge`]. Polled again after it has answered, it stays
     /// pending and starts nothing: no backup is sent, counted or paid for.
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    /// use std::sync::Arc;
+    /// use std::task::{Context, Poll, Waker};
+    /// use http::{Request, Response};
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    /// use tailguard::tower::HedgeLayer;
+    /// use tower::{service_fn, Layer, Service};
+    ///
+    /// let hedger = Arc::new(Hedger::new(StdClock::new(), HedgeConfig::new()).unwrap());
+    /// let calls = Arc::new(AtomicU32::new(0));
+    /// let counter = Arc::clone(&calls);
+    /// let backend = service_fn(move |_req: Request<()>| {
+    ///     counter.fetch_add(1, SeqCst);
+    ///     async { Ok::<_, Infallible>(Response::new("cached")) } // answers in its first poll
+    /// });
+    /// let mut client = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep).layer(backend);
+    ///
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// assert!(client.poll_ready(&mut cx).is_ready());
+    /// let mut response = pin!(client.call(Request::get("/").body(()).unwrap()));
+    /// assert!(matches!(response.as_mut().poll(&mut cx), Poll::Ready(Ok(_))));
+    /// assert!(response.as_mut().poll(&mut cx).is_pending()); // answered: pending from now on
+    /// assert_eq!(calls.load(SeqCst), 1); // and no backup was sent
+    /// assert_eq!((hedger.stats().requests, hedger.stats().hedges), (1, 0));
+    /// ```
     pub struct ResponseFuture<S, Req, H, Sl, P>
     where
         S: Service<Req>,
