@@ -78,6 +78,11 @@ pub use targets::{PerTarget, Targets};
 /// (`tokio::time::sleep`, say; see [`Sleep`]). The
 /// policy is [`HttpPolicy`] unless [`policy`](HedgeLayer::policy) sets another.
 ///
+/// The hedgers' clock and `sleep` must keep the same time: a backup goes out when a timer
+/// fires *and* the hedger's clock says the delay has passed. With tokio's paused time (in
+/// tests), a `StdClock` hedger never sees the delay pass and sends no backup: read
+/// `tokio::time::Instant` through an [`FnClock`](crate::clock::FnClock), as below.
+///
 /// A slow GET gets a backup after the hedge delay (here a fixed cold-start delay of
 /// 50 ms), and the backup's answer wins:
 ///
