@@ -123,7 +123,8 @@ impl IndexMapping for CubicMapping {
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
-        Ok(Self::from_valid_accuracy(alpha))
+        let scale = Self::from_valid_accuracy(alpha).scale.checked()?;
+        Ok(CubicMapping { scale })
     }
 
     #[inline]

@@ -54,7 +54,9 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The mapping for relative accuracy `alpha` (for example `0.01` for 1 %).
     ///
     /// A mapping that supports only discrete accuracies picks the nearest one that is at
-    /// least as accurate (never less). Errors unless `0 < alpha < 1`.
+    /// least as accurate (never less). Errors unless `0 < alpha < 1`, and for an `alpha` so
+    /// small that the mapping cannot tell it from 0 (below about `5.6e-17`, where gamma
+    /// rounds to 1): [`ConfigError::InvalidAccuracy`] either way.
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError>;
 
     /// The guaranteed relative accuracy (alpha).
@@ -248,6 +250,18 @@ impl Scale {
             multiplier: Self::datadog_multiplier(gamma, ln_base),
             offset,
         })
+    }
+
+    /// The scale, if its gamma is above 1 and its multiplier finite: an `alpha` below about
+    /// `5.6e-17` makes `(1 + alpha) / (1 - alpha)` round to 1, whose multiplier is
+    /// infinite, and every value but 1 would then take an end index
+    /// ([`ConfigError::InvalidAccuracy`]: the mapping supports no accuracy that fine).
+    pub(super) fn checked(self) -> Result<Self, ConfigError> {
+        if self.gamma > 1.0 && self.multiplier.is_finite() {
+            Ok(self)
+        } else {
+            Err(ConfigError::InvalidAccuracy)
+        }
     }
 
     /// The multiplier DataDog's Java library derives from `gamma`, `ln(base) /

@@ -78,7 +78,8 @@ impl IndexMapping for LogMapping {
 
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
-        Ok(Self::from_valid_accuracy(alpha))
+        let scale = Self::from_valid_accuracy(alpha).scale.checked()?;
+        Ok(LogMapping { scale })
     }
 
     #[inline]
@@ -115,8 +116,8 @@ impl IndexMapping for LogMapping {
             // parallel). Whatever the guess is, the test below only passes if no integer
             // lies in [low, high] and the guess is the one below them: then every value
             // between has that floor, DataDog's included (no negative whole number among
-            // them). NaN and infinities (a multiplier of +inf, alpha below about 5.6e-17)
-            // fail it, as does a key outside the i32 range (the guess wraps around).
+            // them). NaN and infinities (none from the multiplier, which is finite: see
+            // `Scale::checked`) fail it, as does a key outside the i32 range (the guess wraps around).
             let (_, guess) = nearest_integer(below + (offset - 0.5));
             let floor = f64::from(guess);
             if floor < low && high < floor + 1.0 {
