@@ -870,7 +870,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The guaranteed relative accuracy: the mapping's alpha plus `8 * 2^-52` (below 1),
     /// an upper bound so that `(got - want).abs() <= alpha * want` holds as computed in
-    /// `f64`, where a value on a bin edge is exactly alpha from its bin's representative.
+    /// `f64`, where a value on a bin edge is exactly alpha from its bin's representative,
+    /// for values near 1. Farther out the keys and representatives round with an error
+    /// growing with `|log2 v|`, which can take a bin edge a hair past it (docs/guarantees.md
+    /// says how far).
     pub fn relative_accuracy(&self) -> f64 {
         crate::sketch::mapping::reported_accuracy(self.mapping.relative_accuracy())
     }

@@ -53,7 +53,9 @@ pub use otel::OtelMapping;
 /// A sketch's reported accuracy for a mapping's `alpha`: `alpha + 8 * 2^-52` below 1 (1
 /// stays 1, no guarantee). A value on a bin edge is exactly `alpha` from the bin's
 /// representative, whose rounding in `f64` could put it a few ulps past; this upper bound
-/// makes `(got - want).abs() <= alpha * want` hold as computed.
+/// makes `(got - want).abs() <= alpha * want` hold as computed, for values near 1: far from
+/// 1 the keys and representatives round with an error growing with `|log2 v|`, more than
+/// this covers (docs/guarantees.md).
 pub(crate) fn reported_accuracy(alpha: f64) -> f64 {
     if alpha < 1.0 {
         alpha + 8.0 * f64::EPSILON
