@@ -14,6 +14,21 @@ const REFRESH_UNIT_NS: u64 = 1 << 20;
 
 /// The most quantiles a window caches ([`WindowConfig::with_quantiles`]): one per hedge a
 /// [`Hedger`](crate::hedge::Hedger) may send.
+///
+/// ```
+/// use tailguard::clock::ManualClock;
+/// use tailguard::sketch::presets;
+/// use tailguard::window::{Window, WindowConfig, WindowError, MAX_CACHED_QUANTILES};
+///
+/// let clock = ManualClock::new();
+/// let layout = presets::INT_LATENCY_LAYOUT;
+/// let two = WindowConfig::new().with_quantiles(&[0.9, 0.99]);
+/// assert_eq!(two.quantiles().len(), MAX_CACHED_QUANTILES);
+/// assert!(Window::with_layout(&clock, layout, two).is_ok());
+/// let three = WindowConfig::new().with_quantiles(&[0.5, 0.9, 0.99]);
+/// let refused = Window::with_layout(&clock, layout, three).err();
+/// assert_eq!(refused, Some(WindowError::QuantileCount));
+/// ```
 pub const MAX_CACHED_QUANTILES: usize = 2;
 
 /// How a [`Window`](super::Window) rotates and refreshes its cached quantile.
@@ -51,6 +66,21 @@ impl WindowConfig {
     /// The defaults: 30 s intervals, p90 cached, refreshed when a bin's count reaches a
     /// power of two or a multiple of 1,024, every second, and on every record until the
     /// window holds 32 values; cached from one value up.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// let config = WindowConfig::new();
+    /// assert_eq!(config.interval(), Duration::from_secs(30));
+    /// assert_eq!(config.quantiles(), &[0.9]);
+    /// assert_eq!(config.refresh_records(), 1024);
+    /// assert_eq!(config.refresh_interval(), Duration::from_secs(1));
+    /// assert_eq!(config.warmup_records(), 32);
+    /// assert_eq!(config.min_count(), 1);
+    /// assert!(config.rotate_on_record());
+    /// assert_eq!(config, WindowConfig::default());
+    /// ```
     pub const fn new() -> Self {
         WindowConfig {
             interval: Duration::from_secs(30),
@@ -65,6 +95,27 @@ impl WindowConfig {
     }
 
     /// The length of one interval (at least 8 ns).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig, WindowError};
+    ///
+    /// let clock = ManualClock::new();
+    /// let layout = presets::INT_LATENCY_LAYOUT;
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(5));
+    /// let window = Window::with_layout(&clock, layout, config).unwrap();
+    /// window.record_u64(1_000_000);
+    /// clock.advance(Duration::from_secs(9)); // the next interval: still in the window
+    /// assert_eq!(window.count(), 1);
+    /// clock.advance(Duration::from_secs(10)); // three slots later: forgotten
+    /// assert_eq!(window.count(), 0);
+    ///
+    /// let too_short = WindowConfig::new().with_interval(Duration::from_nanos(4));
+    /// let refused = Window::with_layout(&clock, layout, too_short).err();
+    /// assert_eq!(refused, Some(WindowError::InvalidInterval));
+    /// ```
     pub const fn with_interval(mut self, interval: Duration) -> Self {
         self.interval = interval;
         self
@@ -72,6 +123,27 @@ impl WindowConfig {
 
     /// The quantile [`Window::cached_quantile`](super::Window::cached_quantile) caches, in
     /// (0, 1).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig, WindowError};
+    ///
+    /// let clock = ManualClock::new();
+    /// let layout = presets::INT_LATENCY_LAYOUT;
+    /// let config = WindowConfig::new().with_quantile(0.5);
+    /// let window = Window::with_layout(&clock, layout, config).unwrap();
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// window.maintain();
+    /// let p50 = window.cached_quantile().unwrap();
+    /// assert!((p50 - 50e6).abs() <= 0.01 * 50e6);
+    ///
+    /// let p100 = WindowConfig::new().with_quantile(1.0);
+    /// let refused = Window::with_layout(&clock, layout, p100).err();
+    /// assert_eq!(refused, Some(WindowError::InvalidQuantile));
+    /// ```
     pub const fn with_quantile(mut self, q: f64) -> Self {
         self.quantiles = [q; MAX_CACHED_QUANTILES];
         self.quantile_count = 1;
@@ -121,6 +193,31 @@ impl WindowConfig {
     /// of `records` (rounded up to a power of two); 0 disables both (an
     /// [`ExponentialWindow`](super::ExponentialWindow)'s buckets still ask at their powers
     /// of two).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let layout = presets::INT_LATENCY_LAYOUT;
+    /// // No warm-up and no refresh by time: only the records ask for refreshes.
+    /// let base = WindowConfig::new()
+    ///     .with_warmup_records(0)
+    ///     .with_refresh_interval(Duration::ZERO);
+    /// let asking = Window::with_layout(&clock, layout, base).unwrap();
+    /// asking.record_u64(2_000_000); // its bin's count is 1, a power of two: asks
+    /// asking.maintain();
+    /// assert!(asking.cached_quantile().is_some());
+    ///
+    /// let silent = Window::with_layout(&clock, layout, base.with_refresh_records(0)).unwrap();
+    /// silent.record_u64(2_000_000);
+    /// silent.maintain(); // nothing asked for a refresh
+    /// assert_eq!(silent.cached_quantile(), None);
+    /// silent.refresh();
+    /// assert!(silent.cached_quantile().is_some());
+    /// ```
     pub const fn with_refresh_records(mut self, records: u32) -> Self {
         self.refresh_records = records;
         self
@@ -131,12 +228,56 @@ impl WindowConfig {
     /// tells ages up to its horizon, (2^18 - 1) * 2^32 ns (1,125,895.6 s: 13 days 0 h
     /// 44 min 56 s); a last refresh older than that is always due, so an interval longer
     /// than the horizon refreshes at the horizon (at most 8.6 s past it).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// // Refreshed by time only: no warm-up, no refresh asked by records.
+    /// let config = WindowConfig::new()
+    ///     .with_warmup_records(0)
+    ///     .with_refresh_records(0)
+    ///     .with_refresh_interval(Duration::from_millis(500));
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// window.record_u64(1_000_000);
+    /// window.maintain(); // never refreshed yet: due
+    /// assert_eq!(window.cached_count(), 1);
+    /// window.record_u64(1_000_000);
+    /// window.maintain();
+    /// assert_eq!(window.cached_count(), 1); // not due yet
+    /// clock.advance(Duration::from_millis(500));
+    /// window.maintain();
+    /// assert_eq!(window.cached_count(), 2);
+    /// ```
     pub const fn with_refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
         self
     }
 
     /// Refresh on every record while the window holds fewer values than this.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// // Refreshed only while warming up (under three values).
+    /// let config = WindowConfig::new()
+    ///     .with_warmup_records(3)
+    ///     .with_refresh_records(0)
+    ///     .with_refresh_interval(Duration::ZERO);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// for expected in [1, 2, 3, 3] {
+    ///     window.record_u64(1_000_000);
+    ///     window.maintain();
+    ///     assert_eq!(window.cached_count(), expected);
+    /// }
+    /// ```
     pub const fn with_warmup_records(mut self, records: u32) -> Self {
         self.warmup_records = records;
         self
@@ -145,6 +286,25 @@ impl WindowConfig {
     /// Publish a cached quantile only from a refresh that counted at least this many values
     /// (0 counts as 1); below,
     /// [`Window::cached_quantile`](super::Window::cached_quantile) is `None`.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_min_count(10);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// for _ in 0..9 {
+    ///     window.record_u64(1_000_000);
+    /// }
+    /// window.maintain();
+    /// assert_eq!(window.cached_count(), 9);
+    /// assert_eq!(window.cached_quantile(), None); // too few to trust
+    /// window.record_u64(1_000_000);
+    /// window.maintain();
+    /// assert!(window.cached_quantile().is_some());
+    /// ```
     pub const fn with_min_count(mut self, values: u32) -> Self {
         self.min_count = values;
         self
@@ -159,28 +319,80 @@ impl WindowConfig {
     /// records made after the interval ends are kept in the slot of the interval they
     /// read, ahead of the published one, and those more than one interval ahead may be
     /// expired by the rotation that catches up.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new()
+    ///     .with_interval(Duration::from_secs(10))
+    ///     .with_rotate_on_record(false);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// clock.advance(Duration::from_secs(10));
+    /// window.record_u64(1_000_000); // past the interval, but records do not rotate
+    /// assert_eq!(window.rotations(), 0);
+    /// window.maintain();
+    /// assert_eq!(window.rotations(), 1);
+    /// assert_eq!(window.count(), 1); // the record kept, in the interval it read
+    /// ```
     pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
         self.rotate_on_record = rotate;
         self
     }
 
     /// Whether records rotate the window.
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert!(WindowConfig::new().rotate_on_record());
+    /// assert!(!WindowConfig::new().with_rotate_on_record(false).rotate_on_record());
+    /// ```
     pub const fn rotate_on_record(&self) -> bool {
         self.rotate_on_record
     }
 
     /// The interval length.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().interval(), Duration::from_secs(30));
+    /// let config = WindowConfig::new().with_interval(Duration::from_millis(250));
+    /// assert_eq!(config.interval(), Duration::from_millis(250));
+    /// ```
     pub const fn interval(&self) -> Duration {
         self.interval
     }
 
     /// The (first) cached quantile (0.9 is p90).
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().quantile(), 0.9);
+    /// assert_eq!(WindowConfig::new().with_quantiles(&[0.95, 0.99]).quantile(), 0.95);
+    /// ```
     pub const fn quantile(&self) -> f64 {
         self.quantiles[0]
     }
 
     /// The cached quantiles ([`with_quantiles`](Self::with_quantiles)), at most
     /// [`MAX_CACHED_QUANTILES`] of them.
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().quantiles(), &[0.9]);
+    /// assert_eq!(WindowConfig::new().with_quantile(0.99).quantiles(), &[0.99]);
+    /// // More than MAX_CACHED_QUANTILES: the first ones (the window refuses the configuration).
+    /// let three = WindowConfig::new().with_quantiles(&[0.5, 0.9, 0.99]);
+    /// assert_eq!(three.quantiles(), &[0.5, 0.9]);
+    /// ```
     pub const fn quantiles(&self) -> &[f64] {
         let count = if self.quantile_count < MAX_CACHED_QUANTILES {
             self.quantile_count
@@ -191,6 +403,14 @@ impl WindowConfig {
     }
 
     /// The bin count multiple that triggers a refresh (0: none by count).
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().refresh_records(), 1024);
+    /// // As given: the window rounds it up to a power of two.
+    /// assert_eq!(WindowConfig::new().with_refresh_records(1000).refresh_records(), 1000);
+    /// ```
     pub const fn refresh_records(&self) -> u32 {
         self.refresh_records
     }
@@ -198,16 +418,39 @@ impl WindowConfig {
     /// The time after which maintenance refreshes (zero: none by time; see
     /// [`with_refresh_interval`](Self::with_refresh_interval) for intervals past about 13
     /// days).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().refresh_interval(), Duration::from_secs(1));
+    /// let config = WindowConfig::new().with_refresh_interval(Duration::ZERO);
+    /// assert!(config.refresh_interval().is_zero()); // no refresh by time
+    /// ```
     pub const fn refresh_interval(&self) -> Duration {
         self.refresh_interval
     }
 
     /// The warm-up length in records.
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().warmup_records(), 32);
+    /// assert_eq!(WindowConfig::new().with_warmup_records(0).warmup_records(), 0);
+    /// ```
     pub const fn warmup_records(&self) -> u32 {
         self.warmup_records
     }
 
     /// The fewest values a published quantile is computed from.
+    ///
+    /// ```
+    /// use tailguard::window::WindowConfig;
+    ///
+    /// assert_eq!(WindowConfig::new().min_count(), 1);
+    /// assert_eq!(WindowConfig::new().with_min_count(100).min_count(), 100);
+    /// ```
     pub const fn min_count(&self) -> u32 {
         self.min_count
     }
@@ -220,6 +463,31 @@ impl Default for WindowConfig {
 }
 
 /// Why a window configuration was refused.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::sketch::{ConfigError, IndexMapping, LogMapping};
+/// use tailguard::window::{Window, WindowConfig, WindowError};
+///
+/// let clock = ManualClock::new();
+/// let mapping = LogMapping::with_relative_accuracy(0.02).unwrap();
+/// let window = |min_value: f64, config: WindowConfig| {
+///     Window::<_, LogMapping, 512, 3>::new(&clock, mapping, min_value, config).err()
+/// };
+/// let short = WindowConfig::new().with_interval(Duration::ZERO);
+/// assert_eq!(window(1e6, short), Some(WindowError::InvalidInterval));
+/// let p0 = WindowConfig::new().with_quantile(0.0);
+/// assert_eq!(window(1e6, p0), Some(WindowError::InvalidQuantile));
+/// let none = WindowConfig::new().with_quantiles(&[]);
+/// assert_eq!(window(1e6, none), Some(WindowError::QuantileCount));
+/// let sketch = window(-1.0, WindowConfig::new());
+/// assert_eq!(sketch, Some(WindowError::Sketch(ConfigError::InvalidMinValue)));
+/// assert_eq!(
+///     WindowError::InvalidQuantile.to_string(),
+///     "cached quantile must be in (0, 1)"
+/// );
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
