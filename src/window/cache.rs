@@ -195,6 +195,29 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// Recomputes the cached quantile now (or, if another caller is refreshing, makes
     /// sure that one scans again before it returns).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// // Past warm-up at once, and no refresh by time.
+    /// let config = WindowConfig::new()
+    ///     .with_warmup_records(0)
+    ///     .with_refresh_interval(Duration::ZERO);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// window.record_u64(1_000_000); // its bin's count, 1, is a power of two: asks
+    /// window.maintain();
+    /// window.record_u64(1_000_000); // 2 asks too
+    /// window.maintain();
+    /// window.record_u64(1_000_000); // 3 does not
+    /// window.maintain(); // nothing to do
+    /// assert_eq!(window.cached_count(), 2);
+    /// window.refresh(); // rescans, asked or not
+    /// assert_eq!(window.cached_count(), 3);
+    /// ```
     pub fn refresh(&self) {
         self.refresh_at(self.clock.now());
     }
@@ -345,6 +368,27 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// or zero below, and [`quantile`](Self::quantile) gives the `f64`); see the [module docs](super) for when it is refreshed and what it
     /// is. For a hot path, and for cores without a double-precision FPU, read
     /// [`cached_upper_bound`](Self::cached_upper_bound) instead: integers only.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(10));
+    /// let window = Window::with_layout(&clock, presets::CUBIC_LATENCY_LAYOUT, config).unwrap();
+    /// assert_eq!(window.cached_quantile(), None); // empty
+    /// for ms in 1..=100 {
+    ///     window.record_duration(Duration::from_millis(ms));
+    /// }
+    /// window.maintain();
+    /// let p90 = window.cached_quantile().unwrap(); // nanoseconds
+    /// assert!((p90 - 90e6).abs() <= 0.01 * 90e6);
+    /// clock.advance(Duration::from_secs(30)); // all expired
+    /// window.maintain();
+    /// assert_eq!(window.cached_quantile(), None);
+    /// ```
     #[inline]
     pub fn cached_quantile(&self) -> Option<f64> {
         let word = self.cached_bin.load(Ordering::Relaxed);
@@ -426,6 +470,28 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
 
     /// How many values the window held at the last refresh of the cached quantile
     /// (saturating at `u32::MAX`), counted by the same scan. One atomic load.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::presets;
+    /// use tailguard::window::{Window, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_warmup_records(0).with_refresh_records(0);
+    /// let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    /// assert_eq!(window.cached_count(), 0);
+    /// for _ in 0..5 {
+    ///     window.record_u64(1_000_000);
+    /// }
+    /// window.refresh();
+    /// window.record_u64(1_000_000);
+    /// // The count of the last refresh, not the window's.
+    /// assert_eq!((window.cached_count(), window.count()), (5, 6));
+    /// clock.advance(Duration::from_secs(1)); // a refresh by time is due
+    /// window.maintain();
+    /// assert_eq!(window.cached_count(), 6);
+    /// ```
     #[inline]
     pub fn cached_count(&self) -> u32 {
         self.cached_count.load(Ordering::Relaxed)
