@@ -196,6 +196,28 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         /// [`with_config`](Self::with_config) with its first interval starting at
         /// `origin`: `const`, for a `static` window. On an error the clock is forgotten
         /// rather than dropped (a `const fn` cannot run its destructor).
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::clock::{Instant, ManualClock};
+        /// use tailguard::window::{ExponentialWindow, WindowConfig};
+        ///
+        /// static CLOCK: ManualClock = ManualClock::new();
+        /// const CONFIG: WindowConfig = WindowConfig::new().with_interval(Duration::from_secs(10));
+        /// static WINDOW: ExponentialWindow<&ManualClock, u16, 64> =
+        ///     match ExponentialWindow::with_config_and_origin(&CLOCK, CONFIG, Instant::ZERO) {
+        ///         Ok(window) => window,
+        ///         Err(_) => panic!("invalid window configuration"), // a compile error
+        ///     };
+        ///
+        /// CLOCK.advance(Duration::from_secs(5));
+        /// WINDOW.record_u64(2_000_000);
+        /// WINDOW.maintain();
+        /// assert!(WINDOW.cached_upper_bound().unwrap() >= 2_000_000);
+        /// CLOCK.advance(Duration::from_secs(5)); // 10 s from the origin: the next interval
+        /// WINDOW.maintain();
+        /// assert_eq!((WINDOW.rotations(), WINDOW.count()), (1, 1));
+        /// ```
         pub fn with_config_and_origin(clock: C, config: WindowConfig, origin: Instant) -> Result<Self, WindowError> {
             match Parts::new(config, origin) {
                 Ok(parts) => Ok(Self::from_parts(clock, config, parts)),
@@ -211,6 +233,24 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         /// An empty window whose first interval starts at `origin`: `const`, so that a
         /// window with a constant clock (a unit struct reading a timer) is a `static`,
         /// built at compile time. Errors if `interval` is shorter than 8 ns.
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::clock::{Instant, ManualClock};
+        /// use tailguard::window::ExponentialWindow;
+        ///
+        /// // The clock reads 25 s; intervals of 10 s are counted from zero.
+        /// let clock = ManualClock::starting_at(Instant::from_nanos(25_000_000_000));
+        /// let ten = Duration::from_secs(10);
+        /// let window = ExponentialWindow::<_, u16, 64>::with_origin(&clock, ten, Instant::ZERO).unwrap();
+        /// window.record_u64(1_000_000); // rotates to the interval of 20 to 30 s first
+        /// assert_eq!((window.rotations(), window.count(), window.expired()), (1, 1, 0));
+        /// clock.advance(Duration::from_secs(5)); // 30 s: the next interval
+        /// window.maintain();
+        /// assert_eq!(window.rotations(), 2);
+        /// let four_ns = Duration::from_nanos(4);
+        /// assert!(ExponentialWindow::<_, u16, 64>::with_origin(&clock, four_ns, Instant::ZERO).is_err());
+        /// ```
         pub fn with_origin(clock: C, interval: Duration, origin: Instant) -> Result<Self, WindowError> {
             match intervals(origin, interval) {
                 Ok(intervals) => Ok(Self::of(clock, intervals, Threshold::none())),
@@ -299,18 +339,61 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// Records an integer value (nanoseconds, say) at the clock's current time: exact, with
     /// integer operations only.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// window.record_u64(0); // zero has a bucket of its own
+    /// window.record_u64(1_500_000);
+    /// let snapshot = window.snapshot();
+    /// assert_eq!((snapshot.count(), snapshot.zero_count()), (2, 1));
+    /// let max = window.quantile(1.0).unwrap().unwrap();
+    /// assert!((max / 1.5e6 - 1.0).abs() < snapshot.relative_accuracy());
+    /// ```
     #[inline]
     pub fn record_u64(&self, value: u64) {
         self.record_u64_at(self.clock.now(), value);
     }
 
     /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// window.record_duration(Duration::from_millis(3));
+    /// window.record_u64(3_000_000); // the same value: the same bucket
+    /// assert_eq!(window.snapshot().bucket_counts().max(), Some(2));
+    /// ```
     #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d));
     }
 
     /// [`record_u64`](Self::record_u64) at `now`, a reading of the window's clock.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, ManualClock};
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// let now = clock.now(); // one reading for a batch
+    /// for ms in 1..=3 {
+    ///     window.record_u64_at(now, ms * 1_000_000);
+    /// }
+    /// assert_eq!(window.count(), 3);
+    /// let p50 = window.quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 / 2e6 - 1.0).abs() < window.snapshot().relative_accuracy());
+    /// ```
     #[inline]
     pub fn record_u64_at(&self, now: Instant, value: u64) {
         let fine = (value != 0).then(|| index::of_u64(value));
@@ -319,6 +402,21 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// Records one value. NaN and negative values are errors and change nothing; `+inf`
     /// is recorded as `f64::MAX` and counted by [`clamped`](Self::clamped).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::sketch::RecordError;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// assert_eq!(window.record(2.5e6), Ok(()));
+    /// assert_eq!(window.record(f64::NAN), Err(RecordError::NaN));
+    /// assert_eq!(window.record(-1.0), Err(RecordError::Negative));
+    /// window.record(f64::INFINITY).unwrap(); // as f64::MAX
+    /// assert_eq!((window.count(), window.clamped()), (2, 1));
+    /// ```
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
         if value.is_nan() {
             return Err(RecordError::NaN);
@@ -480,6 +578,23 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// (what a main loop calls when records are made by interrupt handlers that should
     /// not: see [`with_rotate_on_record`](Self::with_rotate_on_record)), and refreshes the
     /// cached quantiles when asked to (see [`cached_upper_bound`](Self::cached_upper_bound)).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::{ExponentialWindow, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_interval(Duration::from_secs(10));
+    /// let window = ExponentialWindow::<_, u16, 64>::with_config(&clock, config).unwrap();
+    /// window.record_u64(1_000_000);
+    /// assert_eq!(window.cached_upper_bound(), None); // records only ask for a refresh
+    /// window.maintain();
+    /// assert!(window.cached_upper_bound().unwrap() >= 1_000_000);
+    /// clock.advance(Duration::from_secs(30));
+    /// window.maintain(); // rotates: the value's interval has left the window
+    /// assert_eq!((window.rotations(), window.expired()), (1, 1));
+    /// ```
     pub fn maintain(&self) {
         self.maintain_at(self.clock.now());
     }
@@ -667,6 +782,24 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// values moving between slots are then seen once. It maintains the window first (as
     /// [`Window`](super::Window)'s queries do), so that intervals the clock has left are
     /// forgotten even when no record or maintenance came since.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// clock.advance(Duration::from_secs(10)); // the next interval: another slot
+    /// window.record_u64(1_000_000_000);
+    /// let snapshot = window.snapshot(); // both slots merged
+    /// assert_eq!(snapshot.count(), 101);
+    /// assert!((snapshot.max().unwrap() / 1e9 - 1.0).abs() <= 1e-6);
+    /// assert!((snapshot.min().unwrap() / 1e6 - 1.0).abs() <= 1e-6);
+    /// ```
     pub fn snapshot(&self) -> ExponentialSketch<u32, B> {
         self.maintain();
         self.changes.read_stable(ATTEMPTS, || {
@@ -681,6 +814,23 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// The values in the window (a scan of every slot). Those the snapshot's `u32`
     /// buckets cannot hold (live slots of `u32` counters holding more than `u32::MAX` in
     /// one merged bucket: its [`saturated`](ExponentialSketch::saturated)) are counted too.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// for _ in 0..3 {
+    ///     window.record_u64(1_000_000);
+    /// }
+    /// clock.advance(Duration::from_secs(10));
+    /// window.record_u64(1_000_000);
+    /// assert_eq!(window.count(), 4); // this interval and the one before
+    /// clock.advance(Duration::from_secs(10));
+    /// assert_eq!(window.count(), 1); // the first interval has left
+    /// ```
     pub fn count(&self) -> u64 {
         let snapshot = self.snapshot();
         snapshot.count().saturating_add(snapshot.saturated())
@@ -688,48 +838,187 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// The `q`-quantile of the values in the window, within the relative accuracy of the
     /// snapshot's scale (`None` if empty). Errors if `q` is not in `[0, 1]`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// assert_eq!(window.quantile(0.5), Ok(None)); // empty
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// let p99 = window.quantile(0.99).unwrap().unwrap();
+    /// assert!((p99 / 99e6 - 1.0).abs() < window.snapshot().relative_accuracy());
+    /// assert!(window.quantile(1.5).is_err());
+    /// ```
     pub fn quantile(&self, q: f64) -> Result<Option<f64>, crate::sketch::InvalidQuantile> {
         self.snapshot().quantile(q)
     }
 
     /// The scale of the published interval's slot (`None` before its first value).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// assert_eq!(window.scale(), None);
+    /// window.record_u64(1_000_000);
+    /// let fine = window.scale().unwrap();
+    /// window.record_u64(5_000_000_000); // outside the slot's buckets: a coarser scale
+    /// assert!(window.scale().unwrap() < fine);
+    /// assert_eq!(window.snapshot().scale(), window.scale().unwrap());
+    /// ```
     pub fn scale(&self) -> Option<i32> {
         let config = self.physical(self.current.load(Acquire)).state().config()?;
         Some(FINEST_SCALE.wrapping_sub(config.downshift as i32))
     }
 
     /// Values whose slot was recycled since they were recorded (modulo 2^32).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// window.record_u64(1_000_000);
+    /// window.record_u64(2_000_000);
+    /// clock.advance(Duration::from_secs(10));
+    /// window.record_u64(3_000_000);
+    /// clock.advance(Duration::from_secs(10)); // the first interval's slot is recycled
+    /// assert_eq!((window.count(), window.expired()), (1, 2));
+    /// ```
     pub fn expired(&self) -> u32 {
         self.expired.load(Relaxed)
     }
 
     /// Rotations so far (modulo 2^32).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// clock.advance(Duration::from_secs(10));
+    /// assert_eq!(window.rotations(), 0); // rotation is lazy
+    /// window.maintain();
+    /// assert_eq!(window.rotations(), 1);
+    /// clock.advance(Duration::from_secs(100)); // ten intervals at once
+    /// window.maintain();
+    /// assert_eq!(window.rotations(), 2);
+    /// ```
     pub fn rotations(&self) -> u32 {
         self.rotations.load(Relaxed)
     }
 
     /// Rescales so far: values that fell outside the current slot (modulo 2^32).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// window.record_u64(1_000_000); // 15 octaves around 1 ms: 5.5 us to 181 ms
+    /// window.record_u64(100_000_000);
+    /// window.record_u64(0); // the zero bucket: never outside
+    /// assert_eq!(window.rescales(), 0);
+    /// window.record_u64(1_000); // 1 us
+    /// assert_eq!((window.rescales(), window.count()), (1, 4));
+    /// ```
     pub fn rescales(&self) -> u32 {
         self.rescales.load(Relaxed)
     }
 
     /// Values recorded into the nearest bucket of their slot (see the type's docs), and
     /// infinities recorded as `f64::MAX`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10))
+    ///     .unwrap()
+    ///     .with_rotate_on_record(false);
+    /// window.record_u64(1_000_000);
+    /// window.record_u64(1_000); // outside, and records do not rescale: the nearest bucket
+    /// window.record(f64::INFINITY).unwrap();
+    /// assert_eq!((window.clamped(), window.count()), (3, 3));
+    /// ```
     pub fn clamped(&self) -> u32 {
         self.clamped.load(Relaxed)
     }
 
     /// Values dropped because their bucket was full ([`WindowCounter::LIMIT`]).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::{ExponentialWindow, WindowCounter};
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(10)).unwrap();
+    /// let limit = <u16 as WindowCounter>::LIMIT;
+    /// for _ in 0..=limit {
+    ///     window.record_u64(1_000_000); // all in one bucket
+    /// }
+    /// assert_eq!((window.count(), window.saturated()), (u64::from(limit), 1));
+    /// clock.advance(Duration::from_secs(10));
+    /// window.record_u64(1_000_000); // a new interval, a new slot
+    /// assert_eq!(window.saturated(), 1);
+    /// ```
     pub fn saturated(&self) -> u32 {
         self.saturated.load(Relaxed)
     }
 
     /// Records that raced two clears of their slot (see the type's docs).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// let clock = ManualClock::new();
+    /// let window = ExponentialWindow::<_, u16, 64>::new(&clock, Duration::from_secs(1)).unwrap();
+    /// // One thread, never preempted by a clear: rotations and rescales race no record.
+    /// for v in 1..=1_000u64 {
+    ///     window.record_u64(v * v * 1_000);
+    ///     clock.advance(Duration::from_millis(7));
+    /// }
+    /// assert!(window.rotations() > 0 && window.rescales() > 0);
+    /// assert_eq!(window.raced(), 0);
+    /// let accounted = window.count() + u64::from(window.expired()) + u64::from(window.saturated());
+    /// assert_eq!(accounted, 1_000);
+    /// ```
     pub fn raced(&self) -> u32 {
         self.raced.load(Relaxed)
     }
 
     /// The window's clock.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::ExponentialWindow;
+    ///
+    /// // The window owns its clock.
+    /// let window = ExponentialWindow::<_, u16, 64>::new(ManualClock::new(), Duration::from_secs(10)).unwrap();
+    /// window.record_u64(1_000_000);
+    /// window.clock().advance(Duration::from_secs(30));
+    /// assert_eq!((window.count(), window.expired()), (0, 1));
+    /// ```
     pub fn clock(&self) -> &C {
         &self.clock
     }

@@ -286,6 +286,24 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// [`cached_upper_bound`](Self::cached_upper_bound) of the `i`-th configured quantile
     /// ([`WindowConfig::with_quantiles`](crate::window::WindowConfig::with_quantiles));
     /// `None` when fewer than `i + 1` are configured.
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::{ExponentialWindow, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_quantiles(&[0.5, 0.99]);
+    /// let window = ExponentialWindow::<_, u16, 64>::with_config(&clock, config).unwrap();
+    /// for ms in 1..=100 {
+    ///     window.record_u64(ms * 1_000_000);
+    /// }
+    /// window.maintain();
+    /// let p50 = window.cached_upper_bound_of(0).unwrap();
+    /// let p99 = window.cached_upper_bound_of(1).unwrap();
+    /// assert_eq!(window.cached_upper_bound(), Some(p50));
+    /// assert!(p50 >= 50_000_000 && p50 < p99 && p99 >= 99_000_000);
+    /// assert_eq!(window.cached_upper_bound_of(2), None);
+    /// ```
     #[inline]
     pub fn cached_upper_bound_of(&self, i: usize) -> Option<u64> {
         self.threshold.bound(i)
@@ -293,6 +311,21 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
 
     /// How many values the window held at the last refresh of the cached quantiles
     /// (saturating at `u32::MAX`).
+    ///
+    /// ```
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::window::{ExponentialWindow, WindowConfig};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = WindowConfig::new().with_warmup_records(0); // refreshed only when asked
+    /// let window = ExponentialWindow::<_, u16, 64>::with_config(&clock, config).unwrap();
+    /// for expected in [1, 2, 2] {
+    ///     window.record_u64(1_000_000); // its bucket's count 1 and 2 ask, 3 does not
+    ///     window.maintain();
+    ///     assert_eq!(window.cached_count(), expected);
+    /// }
+    /// assert_eq!(window.count(), 3); // more than half counted
+    /// ```
     pub fn cached_count(&self) -> u32 {
         self.threshold.counted.load(Relaxed)
     }
