@@ -46,6 +46,16 @@ pub struct RatioBudget<C: Clock = NoClock> {
 
 impl RatioBudget {
     /// The largest cap, in tokens (the balance is a `u32` of millionths).
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, BudgetError, RatioBudget};
+    ///
+    /// assert_eq!(RatioBudget::MAX_CAP, 4294);
+    /// let largest = RatioBudget::new(0.1, RatioBudget::MAX_CAP).unwrap();
+    /// assert_eq!(largest.balance(), 4294.0); // it starts full
+    /// let refused = RatioBudget::new(0.1, RatioBudget::MAX_CAP + 1).err();
+    /// assert_eq!(refused, Some(BudgetError::InvalidCap));
+    /// ```
     pub const MAX_CAP: u32 = u32::MAX / UNITS_PER_TOKEN;
 
     const_unless_loom! {
@@ -88,6 +98,24 @@ impl RatioBudget {
 
     const_unless_loom! {
         /// [`new`](Self::new) with the ratio in millionths of a token (100,000 = 10 %).
+        ///
+        /// ```
+        /// use tailguard::budget::{Budget, BudgetError, RatioBudget};
+        ///
+        /// let budget = RatioBudget::from_parts_per_million(250_000, 1).unwrap(); // 25 %
+        /// assert_eq!(budget.ratio(), 0.25);
+        /// assert!(budget.try_acquire()); // it starts full
+        /// for _ in 0..3 {
+        ///     budget.on_request();
+        /// }
+        /// assert!(!budget.try_acquire()); // three quarters of a token
+        /// budget.on_request();
+        /// assert!(budget.try_acquire()); // four requests paid for one hedge
+        /// let too_much = RatioBudget::from_parts_per_million(1_000_000_001, 1).err();
+        /// assert_eq!(too_much, Some(BudgetError::InvalidRatio));
+        /// let no_cap = RatioBudget::from_parts_per_million(250_000, 0).err();
+        /// assert_eq!(no_cap, Some(BudgetError::InvalidCap));
+        /// ```
         pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
             if cap == 0 || cap > Self::MAX_CAP {
                 return Err(BudgetError::InvalidCap);
@@ -116,6 +144,24 @@ impl RatioBudget {
         /// and with [`BudgetError::InvalidBurst`] if that burst would take more than 26
         /// days to refill (rates below about 4.5e-7 per second). `const` (see
         /// [`TokenBucket::new`] for the clock).
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::budget::{Budget, BudgetError, RatioBudget};
+        /// use tailguard::clock::ManualClock;
+        ///
+        /// let clock = ManualClock::new();
+        /// // 1 % of traffic, but at least two hedges a second.
+        /// let budget = RatioBudget::new(0.01, 1).unwrap().with_min_allowance(2.0, &clock).unwrap();
+        /// assert!(budget.try_acquire()); // the ratio balance's token
+        /// assert!(budget.try_acquire() && budget.try_acquire()); // the allowance's burst of 2
+        /// assert!(!budget.try_acquire()); // no traffic paid for more
+        /// clock.advance(Duration::from_millis(500));
+        /// assert!(budget.try_acquire()); // one more every half second
+        /// assert!(!budget.try_acquire());
+        /// let none = RatioBudget::new(0.01, 1).unwrap().with_min_allowance(0.0, &clock).err();
+        /// assert_eq!(none, Some(BudgetError::InvalidRate));
+        /// ```
         pub fn with_min_allowance<C: Clock>(
             self,
             per_second: f64,
@@ -160,6 +206,15 @@ impl RatioBudget {
 
 impl Default for RatioBudget {
     /// 10 % of traffic, at most 10 tokens saved up.
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::default();
+    /// assert_eq!((budget.ratio(), budget.cap()), (0.1, 10));
+    /// assert_eq!(budget.balance(), 10.0); // it starts full
+    /// assert!(budget.allowance().is_none());
+    /// ```
     fn default() -> Self {
         RatioBudget {
             balance: AtomicU32::new(10 * UNITS_PER_TOKEN),
@@ -173,16 +228,49 @@ impl Default for RatioBudget {
 
 impl<C: Clock> RatioBudget<C> {
     /// The deposit per request, in tokens.
+    ///
+    /// ```
+    /// use tailguard::budget::RatioBudget;
+    ///
+    /// assert_eq!(RatioBudget::new(0.1, 10).unwrap().ratio(), 0.1);
+    /// // Kept in millionths of a token, rounded to the nearest.
+    /// assert_eq!(RatioBudget::new(0.123_456_7, 10).unwrap().ratio(), 0.123_457);
+    /// assert_eq!(RatioBudget::from_parts_per_million(50_000, 10).unwrap().ratio(), 0.05);
+    /// ```
     pub fn ratio(&self) -> f64 {
         f64::from(self.deposit) / f64::from(UNITS_PER_TOKEN)
     }
 
     /// The most tokens the ratio balance holds.
+    ///
+    /// ```
+    /// use tailguard::budget::{Budget, RatioBudget};
+    ///
+    /// let budget = RatioBudget::new(0.5, 3).unwrap();
+    /// assert_eq!(budget.cap(), 3);
+    /// for _ in 0..100 {
+    ///     budget.on_request(); // full already: deposits past the cap are lost
+    /// }
+    /// assert_eq!(budget.balance(), 3.0);
+    /// assert_eq!((0..10).filter(|_| budget.try_acquire()).count(), 3);
+    /// ```
     pub fn cap(&self) -> u32 {
         self.cap / UNITS_PER_TOKEN
     }
 
     /// The minimum allowance, if any.
+    ///
+    /// ```
+    /// use tailguard::budget::RatioBudget;
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// assert!(RatioBudget::new(0.1, 10).unwrap().allowance().is_none());
+    /// let budget = RatioBudget::new(0.1, 10).unwrap().with_min_allowance(2.5, &clock).unwrap();
+    /// let allowance = budget.allowance().unwrap();
+    /// assert_eq!(allowance.burst(), 3); // one second's worth, rounded up
+    /// assert!(allowance.rate() >= 2.5 && allowance.rate() < 2.5 * (1.0 + 1.0 / 512.0));
+    /// ```
     pub fn allowance(&self) -> Option<&TokenBucket<C>> {
         self.allowance.as_ref()
     }
