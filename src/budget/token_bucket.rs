@@ -76,6 +76,17 @@ impl<C> TokenBucket<C> {
     /// The largest burst: a full burst spans at most 2^20 time units, so a token spans at
     /// least 2^9 of them, bounding the rounding of the rate, unless the burst refills
     /// in under 4 ms (then the unit is the smallest, 8 ns).
+    ///
+    /// ```
+    /// use tailguard::budget::{BudgetError, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// assert_eq!(TokenBucket::<&ManualClock>::MAX_BURST, 1024);
+    /// assert_eq!(TokenBucket::new(&clock, 1000.0, 1024).unwrap().burst(), 1024);
+    /// let refused = TokenBucket::new(&clock, 1000.0, 1025).err();
+    /// assert_eq!(refused, Some(BudgetError::InvalidBurst));
+    /// ```
     pub const MAX_BURST: u32 = 1024;
 }
 
@@ -225,12 +236,42 @@ impl<C: Clock> TokenBucket<C> {
     }
 
     /// The applied rate, tokens per second (after rounding to the time unit).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::{Budget, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// let bucket = TokenBucket::new(&clock, 3.0, 1).unwrap();
+    /// // At or slightly above the rate asked for: a token every 1/3 s or a little less.
+    /// let rate = bucket.rate();
+    /// assert!(rate >= 3.0 && rate < 3.0 * (1.0 + 1.0 / 512.0));
+    /// assert!(bucket.try_acquire());
+    /// clock.advance(Duration::from_millis(333));
+    /// assert!(!bucket.try_acquire());
+    /// clock.advance(Duration::from_nanos(333_333)); // 1/3 s in all, rounded down
+    /// assert!(bucket.try_acquire());
+    /// ```
     pub fn rate(&self) -> f64 {
         let unit_ns = self.coarse.unit().as_nanos() as f64;
         1e9 / (f64::from(self.emission) * unit_ns)
     }
 
     /// The configured burst.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::{Budget, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    ///
+    /// let clock = ManualClock::new();
+    /// let bucket = TokenBucket::new(&clock, 10.0, 4).unwrap();
+    /// assert_eq!(bucket.burst(), 4);
+    /// assert_eq!((0..10).filter(|_| bucket.try_acquire()).count(), 4); // a full bucket at once
+    /// clock.advance(Duration::from_secs(60)); // idle for long: full again, never more
+    /// assert_eq!((0..10).filter(|_| bucket.try_acquire()).count(), 4);
+    /// ```
     pub fn burst(&self) -> u32 {
         self.span.checked_div(self.emission).unwrap_or(0)
     }
