@@ -17,6 +17,36 @@ use tower_service::Service;
 ///
 /// Put it *inside* the [`HedgeLayer`](super::HedgeLayer) to hedge a streaming endpoint on
 /// its time to first byte: `ServiceBuilder::new().layer(hedge).layer(FirstByteLayer)`.
+///
+/// ```
+/// use std::convert::Infallible;
+/// use std::time::Duration;
+/// use bytes::Bytes;
+/// use http::{Request, Response};
+/// use http_body::Frame;
+/// use http_body_util::{BodyExt, StreamBody};
+/// use smol::stream::{self, StreamExt};
+/// use tailguard::tower::FirstByteLayer;
+/// use tower::{service_fn, Layer, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// // The headers come at once, the body's first byte when it is sent.
+/// let (first_byte, rx) = tokio::sync::oneshot::channel::<Bytes>();
+/// let mut body = Some(StreamBody::new(stream::once_future(rx).map(|b| b.map(Frame::data))));
+/// let backend = service_fn(move |_req: Request<()>| {
+///     let body = body.take().unwrap();
+///     async move { Ok::<_, Infallible>(Response::new(body)) }
+/// });
+/// let mut response = Box::pin(FirstByteLayer.layer(backend).oneshot(Request::new(())));
+/// // Tokio's paused time: the timeout fires at once, with no real wait.
+/// let waited = tokio::time::timeout(Duration::from_secs(1), &mut response).await;
+/// assert!(waited.is_err()); // headers in, no byte yet: not ready
+/// first_byte.send(Bytes::from("token")).unwrap();
+/// let body = response.await.unwrap().into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(body, "token");
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FirstByteLayer;
 
@@ -78,6 +108,38 @@ where
 
 pin_project! {
     /// The response future of [`FirstByte`].
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use bytes::Bytes;
+    /// use http::{Request, Response};
+    /// use http_body::{Body, Frame};
+    /// use http_body_util::{BodyExt, Empty, StreamBody};
+    /// use tailguard::tower::{FirstByteFuture, FirstByteLayer};
+    /// use tower::{service_fn, Layer, Service, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // Two empty data frames before the first byte.
+    /// let backend = service_fn(|_req: Request<()>| async {
+    ///     let frames = ["", "", "data"].map(|s| Ok::<_, Infallible>(Frame::data(Bytes::from(s))));
+    ///     Ok::<_, Infallible>(Response::new(StreamBody::new(smol::stream::iter(frames))))
+    /// });
+    /// let mut service = FirstByteLayer.layer(backend);
+    /// let future: FirstByteFuture<_, _> = service.ready().await.unwrap().call(Request::new(()));
+    /// let mut body = future.await.unwrap().into_body();
+    /// // The empty frames were skipped: the kept frame holds the first byte.
+    /// let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    /// assert_eq!(first, "data");
+    ///
+    /// // A body that ends without a byte completes the future too.
+    /// let empty = service_fn(|_req: Request<()>| async {
+    ///     Ok::<_, Infallible>(Response::new(Empty::<Bytes>::new()))
+    /// });
+    /// let response = FirstByteLayer.layer(empty).oneshot(Request::new(())).await.unwrap();
+    /// assert!(response.body().is_end_stream());
+    /// # }
+    /// ```
     pub struct FirstByteFuture<F, B> {
         #[pin]
         headers: Option<F>,
@@ -150,6 +212,29 @@ impl<F, B> fmt::Debug for FirstByteFuture<F, B> {
 pin_project! {
     /// A response body whose first frame was already read by [`FirstByte`]: it yields
     /// that frame, then the rest of the inner body.
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use bytes::Bytes;
+    /// use http::{Request, Response};
+    /// use http_body::Body;
+    /// use http_body_util::{BodyExt, Full};
+    /// use tailguard::tower::{FirstByteLayer, Prefetched};
+    /// use tower::{service_fn, Layer, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let backend = service_fn(|_req: Request<()>| async {
+    ///     Ok::<_, Infallible>(Response::new(Full::new(Bytes::from("hello"))))
+    /// });
+    /// let response = FirstByteLayer.layer(backend).oneshot(Request::new(())).await.unwrap();
+    /// let body: Prefetched<Full<Bytes>> = response.into_body();
+    /// // The inner body's only frame was read; the kept frame still counts.
+    /// assert_eq!(body.size_hint().exact(), Some(5));
+    /// assert!(!body.is_end_stream());
+    /// assert_eq!(body.collect().await.unwrap().to_bytes(), "hello");
+    /// # }
+    /// ```
     #[derive(Debug)]
     pub struct Prefetched<B: Body> {
         first: Option<Frame<B::Data>>,
@@ -160,6 +245,27 @@ pin_project! {
 
 impl<B: Body> Prefetched<B> {
     /// The inner body (without the prefetched frame, if it is still unread).
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use bytes::Bytes;
+    /// use http::{Request, Response};
+    /// use http_body::Frame;
+    /// use http_body_util::{BodyExt, StreamBody};
+    /// use tailguard::tower::FirstByteLayer;
+    /// use tower::{service_fn, Layer, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let backend = service_fn(|_req: Request<()>| async {
+    ///     let frames = ["first, ", "rest"].map(|s| Ok::<_, Infallible>(Frame::data(Bytes::from(s))));
+    ///     Ok::<_, Infallible>(Response::new(StreamBody::new(smol::stream::iter(frames))))
+    /// });
+    /// let response = FirstByteLayer.layer(backend).oneshot(Request::new(())).await.unwrap();
+    /// let inner = response.into_body().into_inner(); // the unread first frame is dropped
+    /// assert_eq!(inner.collect().await.unwrap().to_bytes(), "rest");
+    /// # }
+    /// ```
     pub fn into_inner(self) -> B {
         self.inner
     }
@@ -204,6 +310,37 @@ impl<B: Body> Body for Prefetched<B> {
 
 /// Why a [`FirstByte`] service failed: the inner service, or the body before its first
 /// byte.
+///
+/// ```
+/// use std::error::Error;
+/// use std::io;
+/// use bytes::Bytes;
+/// use http::{Request, Response};
+/// use http_body::Frame;
+/// use http_body_util::{Full, StreamBody};
+/// use tailguard::tower::{FirstByteError, FirstByteLayer};
+/// use tower::{service_fn, Layer, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let refused = service_fn(|_req: Request<()>| async {
+///     Err::<Response<Full<Bytes>>, _>(io::Error::other("connection refused"))
+/// });
+/// let err = FirstByteLayer.layer(refused).oneshot(Request::new(())).await.err().unwrap();
+/// assert!(matches!(err, FirstByteError::Service(_)));
+/// assert_eq!(err.to_string(), "service error: connection refused");
+///
+/// // Headers, then a reset before any byte: the response future fails.
+/// let reset = service_fn(|_req: Request<()>| async {
+///     let frames = [Err::<Frame<Bytes>, _>(io::Error::other("reset"))];
+///     Ok::<_, io::Error>(Response::new(StreamBody::new(smol::stream::iter(frames))))
+/// });
+/// let err = FirstByteLayer.layer(reset).oneshot(Request::new(())).await.err().unwrap();
+/// assert!(matches!(err, FirstByteError::Body(_)));
+/// assert_eq!(err.to_string(), "response body failed before its first byte: reset");
+/// assert_eq!(err.source().unwrap().to_string(), "reset");
+/// # }
+/// ```
 #[derive(Debug)]
 pub enum FirstByteError<E, BodyError> {
     /// The inner service failed.
