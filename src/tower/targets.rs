@@ -16,12 +16,57 @@ use crate::registry::Registry;
 /// several keeps one hedger per target: [`PerTarget`]. A single `Arc` of a hedger (any
 /// [`Hedger`], or an `Arc<dyn HedgePolicy + Send + Sync>`) serves every request with one
 /// hedger.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tailguard::clock::StdClock;
+/// use tailguard::hedge::{HedgeConfig, HedgePolicy, Hedger};
+/// use tailguard::tower::Targets;
+///
+/// let hedger = Arc::new(Hedger::new(StdClock::new(), HedgeConfig::new()).unwrap());
+/// let a = http::Request::get("http://a.example/").body(()).unwrap();
+/// let b = http::Request::get("http://b.example/").body(()).unwrap();
+/// // An `Arc` of a hedger: the same one for every request.
+/// assert!(Arc::ptr_eq(&hedger.hedger_for(&a).unwrap(), &hedger));
+/// assert!(Arc::ptr_eq(&hedger.hedger_for(&b).unwrap(), &hedger));
+/// let shared: Arc<dyn HedgePolicy + Send + Sync> = hedger.clone();
+/// assert!(shared.hedger_for(&b).is_some());
+///
+/// // A choice of one's own: hedge one host, pass the others through.
+/// struct OnlyA(Arc<Hedger<StdClock>>);
+/// impl Targets<http::Request<()>> for OnlyA {
+///     type Hedger = Hedger<StdClock>;
+///     fn hedger_for(&self, request: &http::Request<()>) -> Option<Arc<Self::Hedger>> {
+///         (request.uri().host() == Some("a.example")).then(|| Arc::clone(&self.0))
+///     }
+/// }
+/// let only_a = OnlyA(hedger);
+/// assert!(only_a.hedger_for(&a).is_some());
+/// assert!(only_a.hedger_for(&b).is_none());
+/// ```
 pub trait Targets<Req> {
     /// The hedgers' type.
     type Hedger: HedgePolicy + ?Sized;
 
     /// The hedger for `request`'s target, or `None` to pass the request through
     /// unhedged.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::HedgeConfig;
+    /// use tailguard::tower::{PerTarget, Targets};
+    ///
+    /// let by_host = |req: &http::Request<()>| req.uri().host().map(str::to_owned);
+    /// let targets: PerTarget<_, _, _> = PerTarget::new(StdClock::new(), HedgeConfig::new(), by_host).unwrap();
+    /// let targets = Arc::new(targets);
+    /// let get = |uri: &str| http::Request::get(uri).body(()).unwrap();
+    /// let first = targets.hedger_for(&get("http://a.example/x")).unwrap();
+    /// let again = targets.hedger_for(&get("http://a.example/y")).unwrap(); // the same host
+    /// let other = targets.hedger_for(&get("http://b.example/x")).unwrap();
+    /// assert!(Arc::ptr_eq(&first, &again));
+    /// assert!(!Arc::ptr_eq(&first, &other));
+    /// ```
     fn hedger_for(&self, request: &Req) -> Option<Arc<Self::Hedger>>;
 }
 
@@ -115,6 +160,24 @@ impl<K: Eq, F, C: Clock + Clone + Send + Sync + 'static, const CAP: usize>
 {
     /// One hedger per target, each made by `Hedger::new(clock, config)`. Errors if
     /// `config` is invalid.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::HedgeConfig;
+    /// use tailguard::tower::{PerTarget, Targets};
+    ///
+    /// let by_path = |req: &http::Request<()>| req.uri().path().to_owned();
+    /// let config = HedgeConfig::new().with_percentile(0.99);
+    /// let targets: PerTarget<_, _, _> = PerTarget::new(StdClock::new(), config, by_path).unwrap();
+    /// let targets = Arc::new(targets);
+    /// let request = http::Request::get("/search").body(()).unwrap();
+    /// assert_eq!(targets.hedger_for(&request).unwrap().config().percentile(), 0.99);
+    ///
+    /// // An invalid configuration is refused at once, not at the first request.
+    /// let invalid = HedgeConfig::new().with_percentile(1.5);
+    /// assert!(PerTarget::<String, _, _>::new(StdClock::new(), invalid, by_path).is_err());
+    /// ```
     pub fn new(clock: C, config: HedgeConfig, key: F) -> Result<Self, HedgeError> {
         Hedger::new(clock.clone(), config)?;
         Ok(Self::with_factory(key, move |_| {
@@ -128,6 +191,30 @@ impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
     /// all (an `Arc` of it), or a configuration of its own per target. A target whose
     /// hedger cannot be made passes through and is counted in
     /// [`untracked`](PerTarget::untracked).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::{HedgeConfig, Hedger};
+    /// use tailguard::tower::{PerTarget, Targets};
+    ///
+    /// let by_path = |req: &http::Request<()>| req.uri().path().to_owned();
+    /// // A configuration per route; "/bad" gets one that is refused.
+    /// let targets: PerTarget<_, _, _> = PerTarget::with_factory(by_path, |path: &String| {
+    ///     let percentile = match path.as_str() {
+    ///         "/search" => 0.99,
+    ///         "/bad" => 1.5,
+    ///         _ => 0.9,
+    ///     };
+    ///     Hedger::new(StdClock::new(), HedgeConfig::new().with_percentile(percentile))
+    /// });
+    /// let targets = Arc::new(targets);
+    /// let get = |path: &str| http::Request::get(path).body(()).unwrap();
+    /// assert_eq!(targets.hedger_for(&get("/search")).unwrap().config().percentile(), 0.99);
+    /// assert_eq!(targets.hedger_for(&get("/items")).unwrap().config().percentile(), 0.9);
+    /// assert!(targets.hedger_for(&get("/bad")).is_none()); // passed through unhedged
+    /// assert_eq!(targets.untracked(), 1);
+    /// ```
     pub fn with_factory(
         key: F,
         make: impl Fn(&K) -> Result<H, HedgeError> + Send + Sync + 'static,
@@ -142,12 +229,47 @@ impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
 
     /// Requests passed through because their target could not be tracked (registry
     /// full, or the hedger could not be made).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::HedgeConfig;
+    /// use tailguard::tower::{PerTarget, Targets};
+    ///
+    /// let by_host = |req: &http::Request<()>| req.uri().host().map(str::to_owned);
+    /// // Room for two targets.
+    /// let targets: PerTarget<_, _, _, 2> = PerTarget::new(StdClock::new(), HedgeConfig::new(), by_host).unwrap();
+    /// let targets = Arc::new(targets);
+    /// for host in ["a", "b", "c", "a", "c"] {
+    ///     let request = http::Request::get(format!("http://{host}.example/")).body(()).unwrap();
+    ///     targets.hedger_for(&request);
+    /// }
+    /// assert_eq!(targets.untracked(), 2); // both requests to c: counted each time
+    /// ```
     pub fn untracked(&self) -> u64 {
         self.untracked.load(Relaxed)
     }
 
     /// Calls `f` with every target and its hedger, in the order they appeared (to report
     /// [`Stats`](crate::hedge::Stats) per target, say).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tailguard::clock::StdClock;
+    /// use tailguard::hedge::HedgeConfig;
+    /// use tailguard::tower::{PerTarget, Targets};
+    ///
+    /// let by_path = |req: &http::Request<()>| req.uri().path().to_owned();
+    /// let targets: PerTarget<_, _, _> = PerTarget::new(StdClock::new(), HedgeConfig::new(), by_path).unwrap();
+    /// let targets = Arc::new(targets);
+    /// for path in ["/items", "/search", "/items", "/search", "/items"] {
+    ///     let request = http::Request::get(path).body(()).unwrap();
+    ///     targets.hedger_for(&request).unwrap().start();
+    /// }
+    /// let mut seen = Vec::new();
+    /// targets.for_each(|path, hedger| seen.push((path.clone(), hedger.stats().requests)));
+    /// assert_eq!(seen, [("/items".to_owned(), 3), ("/search".to_owned(), 2)]); // in order of appearance
+    /// ```
     pub fn for_each(&self, mut f: impl FnMut(&K, &H)) {
         let hedgers = self.hedgers.read().unwrap_or_else(PoisonError::into_inner);
         for (key, hedger) in hedgers.iter() {
