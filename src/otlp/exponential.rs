@@ -109,6 +109,9 @@ fn decode<C: Counter, const B: usize>(
         count: found.count,
         stats,
     };
+    // The merge takes the point's zeros first, up to the room left below a count of
+    // `u64::MAX`: those are the zeros added.
+    let zeros_added = found.zero_count.min(u64::MAX.wrapping_sub(sketch.count()));
     // Pass 1 accepted these bytes, so this pass does too.
     let saturated = sketch
         .merge_point(&point, |sink| {
@@ -139,7 +142,7 @@ fn decode<C: Counter, const B: usize>(
         added: found.count.saturating_sub(saturated),
         saturated,
         wide_zero: if found.zero_threshold > 0.0 {
-            found.zero_count
+            zeros_added
         } else {
             0
         },
@@ -442,6 +445,21 @@ mod tests {
         let r = decode_into(&point(-4, 1, &[3], 0).0, &mut t).unwrap();
         assert_eq!((r.added, r.saturated), (0, 3));
         assert_eq!((t.scale(), t.count(), t.saturated()), (0, u64::MAX, 3));
+    }
+
+    /// `wide_zero` counts the zeros added, as for a `DDSketch`: a wide zero bucket that
+    /// finds the count at `u64::MAX` adds nothing, so none of it is a wide zero.
+    #[test]
+    fn wide_zeros_are_only_those_added() {
+        let wide = |zeros: u64| point(0, 0, &[], zeros).double(14, 1e-9);
+        let mut s = ExponentialSketch::<u16, 64>::new();
+        let r = decode_into(&wide(3).0, &mut s).unwrap();
+        assert_eq!((r.added, r.wide_zero), (3, 3));
+        decode_into(&point(0, 0, &[], u64::MAX - 5).0, &mut s).unwrap();
+        let r = decode_into(&wide(4).0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated, r.wide_zero), (2, 2, 2));
+        let r = decode_into(&wide(5).0, &mut s).unwrap();
+        assert_eq!((r.added, r.saturated, r.wide_zero), (0, 5, 0));
     }
 
     #[test]

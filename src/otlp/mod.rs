@@ -165,8 +165,8 @@
 //!   for a `DDSketch`: min in the lowest class holding values, the zero bucket up to its
 //!   threshold or a bucket, max in the highest, the logarithm method's error allowed at
 //!   an edge); otherwise the buckets' representatives. `+inf` is held as `f64::MAX`.
-//!   [`Decoded::exact_stats`] says which. A `zero_threshold` above 0 counts the zero
-//!   count in [`Decoded::wide_zero`]; `below_range` and `above_range` are 0 (the sketch
+//!   [`Decoded::exact_stats`] says which. A `zero_threshold` above 0 counts the zeros
+//!   added in [`Decoded::wide_zero`]; `below_range` and `above_range` are 0 (the sketch
 //!   has no range).
 
 // One concept per file: `message` (the data point, field by field, over the protobuf
