@@ -488,7 +488,7 @@ typedef struct tg_window_config {
 
 /**
  * A value was refused: NaN or negative, or a constant out of its range (a convention, an
- * attempt number, a count).
+ * attempt number, a count, a buffer length above PTRDIFF_MAX).
  */
 #define TG_ERR_VALUE -6
 
@@ -650,7 +650,8 @@ tg_status tg_ratio_budget_denied(const struct tg_ratio_budget *b, uint32_t *out)
  * (`TG_CONVENTION_*`) into `cap` bytes at `buf` (null if `cap` is 0), and writes the
  * length to `*written`.
  * Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_VALUE (unknown
- * convention) or TG_ERR_BUFFER (`*written` is then the length needed).
+ * convention, or `cap` above PTRDIFF_MAX) or TG_ERR_BUFFER (`*written` is then the length
+ * needed).
  */
 tg_status tg_sketch_encode_ddsketch(const struct tg_sketch *s,
                                     uint32_t convention,
@@ -662,8 +663,8 @@ tg_status tg_sketch_encode_ddsketch(const struct tg_sketch *s,
  * Merges a DataDog DDSketch protobuf message (`len` bytes at `bytes`, in `convention`)
  * into the sketch, re-binning a foreign mapping; all or nothing.
  * Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_VALUE (unknown
- * convention) or TG_ERR_DECODE (not a message, negative values, or a mapping it cannot
- * re-bin: the sketch unchanged).
+ * convention, or `len` above PTRDIFF_MAX) or TG_ERR_DECODE (not a message, negative
+ * values, or a mapping it cannot re-bin: the sketch unchanged).
  */
 tg_status tg_sketch_decode_ddsketch(struct tg_sketch *s,
                                     uint32_t convention,
@@ -675,7 +676,8 @@ tg_status tg_sketch_decode_ddsketch(struct tg_sketch *s,
  * with its start and end times (Unix nanoseconds, 0 for absent) into `cap` bytes at
  * `buf` (null if `cap` is 0), and writes the length to `*written`.
  * Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_PRESET (not the
- * OTEL preset) or TG_ERR_BUFFER (`*written` is then the length needed).
+ * OTEL preset), TG_ERR_VALUE (`cap` above PTRDIFF_MAX) or TG_ERR_BUFFER (`*written` is
+ * then the length needed).
  */
 tg_status tg_sketch_encode_otlp(const struct tg_sketch *s,
                                 uint64_t start_unix_ns,
@@ -688,8 +690,8 @@ tg_status tg_sketch_encode_otlp(const struct tg_sketch *s,
  * Merges an OTLP `ExponentialHistogramDataPoint` (`len` bytes at `bytes`) into an
  * OTEL-preset sketch; all or nothing.
  * Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_PRESET (not the
- * OTEL preset) or TG_ERR_DECODE (not a data point, negative buckets, or a coarser scale:
- * the sketch unchanged).
+ * OTEL preset), TG_ERR_VALUE (`len` above PTRDIFF_MAX) or TG_ERR_DECODE (not a data
+ * point, negative buckets, or a coarser scale: the sketch unchanged).
  */
 tg_status tg_sketch_decode_otlp(struct tg_sketch *s, const uint8_t *bytes, size_t len);
 

@@ -56,7 +56,8 @@ unsafe fn finish(r: core::result::Result<usize, EncodeError>, written: Out<usize
 /// (`TG_CONVENTION_*`) into `cap` bytes at `buf` (null if `cap` is 0), and writes the
 /// length to `*written`.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_VALUE (unknown
-/// convention) or TG_ERR_BUFFER (`*written` is then the length needed).
+/// convention, or `cap` above PTRDIFF_MAX) or TG_ERR_BUFFER (`*written` is then the length
+/// needed).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_encode_ddsketch(
     s: *const tg_sketch,
@@ -79,8 +80,8 @@ pub unsafe extern "C" fn tg_sketch_encode_ddsketch(
 /// Merges a DataDog DDSketch protobuf message (`len` bytes at `bytes`, in `convention`)
 /// into the sketch, re-binning a foreign mapping; all or nothing.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_VALUE (unknown
-/// convention) or TG_ERR_DECODE (not a message, negative values, or a mapping it cannot
-/// re-bin: the sketch unchanged).
+/// convention, or `len` above PTRDIFF_MAX) or TG_ERR_DECODE (not a message, negative
+/// values, or a mapping it cannot re-bin: the sketch unchanged).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_decode_ddsketch(
     s: *mut tg_sketch,
@@ -103,7 +104,8 @@ pub unsafe extern "C" fn tg_sketch_decode_ddsketch(
 /// with its start and end times (Unix nanoseconds, 0 for absent) into `cap` bytes at
 /// `buf` (null if `cap` is 0), and writes the length to `*written`.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_PRESET (not the
-/// OTEL preset) or TG_ERR_BUFFER (`*written` is then the length needed).
+/// OTEL preset), TG_ERR_VALUE (`cap` above PTRDIFF_MAX) or TG_ERR_BUFFER (`*written` is
+/// then the length needed).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_encode_otlp(
     s: *const tg_sketch,
@@ -125,8 +127,8 @@ pub unsafe extern "C" fn tg_sketch_encode_otlp(
 /// Merges an OTLP `ExponentialHistogramDataPoint` (`len` bytes at `bytes`) into an
 /// OTEL-preset sketch; all or nothing.
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT, TG_ERR_PRESET (not the
-/// OTEL preset) or TG_ERR_DECODE (not a data point, negative buckets, or a coarser scale:
-/// the sketch unchanged).
+/// OTEL preset), TG_ERR_VALUE (`len` above PTRDIFF_MAX) or TG_ERR_DECODE (not a data
+/// point, negative buckets, or a coarser scale: the sketch unchanged).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_decode_otlp(
     s: *mut tg_sketch,
@@ -210,6 +212,35 @@ mod tests {
                 TG_ERR_PRESET
             );
             assert_eq!(tg_sketch_decode_otlp(y, buf.as_ptr(), 0), TG_ERR_PRESET);
+        }
+    }
+
+    /// A length no buffer can have (above PTRDIFF_MAX, SIZE_MAX say) is refused before a
+    /// slice is made of it: a slice that long is undefined behaviour however few of its
+    /// bytes are touched (a debug build aborts on it, miri reports it).
+    #[test]
+    fn lengths_above_isize_max_are_refused() {
+        let mut mem = std::vec![0u64; crate::sketch::TG_SKETCH_OTEL_SIZE / 8];
+        let s = sketch(&mut mem, TG_PRESET_OTEL);
+        let mut buf = [0u8; 256];
+        let mut len = 7;
+        // SAFETY: a live sketch; the lengths are refused before `buf` is touched.
+        unsafe {
+            assert_eq!(tg_sketch_record_u64(s, 3_000_000), TG_OK);
+            for huge in [usize::MAX, isize::MAX as usize + 1] {
+                let (b, g) = (buf.as_mut_ptr(), TG_CONVENTION_GO_JAVA);
+                assert_eq!(
+                    tg_sketch_encode_ddsketch(s, g, b, huge, &mut len),
+                    TG_ERR_VALUE
+                );
+                assert_eq!(
+                    tg_sketch_encode_otlp(s, 1, 2, b, huge, &mut len),
+                    TG_ERR_VALUE
+                );
+                assert_eq!(tg_sketch_decode_ddsketch(s, g, b, huge), TG_ERR_VALUE);
+                assert_eq!(tg_sketch_decode_otlp(s, b, huge), TG_ERR_VALUE);
+            }
+            assert_eq!(len, 7);
         }
     }
 

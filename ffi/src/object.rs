@@ -8,7 +8,7 @@
 //! bytes that copy a magic word but not an object are undefined behaviour, as in C.
 
 use crate::status::{
-    Result, TG_ERR_MISALIGNED, TG_ERR_NULL, TG_ERR_PRESET, TG_ERR_SIZE, TG_ERR_UNINIT,
+    Result, TG_ERR_MISALIGNED, TG_ERR_NULL, TG_ERR_PRESET, TG_ERR_SIZE, TG_ERR_UNINIT, TG_ERR_VALUE,
 };
 
 /// The alignment every object's storage needs (a `uint64_t` array has it).
@@ -247,7 +247,13 @@ impl<T> Out<T> {
     }
 }
 
-/// The bytes at `ptr` (null is an empty slice only when `len` is 0).
+/// The longest buffer there can be: no object is larger than `isize::MAX` (C's
+/// `PTRDIFF_MAX`) bytes, and a slice longer than that is undefined behaviour even if only
+/// a few of its bytes are used. A longer length (`SIZE_MAX`, say) is `TG_ERR_VALUE`.
+const MAX_LEN: usize = isize::MAX as usize;
+
+/// The bytes at `ptr` (null is an empty slice only when `len` is 0); `TG_ERR_VALUE` for a
+/// `len` above [`MAX_LEN`].
 ///
 /// # Safety
 /// `ptr`, if not null, is valid for reads of `len` bytes that nothing writes meanwhile.
@@ -258,11 +264,16 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8]> {
     if ptr.is_null() {
         return Err(TG_ERR_NULL);
     }
-    // SAFETY: not null, `len` readable bytes by the contract (u8: no alignment).
+    if len > MAX_LEN {
+        return Err(TG_ERR_VALUE);
+    }
+    // SAFETY: not null, `len` (at most isize::MAX) readable bytes by the contract (u8: no
+    // alignment).
     Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
-/// The writable bytes at `ptr` (null is an empty slice only when `cap` is 0).
+/// The writable bytes at `ptr` (null is an empty slice only when `cap` is 0);
+/// `TG_ERR_VALUE` for a `cap` above [`MAX_LEN`].
 ///
 /// # Safety
 /// `ptr`, if not null, is valid for writes of `cap` bytes that nothing else uses meanwhile.
@@ -273,7 +284,11 @@ pub(crate) unsafe fn bytes_mut<'a>(ptr: *mut u8, cap: usize) -> Result<&'a mut [
     if ptr.is_null() {
         return Err(TG_ERR_NULL);
     }
-    // SAFETY: not null, `cap` writable bytes by the contract (u8: no alignment).
+    if cap > MAX_LEN {
+        return Err(TG_ERR_VALUE);
+    }
+    // SAFETY: not null, `cap` (at most isize::MAX) writable bytes by the contract (u8: no
+    // alignment).
     Ok(unsafe { core::slice::from_raw_parts_mut(ptr, cap) })
 }
 

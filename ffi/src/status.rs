@@ -19,7 +19,7 @@ pub const TG_ERR_UNINIT: tg_status = -4;
 /// An unknown preset, or one this object or codec does not support.
 pub const TG_ERR_PRESET: tg_status = -5;
 /// A value was refused: NaN or negative, or a constant out of its range (a convention, an
-/// attempt number, a count).
+/// attempt number, a count, a buffer length above PTRDIFF_MAX).
 pub const TG_ERR_VALUE: tg_status = -6;
 /// A quantile outside [0, 1] (or NaN).
 pub const TG_ERR_QUANTILE: tg_status = -7;

@@ -204,6 +204,8 @@ static void sketches(void) {
   EXPECT(tg_sketch_encode_ddsketch(s, TG_CONVENTION_GO_JAVA, buf, sizeof buf, &len), TG_OK);
   ASSERT(len == need);
   EXPECT(tg_sketch_encode_ddsketch(s, 2, buf, sizeof buf, &len), TG_ERR_VALUE);
+  /* a capacity no buffer can have (above PTRDIFF_MAX) */
+  EXPECT(tg_sketch_encode_ddsketch(s, TG_CONVENTION_GO_JAVA, buf, SIZE_MAX, &len), TG_ERR_VALUE);
   EXPECT(tg_sketch_encode_ddsketch(s, TG_CONVENTION_GO_JAVA, NULL, 10, &len), TG_ERR_NULL);
   EXPECT(tg_sketch_encode_ddsketch(s, TG_CONVENTION_GO_JAVA, buf, sizeof buf, NULL), TG_ERR_NULL);
   EXPECT(tg_sketch_encode_ddsketch((tg_sketch *)zeroed, 0, buf, sizeof buf, &len), TG_ERR_UNINIT);
@@ -221,6 +223,7 @@ static void sketches(void) {
   EXPECT(tg_sketch_decode_ddsketch(o, TG_CONVENTION_GO_JAVA, NULL, 0), TG_ERR_DECODE);
   EXPECT(tg_sketch_decode_ddsketch(o, TG_CONVENTION_GO_JAVA, NULL, 5), TG_ERR_NULL);
   EXPECT(tg_sketch_decode_ddsketch(o, 9, buf, len), TG_ERR_VALUE);
+  EXPECT(tg_sketch_decode_ddsketch(o, TG_CONVENTION_GO_JAVA, buf, SIZE_MAX), TG_ERR_VALUE);
   {
     uint8_t garbage[64];
     for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (uint8_t)(i * 37 + 11);
@@ -246,6 +249,7 @@ static void sketches(void) {
          TG_OK);
   ASSERT(len == need);
   EXPECT(tg_sketch_encode_otlp(s, 0, 0, buf, sizeof buf, NULL), TG_ERR_NULL);
+  EXPECT(tg_sketch_encode_otlp(s, 0, 0, buf, SIZE_MAX, &len), TG_ERR_VALUE);
   EXPECT(tg_sketch_encode_otlp(NULL, 0, 0, buf, sizeof buf, &len), TG_ERR_NULL);
   covered("tg_sketch_encode_otlp");
   EXPECT(tg_sketch_init(other_mem, sizeof other_mem, TG_PRESET_OTEL, &o), TG_OK);
@@ -254,6 +258,7 @@ static void sketches(void) {
   ASSERT(u == 50);
   EXPECT(tg_sketch_decode_otlp(o, buf, 3), TG_ERR_DECODE);
   EXPECT(tg_sketch_decode_otlp(o, NULL, 3), TG_ERR_NULL);
+  EXPECT(tg_sketch_decode_otlp(o, buf, SIZE_MAX), TG_ERR_VALUE);
   EXPECT(tg_sketch_init(other_mem, sizeof other_mem, TG_PRESET_MCU, &o), TG_OK);
   EXPECT(tg_sketch_decode_otlp(o, buf, len), TG_ERR_PRESET);
   EXPECT(tg_sketch_decode_otlp((tg_sketch *)zeroed, buf, len), TG_ERR_UNINIT);
