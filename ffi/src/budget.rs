@@ -40,6 +40,8 @@ const NO_PRESET: u32 = 0;
 /// `h` is null, or valid for reads of 8 bytes and, if they are `kind`'s magic, the
 /// object of type `T` that its `_init` wrote.
 unsafe fn budget<'a, T>(h: *const u8, kind: Kind) -> Result<&'a T> {
+    // SAFETY: `h` is null, or readable for the 8 bytes of a magic word (this function's
+    // contract); null and misaligned handles are refused.
     unsafe { object::preset_of(h, kind)? };
     // SAFETY: the magic names the kind, whose objects are `T`s; used through `&` only.
     Ok(unsafe { object::value::<T>(h) })

@@ -30,6 +30,7 @@ fn convention(code: u32) -> Result<IndexConvention> {
 /// # Safety
 /// The caller's contract for `h`.
 unsafe fn otel_preset(h: *const u8) -> Result<u32> {
+    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
     match unsafe { object::preset_of(h, Kind::Sketch)? } {
         TG_PRESET_OTEL => Ok(TG_PRESET_OTEL),
         _ => Err(TG_ERR_PRESET),

@@ -211,6 +211,8 @@ fn set_up<M: IndexMapping, const N: usize>(
 macro_rules! with_hedger {
     ($h:expr, |$x:ident, $p:pat_param| $body:expr) => {{
         let h = ($h).cast::<u8>();
+        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
+        // whose storage holds at least the 8 bytes of a magic word.
         let code = unsafe { object::preset_of(h, Kind::Hedger)? };
         #[allow(unused_variables)]
         let $p = code;
@@ -219,21 +221,25 @@ macro_rules! with_hedger {
         match Preset::from_u32(code)? {
             #[cfg(feature = "preset-log")]
             Preset::Log => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $x = unsafe { object::value::<LogH>(h) };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $x = unsafe { object::value::<CubicH>(h) };
                 $body
             }
             #[cfg(feature = "preset-int")]
             Preset::Int => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $x = unsafe { object::value::<IntH>(h) };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $x = unsafe { object::value::<McuH>(h) };
                 $body
             }
@@ -395,6 +401,7 @@ unsafe fn ticket_ref<'a>(
     h: *const tg_hedger,
     preset: u32,
 ) -> Result<&'a Ticket> {
+    // SAFETY: the contract of this function is `ticket_slot`'s.
     let slot = unsafe { ticket_slot(t, h, preset)? };
     // SAFETY: the magic and the owner say `tg_hedger_start` wrote a ticket here.
     Ok(unsafe { &(*slot).ticket })
@@ -409,6 +416,7 @@ unsafe fn ticket_mut<'a>(
     h: *const tg_hedger,
     preset: u32,
 ) -> Result<&'a mut Ticket> {
+    // SAFETY: the contract of this function includes `ticket_slot`'s.
     let slot = unsafe { ticket_slot(t, h, preset)? }.cast_mut();
     // SAFETY: as `ticket_ref`; `slot` comes from the writable `t`.
     Ok(unsafe { &mut (*slot).ticket })

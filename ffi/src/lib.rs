@@ -24,7 +24,8 @@
         clippy::expect_used,
         clippy::panic,
         clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
+        clippy::arithmetic_side_effects,
+        clippy::undocumented_unsafe_blocks
     )
 )]
 

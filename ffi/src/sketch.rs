@@ -71,6 +71,8 @@ macro_rules! with_sketch {
         use tailguard::sketch::presets as ps;
         use $crate::object::Preset as P;
         let h = ($h).cast::<u8>();
+        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
+        // whose storage holds at least the 8 bytes of a magic word.
         let code = unsafe { $crate::object::preset_of(h, $crate::object::Kind::Sketch)? };
         #[allow(clippy::let_unit_value, unused_variables)]
         let $p = code;
@@ -78,31 +80,37 @@ macro_rules! with_sketch {
         match P::from_u32(code)? {
             #[cfg(feature = "preset-log")]
             P::Log => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::LogLatency>(h) };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             P::Cubic => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::CubicLatency>(h) };
                 $body
             }
             #[cfg(feature = "preset-int")]
             P::Int => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::IntLatency>(h) };
                 $body
             }
             #[cfg(feature = "preset-int-coarse")]
             P::IntCoarse => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::IntLatencyCoarse>(h) };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             P::Mcu => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::McuLatency>(h) };
                 $body
             }
             #[cfg(feature = "preset-otel")]
             P::Otel => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $s = unsafe { $crate::object::$get::<ps::OtelLatency>(h) };
                 $body
             }
@@ -119,6 +127,7 @@ pub(crate) use with_sketch;
 /// nothing writes the sketch meanwhile.
 pub(crate) unsafe fn same_preset<'a, T>(h: *const tg_sketch, want: u32) -> Result<&'a T> {
     let h = h.cast::<u8>();
+    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
     if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
         return Err(TG_ERR_MISMATCH);
     }
@@ -132,6 +141,7 @@ pub(crate) unsafe fn same_preset<'a, T>(h: *const tg_sketch, want: u32) -> Resul
 /// As [`same_preset`], and no other reference to the sketch lives meanwhile.
 pub(crate) unsafe fn same_preset_mut<'a, T>(h: *mut tg_sketch, want: u32) -> Result<&'a mut T> {
     let h = h.cast::<u8>();
+    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
     if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
         return Err(TG_ERR_MISMATCH);
     }

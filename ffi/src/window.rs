@@ -142,6 +142,8 @@ fn set_up<M: IndexMapping, const N: usize>(
 macro_rules! with_window {
     ($h:expr, |$w:ident, $p:pat_param| $body:expr) => {{
         let h = ($h).cast::<u8>();
+        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
+        // whose storage holds at least the 8 bytes of a magic word.
         let code = unsafe { object::preset_of(h, Kind::Window)? };
         #[allow(unused_variables)]
         let $p = code;
@@ -150,21 +152,25 @@ macro_rules! with_window {
         match Preset::from_u32(code)? {
             #[cfg(feature = "preset-log")]
             Preset::Log => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $w = unsafe { object::value::<LogW>(h) };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $w = unsafe { object::value::<CubicW>(h) };
                 $body
             }
             #[cfg(feature = "preset-int")]
             Preset::Int => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $w = unsafe { object::value::<IntW>(h) };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
+                // SAFETY: the magic names this arm's preset (see above).
                 let $w = unsafe { object::value::<McuW>(h) };
                 $body
             }
@@ -186,7 +192,8 @@ unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
     dst: *mut tg_sketch,
     preset: u32,
 ) -> Result<()> {
-    // A window's preset code is its sketches' preset code: the same type.
+    // SAFETY: the caller's contract for `dst`. A window's preset code is its sketches'
+    // preset code: `DDSketch<M, N>` is the type of that preset's sketches.
     let dst = unsafe { same_preset_mut::<DDSketch<M, N>>(dst, preset)? };
     // In place: no window-sized sketch on the stack (a preset's sketches share its layout).
     dst.clear();
