@@ -1,6 +1,6 @@
 """Type stubs of the `tailguard` extension module (python/src, built by maturin)."""
 
-from typing import Iterable, List, Optional, Sequence, Tuple, final
+from typing import Iterable, List, Optional, Tuple, final
 
 __all__ = ["Sketch", "Rebinned", "OtlpDecoded", "DecodeError", "PRESETS", "__version__"]
 
@@ -70,7 +70,8 @@ class Sketch:
         """Records every integer in [0, 2**64), all or nothing."""
     def quantile(self, q: float) -> Optional[float]:
         """The value at quantile `q` in [0, 1]; None if empty; ValueError on a bad `q`."""
-    def quantiles(self, qs: Sequence[float]) -> List[Optional[float]]: ...
+    def quantiles(self, qs: Iterable[float]) -> List[Optional[float]]:
+        """`[self.quantile(q) for q in qs]`: any iterable of quantiles."""
     def rank(self, v: float) -> int:
         """How many values are at most `v`, counted by bins: at least the exact count at
         `v`; for `v` in [min_trackable, max_trackable), at most the exact count at
