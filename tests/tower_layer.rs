@@ -795,6 +795,58 @@ async fn a_second_backup_that_cannot_be_copied_is_neither_counted_nor_paid_for()
     );
 }
 
+/// Counts the copies the layer asks for.
+#[derive(Clone, Default)]
+struct CountsCopies(Arc<AtomicU32>);
+
+impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for CountsCopies {
+    fn clone_request(&self, request: &Request<()>) -> Option<Request<()>> {
+        self.0.fetch_add(1, SeqCst);
+        Some(get(&request.uri().to_string()))
+    }
+
+    fn classify(&self, _: &Result<Response<SlowBody>, Infallible>) -> Outcome {
+        Outcome::Success
+    }
+}
+
+/// With two hedges, the layer copies the request once per backup: when the request comes
+/// in, and again when the first backup goes out (`RequestPolicy::clone_request`). The
+/// last backup used to make a third copy, of the request and the service, for a hedge
+/// that can never follow, and drop it.
+#[tokio::test(start_paused = true)]
+async fn the_last_backup_makes_no_copy_for_a_hedge_that_cannot_follow() {
+    let delay = 10 * MS;
+    let config = HedgeConfig::new()
+        .with_min_delay(delay)
+        .with_max_delay(delay)
+        .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
+        .with_budget_ratio(1.0)
+        .with_max_hedges(MAX_HEDGES);
+    let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
+    let backend = Backend::default();
+    let copies = CountsCopies::default();
+    let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
+        .policy(copies.clone())
+        .layer(backend.clone());
+    backend.script([ok_after(500 * MS), ok_after(500 * MS), ok_after(15 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::OK, 35 * MS));
+    assert_eq!((backend.calls(), hedger.stats().hedges), (3, 2));
+    assert_eq!(copies.0.load(SeqCst), 2, "one copy per backup, none more");
+
+    // With one hedge allowed, the copy made when the request comes in is the only one.
+    let hedger = Arc::new(Hedger::new(TokioClock::new(), config.with_max_hedges(1)).unwrap());
+    let copies = CountsCopies::default();
+    let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
+        .policy(copies.clone())
+        .layer(backend.clone());
+    backend.script([ok_after(500 * MS), ok_after(15 * MS)]);
+    let (status, took) = send(&mut service, get("http://a.example/")).await;
+    assert_eq!((status, took), (StatusCode::OK, 25 * MS));
+    assert_eq!(copies.0.load(SeqCst), 1);
+}
+
 /// With a percentile per hedge, the layer sends the second backup when the request has run
 /// for the second percentile (here the p90, 100 ms), not one delay after the first.
 #[tokio::test(start_paused = true)]

@@ -363,6 +363,12 @@ impl<O> RaceCore<O> {
         &self.ticket
     }
 
+    /// Backups started so far.
+    #[cfg(feature = "tower")]
+    pub(crate) fn backups(&self) -> u8 {
+        self.backups
+    }
+
     /// Polls the race. `make_backup` is called each time the hedger says hedge: the backup
     /// and whether it is the last copy the request can make (the hedger is then not asked
     /// again: a hedge it granted could not be sent, yet would be counted and paid for);

@@ -456,16 +456,20 @@ where
         };
         let policy = &*this.policy;
         let spare = &mut race.spare;
-        let more = race.hedger.max_hedges() > 1;
+        let max_hedges = race.hedger.max_hedges();
+        // Backups sent so far: the one made next is hedge `sent + 1`.
+        let mut sent = race.core.backups();
         let mut make_backup = || {
             let backup = spare.take()?;
-            // Another hedge may follow: prepare its copy now (only requests that are
-            // hedged pay for it). A request that cannot be copied again sends no more
-            // backups, and the hedger is not asked for one.
-            if more {
+            sent = sent.saturating_add(1);
+            // Another hedge may follow this one: prepare its copy now (only requests
+            // that are hedged pay for it). None for the last hedge allowed; and a request
+            // that cannot be copied again sends no more backups: either way the hedger is
+            // not asked for one.
+            if sent < max_hedges {
                 *spare = backup.try_clone(policy);
             }
-            let last = more && spare.is_none();
+            let last = spare.is_none();
             Some((backup, last))
         };
         // A timer found ready when it is armed fires in this poll (the race polls it
