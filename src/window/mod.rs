@@ -559,10 +559,13 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     ///
     /// `q = 0` and `q = 1` give the min and max recorded (to a part per million, rounded
     /// down, as [`AtomicSketch::min`] and [`AtomicSketch::max`]); other quantiles the representative of the rank's bin
-    /// (rank `floor(q * (count - 1))`), within the sketch's relative accuracy of the exact
-    /// sample quantile where that lies in the layout's range (as [`DDSketch::quantile`]),
-    /// from a scan that no rotation overlapped (retried a few times if
-    /// rotations keep coming). Records racing the scan may or may not be seen.
+    /// (rank `floor(q * (count - 1))`) clamped into that min and max, within the sketch's
+    /// relative accuracy of the exact sample quantile where that lies in the layout's
+    /// range (as [`DDSketch::quantile`]: the answer of the window's
+    /// [`snapshot`](Self::snapshot)), from a scan that no rotation overlapped (retried a
+    /// few times if rotations keep coming). Records racing the scan may or may not be
+    /// seen. (The [`cached_quantile`](Self::cached_quantile) is the bin's value, not
+    /// clamped.)
     ///
     /// ```
     /// use core::time::Duration;
@@ -602,20 +605,29 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
         if count == 0 {
             return Ok(None);
         }
-        let extreme = if q.is_min() {
-            self.slots
-                .iter()
-                .filter_map(AtomicSketch::min)
-                .reduce(f64::min)
+        let min = self
+            .slots
+            .iter()
+            .filter_map(AtomicSketch::min)
+            .reduce(f64::min);
+        let max = self
+            .slots
+            .iter()
+            .filter_map(AtomicSketch::max)
+            .reduce(f64::max);
+        Ok(if q.is_min() {
+            min.or(value)
         } else if q.is_max() {
-            self.slots
-                .iter()
-                .filter_map(AtomicSketch::max)
-                .reduce(f64::max)
+            max.or(value)
         } else {
-            None
-        };
-        Ok(extreme.or(value))
+            // Clamped into [min, max], as `DDSketch::quantile` (and so the snapshot) does:
+            // the zero bin's 0 and the top bin's value are otherwise answered for values
+            // that are neither. Extremes a racing clear left crossed bound nothing.
+            match min.zip(max) {
+                Some((min, max)) if min <= max => value.map(|v| v.max(min).min(max)),
+                _ => value,
+            }
+        })
     }
 
     /// The value of the bin holding quantile `q` of all slots, by the rank rule, and the

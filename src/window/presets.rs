@@ -120,7 +120,8 @@ pub type IntLatencyCoarseWindow<C, const SLOTS: usize = 3> =
 /// window.record_u64(50_000); // 50 us: below the range, counted in the zero bin
 /// window.record_u64(20_000);
 /// assert_eq!(window.count(), 3);
-/// assert_eq!(window.quantile(0.5), Ok(Some(0.0)));
+/// // The median is in the zero bin: reported as the minimum, which is larger than 0.
+/// assert_eq!(window.quantile(0.5), Ok(Some(20_000.0)));
 /// ```
 pub type McuLatencyWindow<C, const SLOTS: usize = 3> =
     Window<C, IntMapping, MCU_LATENCY_BINS, SLOTS>;

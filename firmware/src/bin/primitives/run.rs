@@ -245,7 +245,10 @@ impl Run {
     /// With interrupts off (so nothing records, and the clock stands still), brings the
     /// window up to date and refreshes it, then checks that the cached p90 is exactly the
     /// p90 the window computes now, from the same count: the racing looks above can only
-    /// bound what a refresh saw; this one knows.
+    /// bound what a refresh saw; this one knows. (The window's p90 is clamped into its min
+    /// and max, the cached one is not: the cached one is compared clamped, then rounded to
+    /// `f32` again, which is what rounding the clamped value once gives, the rounding being
+    /// monotone.)
     fn quiet_look(&mut self) {
         let w = self.s.window;
         let rotations = w.rotations();
@@ -253,7 +256,16 @@ impl Run {
             w.maintain();
             w.refresh();
             let p90 = w.quantile(0.9).ok().flatten();
-            (w.cached_quantile(), w.cached_count(), p90, w.count())
+            let extremes = w
+                .quantile(0.0)
+                .ok()
+                .flatten()
+                .zip(w.quantile(1.0).ok().flatten());
+            let cached = w.cached_quantile().map(|c| match extremes {
+                Some((min, max)) => f64::from(c.max(min).min(max) as f32),
+                None => c,
+            });
+            (cached, w.cached_count(), p90, w.count())
         });
         let t = &mut self.f.threshold;
         if w.rotations() != rotations {
