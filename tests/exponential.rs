@@ -291,6 +291,40 @@ fn a_merge_that_overflows_a_u16_bucket_counts_what_it_drops() {
     assert_eq!(s.mean(), Some(7e3));
 }
 
+/// A merge none of whose values fit (every bucket they fall in is full) leaves min, max
+/// and sum as recording those values would: dropped, counted as saturated, and in none of
+/// the statistics (the merge's min and max take the other sketch's only when some of its
+/// values are added).
+#[test]
+fn a_merge_whose_values_all_drop_leaves_the_statistics_as_recording_does() {
+    let mut full = ExponentialSketch::<u8, 16>::new();
+    for _ in 0..255 {
+        full.record(1000.0).unwrap();
+    }
+    let mut other = ExponentialSketch::<u8, 16>::new();
+    let mut recorded = full.clone();
+    for v in [999.9, 1000.1] {
+        other.record(v).unwrap(); // the bucket of 1000 at scale 8
+        recorded.record(v).unwrap();
+    }
+    full.merge(&other);
+    assert_eq!((full.count(), full.saturated()), (255, 2));
+    assert_eq!(full, recorded);
+    assert_eq!((full.min(), full.max()), (Some(1000.0), Some(1000.0)));
+    assert_eq!(full.sum(), 255_000.0);
+    assert_eq!(full.quantile(0.0), Ok(Some(1000.0)));
+    // Integers alike.
+    let mut full = ExponentialSketch::<u8, 16>::new();
+    (0..255).for_each(|_| full.record_u64(1_000_000));
+    let mut other = ExponentialSketch::<u8, 16>::new();
+    other.record_u64(999_999);
+    let mut recorded = full.clone();
+    recorded.record_u64(999_999);
+    full.merge(&other);
+    assert_eq!(full, recorded);
+    assert_eq!(full.min(), Some(1e6));
+}
+
 #[test]
 fn counters_of_every_width_and_clear() {
     fn fill<C: Counter>() {

@@ -334,7 +334,8 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// into the extremes, as [`DDSketch::merge`](crate::sketch::DDSketch::merge) values it)
     /// taken out of the sum. So are `other`'s values past a count of `u64::MAX` (its zeros
     /// first, then its buckets from the lowest), which go in no bucket; min and max take
-    /// `other`'s whenever any of its values is added.
+    /// `other`'s whenever any of its values is added (and only then: a merge none of whose
+    /// values fit leaves min, max and sum as recording them would).
     ///
     /// ```
     /// use tailguard::sketch::ExponentialSketch;
@@ -463,6 +464,13 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
         } else if theirs.span.is_some() {
             // No room for any of their buckets' values (but for zeros).
             each(&mut |index, n| other_loss.lose(index, theirs.downshift, n));
+        }
+        if added == 0 {
+            // None of theirs was taken (every bucket they fall in is full; no zero): as
+            // recording them would, they leave min, max and the sums alone. All of them
+            // are saturated (their zeros too, past the room: `zeros` is 0).
+            self.saturated = self.saturated.saturating_add(theirs.count);
+            return theirs.count;
         }
         // Within the room: neither passes u64::MAX.
         self.zero_count = self.zero_count.saturating_add(zeros);
