@@ -171,8 +171,12 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// quantile ([`cached_upper_bound`](crate::window::Window::cached_upper_bound)).
     ///
     /// The default is `value(index) / (1 - alpha)` (the edge `lower_bound * gamma` of a
-    /// logarithmic bin), truncated, in `f64`. [`IntMapping`](super::IntMapping) overrides it with integer
-    /// operations only, exact: its bin edges are whole numbers from 2^k up.
+    /// logarithmic bin) in `f64`, raised by `2^-32` of itself and truncated: the index and
+    /// the edge round in `f64` (by a few units in the last place far from 1), and a whole
+    /// number just past the computed edge can be in the bin; the raise covers it, twice the
+    /// bin-edge error bound docs/guarantees.md states for every normal float.
+    /// [`IntMapping`](super::IntMapping) overrides it with integer operations only, exact:
+    /// its bin edges are whole numbers from 2^k up.
     ///
     /// ```
     /// use tailguard::sketch::{IndexMapping, IntMapping};
@@ -182,8 +186,9 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// assert!(edge >= 1_000_000 && m.index_u64(edge + 1) > i);
     /// ```
     fn upper_bound_u64(&self, index: i32) -> u64 {
-        // The cast truncates and saturates (NaN gives 0).
-        (self.value(index) * (1.0 / (1.0 - self.relative_accuracy()))) as u64
+        let edge = self.value(index) * (1.0 / (1.0 - self.relative_accuracy()));
+        // 2^-32: see above. The cast truncates and saturates (NaN gives 0).
+        (edge + edge * (1.0 / 4_294_967_296.0)) as u64
     }
 }
 
