@@ -1151,6 +1151,11 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
 
     /// Reports that `attempt` failed. Nothing is recorded as latency.
     ///
+    /// The ticket remembers a failed primary only so that its latency is not learned:
+    /// [`should_hedge`](Self::should_hedge) still answers from the delay. A driver with
+    /// nothing left running after a failure should not ask it for a backup (that would be a
+    /// retry, not a hedge); [`race`](super::race) does not.
+    ///
     /// ```
     /// use core::time::Duration;
     /// use tailguard::clock::ManualClock;

@@ -92,6 +92,12 @@ where
 ///   attempt failed, it returns the last error.
 /// * Latency and outcomes are reported to the hedger (the winner's latency, or the
 ///   primary's elapsed time if it was cancelled; failures as errors).
+/// * A `race` dropped before any answer (an outer timeout, say) reports nothing: the
+///   request is counted in [`Stats::requests`](super::Stats::requests) and in no outcome,
+///   and its latency is not learned, so requests cut that way never raise the delay.
+///   [`race_until`] ends at a deadline it counts
+///   ([`Stats::deadline_exceeded`](super::Stats::deadline_exceeded)); put the timeout
+///   there rather than around the race.
 ///
 /// [`race_until`] does the same within a [`Deadline`].
 ///
