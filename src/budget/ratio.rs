@@ -302,8 +302,15 @@ impl<C: Clock> Budget for RatioBudget<C> {
             Ok(b) | Err(b) => b,
         };
         // The rest from the allowance, in whole tokens (rounded down: at most `tokens` in
-        // all).
-        let rest = units.saturating_sub(before) / UNITS_PER_TOKEN;
+        // all). In 64 bits: `units` saturates at 4,294.97 tokens, which would leave the
+        // allowance untouched by a larger penalty when the ratio balance is nearly full.
+        const PER_TOKEN: u64 = UNITS_PER_TOKEN as u64;
+        let rest = u64::from(tokens)
+            .saturating_mul(PER_TOKEN)
+            .saturating_sub(u64::from(before))
+            / PER_TOKEN;
+        // At most `tokens`: the conversion cannot fail.
+        let rest = u32::try_from(rest).unwrap_or(tokens);
         if let (Some(allowance), true) = (&self.allowance, rest > 0) {
             allowance.penalize(rest);
         }
@@ -432,5 +439,30 @@ mod tests {
         b.penalize(1);
         assert_eq!(b.balance(), 2.0);
         assert_eq!((0..5).filter(|_| b.try_acquire()).count(), 2);
+    }
+
+    /// A penalty of more tokens than a `u32` of millionths holds (4,295 or more) still takes
+    /// what the ratio balance cannot from the allowance: `penalize(u32::MAX)` empties any
+    /// budget. (The penalty was once counted in saturated millionths, 4,294.97 tokens at
+    /// most, so a full ratio balance near the largest cap left the allowance untouched.)
+    #[test]
+    fn a_penalty_beyond_a_u32_of_millionths_still_reaches_the_allowance() {
+        let clock = ManualClock::new();
+        let b = RatioBudget::new(0.1, RatioBudget::MAX_CAP)
+            .unwrap()
+            .with_min_allowance(1000.0, &clock)
+            .unwrap();
+        assert_eq!(b.balance(), 4294.0 + 1000.0);
+        b.penalize(u32::MAX);
+        assert_eq!(b.balance(), 0.0);
+        assert!(!b.try_acquire());
+
+        // 5,000 tokens: the ratio balance's 4,294, then 706 of the allowance's 1,000.
+        let b = RatioBudget::new(0.1, RatioBudget::MAX_CAP)
+            .unwrap()
+            .with_min_allowance(1000.0, &clock)
+            .unwrap();
+        b.penalize(5_000);
+        assert!((b.balance() - 294.0).abs() < 1e-9, "{}", b.balance());
     }
 }
