@@ -84,3 +84,38 @@ proptest! {
         all::<300>(&a, &b);
     }
 }
+
+/// A merge none of whose values fit (their bin is full) leaves min, max and sum as
+/// recording the same values would: dropped values are in none of them. The same rule as
+/// `ExponentialSketch::merge` and the codecs' decoders.
+#[test]
+fn a_merge_whose_values_all_drop_leaves_the_statistics_as_recording_does() {
+    let mut full = tailguard::sketch::presets::int_latency();
+    full.record_u64_n(1_000_000, u32::MAX);
+    let mut other = tailguard::sketch::presets::int_latency();
+    other.record_u64(999_990);
+    other.record_u64(1_000_010);
+    let m = *full.mapping();
+    assert_eq!(m.index_u64(999_990), m.index_u64(1_000_010)); // one bin
+    assert_eq!(m.index_u64(999_990), m.index_u64(1_000_000));
+    let mut recorded = full.clone();
+    recorded.record_u64(999_990);
+    recorded.record_u64(1_000_010);
+    full.merge(&other).unwrap();
+    assert_eq!(full.saturated(), 2);
+    assert_eq!((full.min(), full.max()), (recorded.min(), recorded.max()));
+    assert_eq!((full.min(), full.max()), (Some(1e6), Some(1e6)));
+    assert_eq!(full.sum(), recorded.sum());
+
+    // Float values too.
+    let mut full = tailguard::sketch::presets::cubic_latency();
+    full.record_n(1e6, u32::MAX).unwrap();
+    let mut other = tailguard::sketch::presets::cubic_latency();
+    other.record(999_990.5).unwrap();
+    full.merge(&other).unwrap();
+    assert_eq!(
+        (full.min(), full.max(), full.saturated()),
+        (Some(1e6), Some(1e6), 1)
+    );
+    assert_eq!(full.sum(), 1e6 * f64::from(u32::MAX));
+}

@@ -931,6 +931,7 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
                 count
             });
         let zeros = self.zero.load(Relaxed);
+        let before = target.count();
         let dropped = target.add_counts(
             zeros,
             bins,
@@ -942,7 +943,10 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         let top = self.min_index.saturating_add(N.saturating_sub(1) as i32);
         let bin = |v: f64| self.mapping.index(v).min(top);
         let value = |index: i32| self.mapping.value(index);
-        if let Some((min, max)) = extremes_within(extremes, occupied, zeros > 0, bin, value) {
+        // Nothing fit (`target`'s bins full): as in `DDSketch::merge`, no statistics.
+        let extremes = extremes_within(extremes, occupied, zeros > 0, bin, value)
+            .filter(|_| target.count() != before);
+        if let Some((min, max)) = extremes {
             target.add_float_stats(min, max, sum);
             // What did not fit in `target`'s bins leaves the sum, as in `DDSketch::merge`.
             target.forget_dropped(dropped);

@@ -324,6 +324,27 @@ fn snapshots_count_no_more_clamped_than_the_top_bin_holds() {
     assert_eq!(full.count(), u64::from(u32::MAX));
 }
 
+/// Into a sketch whose bin is full, none of the values fit: min, max and sum stay as
+/// recording them there would leave them (as `DDSketch::merge` does).
+#[test]
+fn merge_into_a_full_bin_leaves_the_statistics() {
+    let s = AtomicSketch::<IntMapping, 849>::new(IntMapping::K5, 1_000.0).unwrap();
+    s.record_u64(999_990);
+    s.record_u64(1_000_010);
+    let mut full = DDSketch::<IntMapping, 849>::new(IntMapping::K5, 1_000.0).unwrap();
+    full.record_u64_n(1_000_000, u32::MAX);
+    let mut recorded = full.clone();
+    recorded.record_u64(999_990);
+    recorded.record_u64(1_000_010);
+    s.merge_into(&mut full).unwrap();
+    assert_eq!(full.saturated(), 2);
+    assert_eq!((full.min(), full.max()), (Some(1e6), Some(1e6)));
+    assert_eq!(
+        (full.min(), full.max(), full.sum()),
+        (recorded.min(), recorded.max(), recorded.sum())
+    );
+}
+
 #[test]
 fn clear_reports_what_it_removed() {
     let s = AtomicSketch::<CubicMapping, 128>::with_relative_accuracy(0.01, 1.0).unwrap();

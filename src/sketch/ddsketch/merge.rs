@@ -22,7 +22,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// its bin clamped into `other`'s `[min, max]`: exact where the bin's values are alike
     /// (all equal, or `other` holds a single value), within `alpha` of each dropped value of
     /// the range otherwise. [`min`](Self::min) and [`max`](Self::max) take `other`'s, which
-    /// still bound every value counted.
+    /// still bound every value counted, unless none of its values fit: then, as recording
+    /// them would, min, max and sum stay as they were.
     ///
     /// ```
     /// use tailguard::sketch::presets;
@@ -68,6 +69,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     #[cold]
     #[inline(never)]
     fn merge_saturating<const N2: usize>(&mut self, other: &DDSketch<M, N2>) {
+        let before = self.count;
         let dropped = self.add_counts(
             other.zero_count,
             other.bins.iter().copied(),
@@ -75,6 +77,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             other.saturated,
             other.extremes(),
         );
+        if self.count == before {
+            // None of `other`'s values fit: as recording them would, they leave min, max
+            // and sum alone.
+            return;
+        }
         self.merge_stats(other.float_stats, &other.int_stats);
         self.forget_dropped(dropped);
     }
@@ -100,8 +107,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (zero, clamped, saturated) = (self.zero_count, self.clamped, self.saturated);
         let (float_stats, int_stats) = (self.float_stats, self.int_stats);
         if self.count.saturating_add(self.count) > u64::from(u32::MAX) {
-            let extremes = self.extremes();
+            let (extremes, before) = (self.extremes(), self.count);
             let dropped = self.add_counts_with(zero, |a| a, clamped, saturated, extremes);
+            if self.count == before {
+                return; // nothing fit: the sum stays, as in `merge_saturating`
+            }
             self.merge_stats(float_stats, &int_stats);
             self.forget_dropped(dropped);
             return;
