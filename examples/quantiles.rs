@@ -55,7 +55,8 @@ use std::process::ExitCode;
 use tailguard::otlp::{self, Timestamps};
 use tailguard::proto::{self, IndexConvention};
 use tailguard::sketch::{
-    CubicMapping, DDSketch, IndexMapping, IntMapping, Interpolation, LogMapping, OtelMapping,
+    BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, Interpolation, LogMapping,
+    OtelMapping,
 };
 
 /// 2^18 bins (1 MiB): at 1 % the sketch spans every positive f64, at finer accuracies as
@@ -156,9 +157,24 @@ fn parse_args() -> Result<Options, String> {
 /// otherwise a range centred (geometrically) on 1.
 fn widest_sketch<M: IndexMapping>(alpha: f64) -> Result<Box<DDSketch<M, BINS>>, String> {
     let mapping = M::with_relative_accuracy(alpha).map_err(|e| e.to_string())?;
-    let from_bottom = DDSketch::new(mapping, f64::MIN_POSITIVE).map_err(|e| e.to_string())?;
-    if from_bottom.max_trackable() >= f64::MAX {
-        return Ok(Box::new(from_bottom));
+    // From the bin of the smallest normal float; or from the bin above it when that is
+    // zero's (a coarse cubic or integer mapping gives 0 and 2^-1022 one index). At a
+    // fine accuracy the indices of the smallest floats overflow an i32: then either the
+    // layout is refused or it cannot reach f64::MAX, and the range is centred on 1.
+    let bottom = mapping
+        .index(f64::MIN_POSITIVE)
+        .max(mapping.index(0.0).saturating_add(1));
+    if let Ok(layout) = BinLayout::<M, BINS>::from_min_index(mapping, bottom) {
+        let from_bottom = DDSketch::with_layout(layout);
+        if from_bottom.max_trackable() >= f64::MAX {
+            if from_bottom.min_trackable() > f64::MIN_POSITIVE {
+                eprintln!(
+                    "note: at this accuracy values below {:e} count as 0",
+                    from_bottom.min_trackable()
+                );
+            }
+            return Ok(Box::new(from_bottom));
+        }
     }
     let min_value = mapping.lower_bound(mapping.index(1.0) - BINS as i32 / 2);
     let sketch = DDSketch::new(mapping, min_value).map_err(|e| e.to_string())?;

@@ -485,3 +485,47 @@ fn bad_otlp_points_and_flags_are_errors() {
         );
     }
 }
+
+/// Every accuracy in (0, 1) the mapping takes gives a sketch: a coarse cubic mapping (whose
+/// bin of the smallest normal float is zero's) starts a bin higher, and an accuracy so fine
+/// that the smallest floats' indices overflow an `i32` gets the range centred on 1, as the
+/// doc says, rather than an error about a smallest trackable value the user never gave.
+#[test]
+fn extreme_accuracies_the_mapping_takes_answer_within_them() {
+    let values = [1e-300, 0.5, 1.0, 3.0, 7.0, 1e300];
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    for (mapping, alpha) in [
+        ("cubic", 0.5),
+        ("cubic", 0.6),
+        ("cubic", 0.8),
+        ("cubic", 0.95),
+        ("cubic", 0.99),
+        ("cubic", 1e-8),
+        ("log", 1e-7),
+        ("log", 1e-9),
+        ("log", 1e-12),
+    ] {
+        let out = run(
+            &[
+                "--mapping",
+                mapping,
+                "--alpha",
+                &alpha.to_string(),
+                "--q",
+                "0.5",
+            ],
+            &lines(&values),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{mapping} {alpha}: {stderr}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(field(&stdout, "count"), 6.0, "{mapping} {alpha}");
+        let (got, want) = (field(&stdout, "p50"), exact_quantile(&sorted, 0.5));
+        // Within alpha as the sketch reports it (the mapping's, up by `8 * 2^-52`).
+        assert!(
+            (got - want).abs() <= (alpha + 8.0 * f64::EPSILON) * want,
+            "{mapping} {alpha}: p50 {got} vs {want}"
+        );
+    }
+}
