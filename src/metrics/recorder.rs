@@ -49,19 +49,39 @@ type Slot<M, const N: usize> = OnceLock<(Key, Arc<SketchHistogram<M, N>>)>;
 ///     metrics::histogram!("http_request_duration_seconds", "route" => "/b").record(f64::NAN);
 /// });
 ///
-/// // Every histogram, exported as Prometheus native histograms (text format here).
-/// let mut body = Vec::new();
-/// for (key, histogram) in recorder.histograms() {
-///     let labels: Vec<(&str, &str)> = key.labels().map(|l| (l.key(), l.value())).collect();
-///     let sketch = histogram.sketch().snapshot();
-///     let mut buf = vec![0; 64 * 1024];
-///     let len = prometheus::Format::Text
-///         .encode(key.name(), "Request latency.", &sketch, &labels, &mut buf)
-///         .unwrap();
-///     body.extend_from_slice(&buf[..len]);
-/// }
-/// let body = String::from_utf8(body).unwrap();
+/// // Every histogram, exported as Prometheus native histograms (text format here): one
+/// // family per name with a series per label set, since Prometheus takes a name's HELP
+/// // and TYPE lines once (encoding each key on its own would repeat them).
+/// let held: Vec<_> = recorder
+///     .histograms()
+///     .map(|(key, h)| {
+///         let labels: Vec<(&str, &str)> = key.labels().map(|l| (l.key(), l.value())).collect();
+///         (key.name(), labels, h.sketch().snapshot())
+///     })
+///     .collect();
+/// let mut names: Vec<&str> = held.iter().map(|(name, ..)| *name).collect();
+/// names.sort_unstable();
+/// names.dedup();
+/// let series: Vec<Vec<prometheus::Series<'_, _>>> = names
+///     .iter()
+///     .map(|&name| {
+///         held.iter()
+///             .filter(|(n, ..)| *n == name)
+///             .map(|(_, labels, sketch)| prometheus::Series { sketch, labels })
+///             .collect()
+///     })
+///     .collect();
+/// let families: Vec<_> = names
+///     .iter()
+///     .zip(&series)
+///     .map(|(&name, series)| prometheus::Family { name, help: "Request latency.", series })
+///     .collect();
+/// let answer = prometheus::scrape("text/plain", &families).unwrap(); // the Accept header's format
+/// let body = String::from_utf8(answer.body).unwrap();
 /// assert!(body.contains(r#"http_request_duration_seconds_count{route="/a"} 4"#));
+/// // One HELP and one TYPE line for the name's two series: Prometheus refuses a second.
+/// assert_eq!(body.matches("# TYPE http_request_duration_seconds histogram").count(), 1);
+/// assert_eq!(body.matches("# HELP").count(), 1);
 ///
 /// let b = metrics::Key::from_parts("http_request_duration_seconds", &[("route", "/b")]);
 /// assert_eq!(recorder.get(&b).unwrap().rejected(), 1); // the NaN
