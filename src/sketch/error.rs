@@ -32,7 +32,9 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::InvalidAccuracy => f.write_str("relative accuracy must be in (0, 1)"),
+            ConfigError::InvalidAccuracy => f.write_str(
+                "relative accuracy must be in (0, 1), and no finer than the mapping supports",
+            ),
             ConfigError::InvalidMinValue => {
                 f.write_str("smallest trackable value must be a positive normal finite number")
             }
