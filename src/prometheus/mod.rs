@@ -71,7 +71,10 @@
 //!   the threshold, and one threshold serves a sketch whatever scale it reaches. Only the
 //!   subnormals, which it holds in the bucket of `2^-1022` as the SDKs do, lie at or
 //!   below it.
-//! * **Count and sum** are the sketch's (the sum exact). No negative buckets: tailguard
+//! * **Count and sum** are the sketch's (the sum exact). A bucket count above `i64::MAX`
+//!   (only an `ExponentialSketch<u64, _>` can hold one) is written as `i64::MAX`, the
+//!   largest delta the `sint64` fields carry: its buckets then sum to less than the
+//!   count. No negative buckets: tailguard
 //!   records no negative values. Min and max have no field in Prometheus's histogram.
 //! * **Units** are the sketch's: a latency preset holds nanoseconds, so name the metric
 //!   `..._ns` or `..._nanoseconds`. Scaling to seconds would move every bucket edge
