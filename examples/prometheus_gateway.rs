@@ -160,23 +160,28 @@ async fn merge(addrs: &[String]) -> Result<(), String> {
             .map_err(|e| format!("{addr}: {e}"))?
             .to_bytes();
         let report = otlp::decode_into(&body, &mut total).map_err(|e| format!("{addr}: {e}"))?;
-        if !report.exact_stats || report.below_range + report.above_range + report.saturated > 0 {
+        // An empty point adds nothing, and has no min or max to be exact about.
+        let inexact = report.added > 0 && !report.exact_stats;
+        if inexact || report.below_range + report.above_range + report.saturated > 0 {
             return Err(format!("{addr}: the merge was not exact ({report:?})"));
         }
     }
     let m = *total.mapping();
     let quantiles: Vec<String> = QS
         .iter()
-        .map(|&q| {
-            let v = total.quantile(q).ok().flatten().unwrap_or(f64::NAN);
-            let i = m.index(v);
-            // OpenTelemetry's bin i is (b^i, b^(i+1)]: Prometheus's bucket i + 1.
-            format!(
-                "{{\"q\": {q}, \"value\": {}, \"lower\": {}, \"upper\": {}}}",
-                json(v),
-                json(m.lower_bound(i)),
-                json(m.lower_bound(i + 1))
-            )
+        .map(|&q| match total.quantile(q).ok().flatten() {
+            Some(v) => {
+                let i = m.index(v);
+                // OpenTelemetry's bin i is (b^i, b^(i+1)]: Prometheus's bucket i + 1.
+                format!(
+                    "{{\"q\": {q}, \"value\": {}, \"lower\": {}, \"upper\": {}}}",
+                    json(v),
+                    json(m.lower_bound(i)),
+                    json(m.lower_bound(i + 1))
+                )
+            }
+            // No values: no quantile (JSON has no NaN).
+            None => format!("{{\"q\": {q}, \"value\": null, \"lower\": null, \"upper\": null}}"),
         })
         .collect();
     let buckets: Vec<String> = total
