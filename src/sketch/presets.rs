@@ -20,7 +20,11 @@
 //! [`OtelAuto`] and [`McuAuto`] need no range: [`ExponentialSketch`]es that start at
 //! scale 8 and downscale as the values spread, as the OpenTelemetry SDKs do. `OtelAuto` is
 //! the SDKs' default size (160 buckets), `u32` counters, 768 bytes on x86-64: about 1.1 %
-//! (scale 5) over a factor of 2^5, 4.3 % (scale 3) over up to 2^20 (a microsecond to half a second).
+//! (scale 5) over a factor under 2^5, 4.3 % (scale 3) under 2^20 (a microsecond to half a
+//! second). Those are the most a scale's 160 buckets reach where the values fall best
+//! across their edges: a bucket is upper-inclusive, so a factor of exactly 2^5 (or 2^20)
+//! needs 161 and takes the next scale down; wherever they fall, a factor up to 2^(159/32),
+//! about 31 (2^(159/8), about 960,000), fits.
 //! `McuAuto` is 64 buckets of `u16` counters, 256 bytes on x86-64, for a microcontroller.
 //!
 //! ```
@@ -28,6 +32,11 @@
 //! let mut s = presets::OtelAuto::new();
 //! (1..=500_000u64).step_by(7).for_each(|us| s.record_u64(us * 1_000));
 //! assert_eq!(s.scale(), 3); // 1 µs to 0.5 s: 19 powers of two, 8 buckets each
+//!
+//! let mut s = presets::OtelAuto::new();
+//! s.record_u64(1 << 20);
+//! s.record_u64(1 << 25); // a factor of exactly 2^5: 161 buckets at scale 5
+//! assert_eq!(s.scale(), 4);
 //! ```
 //!
 //! # Microcontrollers
