@@ -530,3 +530,37 @@ fn exponential_records_are_conserved_across_recycling() {
         }
     });
 }
+
+/// A record preempted between reading its slot's state and adding to its counter, while
+/// the slot is cleared twice and recycled at the scale of values near `f64::MAX` (whose
+/// buckets reach past the float range): its add lands at its old position, in a bucket
+/// of the new scale past the float range. It is counted once all the same: the window's
+/// count holds it (or a rotation expires it), never neither. One preemption is the
+/// interleaving (the recorder's, between its state load and its add); two take minutes.
+#[test]
+fn exponential_a_raced_record_past_the_float_range_is_still_counted() {
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(1);
+    model.check(|| {
+        let clock = LoomClock::new();
+        let window = Arc::new(
+            ExponentialWindow::<LoomClock, u16, 4, 2>::new(
+                clock.clone(),
+                Duration::from_nanos(INTERVAL_NS),
+            )
+            .unwrap(),
+        );
+        window.record_u64(100); // configures the slot around 100: 2^20 in its top bucket
+        let recorder = {
+            let window = window.clone();
+            thread::spawn(move || window.record_u64(1 << 20))
+        };
+        clock.advance(INTERVAL_NS);
+        window.record(f64::MAX).unwrap(); // rotates; the other slot's first value
+        clock.advance(2 * INTERVAL_NS);
+        window.maintain(); // recycles both at the scale of f64::MAX
+        recorder.join().unwrap();
+        let held = window.count() + u64::from(window.expired()) + u64::from(window.saturated());
+        assert_eq!(held, 3, "{window:?}");
+    });
+}

@@ -191,6 +191,17 @@ impl<K: WindowCounter, const B: usize> Slot<K, B> {
         cell.is_some_and(|cell| matches!(K::add_one(cell, state.tag()), Added::Counted(_)))
     }
 
+    /// The add of a record of finest index `fine` that read `state` and was preempted
+    /// until now (its bucket's counter at that state's scale and tag, not the keys).
+    /// Whether it was counted.
+    #[cfg(all(test, not(loom)))]
+    pub(super) fn add_as_of(&self, state: State, fine: i32) -> bool {
+        let cell = state
+            .config()
+            .and_then(|c| self.cell(c, fine >> c.downshift));
+        cell.is_some_and(|cell| matches!(K::add_one(cell, state.tag()), Added::Counted(_)))
+    }
+
     /// Takes the extremes' keys `low` and `high` in.
     #[inline(always)]
     fn widen_keys(&self, low: u32, high: u32) {

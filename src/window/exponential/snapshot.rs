@@ -16,8 +16,18 @@ pub(super) fn merge_slot<K: WindowCounter, const B: usize>(
     let (mut span, mut count, mut sum) = (None::<(i64, i64)>, zeros, 0.0);
     let scale = FINEST_SCALE.wrapping_sub(config.map_or(0, |c| c.downshift as i32));
     let mapping = index::mapping_at(config.map_or(0, |c| c.downshift));
+    // A slot's buckets may reach past the floats' (centred on a range at either end), and
+    // a record that raced two clears adds at its old position, in any bucket of the new
+    // scale (counted by `raced`): such a count is taken as the nearest float bucket's,
+    // rather than making the slot's point unmergeable and its every value uncounted.
+    let downshift = config.map_or(0, |c| c.downshift).min(31);
+    let (lowest, highest) = (index::LOWEST >> downshift, index::HIGHEST >> downshift);
+    let buckets = |config| {
+        slot.buckets(config)
+            .map(move |(i, n)| (i.clamp(lowest, highest), n))
+    };
     if let Some(config) = config {
-        for (i, n) in slot.buckets(config) {
+        for (i, n) in buckets(config) {
             let i64i = i64::from(i);
             span = Some(span.map_or((i64i, i64i), |(l, h)| (l.min(i64i), h.max(i64i))));
             count = count.saturating_add(n);
@@ -30,7 +40,6 @@ pub(super) fn merge_slot<K: WindowCounter, const B: usize>(
     // The keys are of the non-zero values: a zero, if any, is the smallest.
     let (low, high) = slot.keys();
     // Buckets at the slot's scale, with integer operations only.
-    let downshift = config.map_or(0, |c| c.downshift).min(31);
     let bucket = |v: f64| i64::from(index::of_f64(v) >> downshift);
     let top = span.map(|(_, h)| h);
     // The max at the edge where its part per million straddles one into the slot's top
@@ -51,7 +60,7 @@ pub(super) fn merge_slot<K: WindowCounter, const B: usize>(
     };
     let _ = sketch.merge_point(&point, |sink| {
         if let Some(config) = config {
-            for (i, n) in slot.buckets(config) {
+            for (i, n) in buckets(config) {
                 sink(i64::from(i), n);
             }
         }
@@ -99,6 +108,30 @@ mod tests {
             let bucket = |v| index::of_f64(v) >> (FINEST_SCALE - snapshot.scale());
             assert_eq!(bucket(max), bucket(v), "{v:e}: {max:e}");
         }
+    }
+
+    /// A record preempted while its slot was cleared twice adds at its old position (the
+    /// tag repeats), and the slot was recycled at the scale of values near `f64::MAX`,
+    /// whose buckets reach past the floats': a bucket no float is in. The snapshot counts it
+    /// in the nearest float bucket; it used to refuse the slot's point, so that `count()`
+    /// left out every value of the slot (tests/loom.rs has the interleaving).
+    #[test]
+    fn a_raced_record_past_the_float_range_is_counted() {
+        let clock = ManualClock::new();
+        let interval = Duration::from_nanos(100);
+        let w = ExponentialWindow::<_, u16, 4, 2>::new(&clock, interval).unwrap();
+        w.record_u64(100); // its slot's buckets centred on 100: 2^20 in the top one
+        let slot = w.physical(0);
+        let seen = slot.state(); // what a record of 2^20 reads before it is preempted
+        clock.advance(interval);
+        w.record(f64::MAX).unwrap(); // rotates (the first clear), into the other slot
+        clock.advance(interval * 2);
+        w.maintain(); // recycles both at the scale of f64::MAX (the second clear)
+        assert_eq!(w.rescales(), 0);
+        assert!(slot.add_as_of(seen, index::of_u64(1 << 20)));
+        let snapshot = w.snapshot();
+        assert_eq!((snapshot.count(), w.count(), w.expired()), (1, 1, 2));
+        assert!(snapshot.quantile(1.0).unwrap().unwrap().is_finite());
     }
 
     /// A snapshot between a record's bucket add and its keys' update: the buckets' values
