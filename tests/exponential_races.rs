@@ -1,6 +1,6 @@
 //! Short races of two recorders and a clock-advancing maintainer on an exponential window,
 //! run many times, each checked for exact conservation (`count() + expired() + saturated()`)
-//! at the end. `REVIEW_ITERS` sets the runs per test (more find rarer interleavings).
+//! at the end. `TAILGUARD_RACE_ITERS` sets the runs per test (more find rarer interleavings).
 
 use core::time::Duration;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,7 +12,7 @@ use tailguard::window::{ExponentialWindow, WindowCounter};
 use tailguard_support::Rng;
 
 fn iterations(default: u64) -> u64 {
-    std::env::var("REVIEW_ITERS")
+    std::env::var("TAILGUARD_RACE_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(default)
