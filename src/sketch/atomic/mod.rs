@@ -957,7 +957,11 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     ///
     /// Each bin is swapped with zero, so a record racing the clear either is counted in
     /// the returned total or stays in the sketch: never both, never neither. Min and max
-    /// are reset; one racing record may leave its value there.
+    /// are reset; one racing record may leave its value there. So are
+    /// [`clamped`](Self::clamped) and [`saturated`](Self::saturated), whose counts the
+    /// total leaves out (values refused as saturated were never in a bin); a clamped
+    /// record racing the clear may be left out of `clamped` or counted there after its bin
+    /// was emptied (a snapshot counts no more clamped values than its top bin holds).
     pub fn clear(&self) -> u64 {
         self.clear_counting_saturated().0
     }
