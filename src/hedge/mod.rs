@@ -1154,7 +1154,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// The ticket remembers a failed primary only so that its latency is not learned:
     /// [`should_hedge`](Self::should_hedge) still answers from the delay. A driver with
     /// nothing left running after a failure should not ask it for a backup (that would be a
-    /// retry, not a hedge); [`race`](super::race) does not.
+    /// retry, not a hedge); [`race`] does not.
     ///
     /// ```
     /// use core::time::Duration;
