@@ -637,12 +637,7 @@ proptest::proptest! {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let delay = 10 * MS;
-            let config = HedgeConfig::new()
-                .with_min_delay(delay)
-                .with_max_delay(delay)
-                .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
-                .with_budget_ratio(1.0);
+            let config = hedging_every(10 * MS).with_max_hedges(1);
             let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
             let backend = Backend::default();
             let mut service =
@@ -720,14 +715,7 @@ async fn first_byte_keeps_the_body_whole_and_reports_body_failures() {
 #[tokio::test(start_paused = true)]
 async fn a_second_backup_goes_out_one_delay_after_the_first() {
     let delay = 10 * MS;
-    let fixed = |max_hedges| {
-        HedgeConfig::new()
-            .with_min_delay(delay)
-            .with_max_delay(delay)
-            .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
-            .with_budget_ratio(1.0)
-            .with_max_hedges(max_hedges)
-    };
+    let fixed = |max_hedges| hedging_every(delay).with_max_hedges(max_hedges);
     // More than the drivers hold is refused when the hedger is built, not capped later.
     assert_eq!(
         Hedger::new(TokioClock::new(), fixed(MAX_HEDGES + 1)).err(),
@@ -752,13 +740,28 @@ async fn a_second_backup_goes_out_one_delay_after_the_first() {
 
 /// A GET can be copied once only (a body that replays once, say): the second copy, which
 /// the layer makes when the first backup goes out, is refused.
-#[derive(Clone, Default)]
-struct CopiesOnce(Arc<AtomicU32>);
+/// Counts the copies the layer asks for, and makes at most `limit` of them.
+#[derive(Clone)]
+struct Copies {
+    asked: Arc<AtomicU32>,
+    limit: u32,
+}
 
-impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for CopiesOnce {
+impl Copies {
+    fn at_most(limit: u32) -> Self {
+        let asked = Arc::default();
+        Copies { asked, limit }
+    }
+
+    fn asked(&self) -> u32 {
+        self.asked.load(SeqCst)
+    }
+}
+
+impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for Copies {
     fn clone_request(&self, request: &Request<()>) -> Option<Request<()>> {
-        let first = self.0.fetch_add(1, SeqCst) == 0;
-        first.then(|| get(&request.uri().to_string()))
+        let made = self.asked.fetch_add(1, SeqCst);
+        (made < self.limit).then(|| get(&request.uri().to_string()))
     }
 
     fn classify(&self, _: &Result<Response<SlowBody>, Infallible>) -> Outcome {
@@ -766,21 +769,25 @@ impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for CopiesOnce {
     }
 }
 
-/// A request that cannot be copied a second time sends one backup, and the hedger counts
-/// one hedge and spends one token: none for a second backup that could not be made.
-#[tokio::test(start_paused = true)]
-async fn a_second_backup_that_cannot_be_copied_is_neither_counted_nor_paid_for() {
-    let delay = 10 * MS;
-    let config = HedgeConfig::new()
+/// A hedger whose every hedge is due `delay` after the one before, with a budget of 100 %.
+fn hedging_every(delay: Duration) -> HedgeConfig {
+    HedgeConfig::new()
         .with_min_delay(delay)
         .with_max_delay(delay)
         .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
         .with_budget_ratio(1.0)
-        .with_max_hedges(MAX_HEDGES);
+        .with_max_hedges(MAX_HEDGES)
+}
+
+/// A request that cannot be copied a second time sends one backup, and the hedger counts
+/// one hedge and spends one token: none for a second backup that could not be made.
+#[tokio::test(start_paused = true)]
+async fn a_second_backup_that_cannot_be_copied_is_neither_counted_nor_paid_for() {
+    let config = hedging_every(10 * MS);
     let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
     let backend = Backend::default();
     let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
-        .policy(CopiesOnce::default())
+        .policy(Copies::at_most(1))
         .layer(backend.clone());
     // Primary and backup both slow: a second hedge would be due at 20 ms.
     backend.script([ok_after(500 * MS), ok_after(40 * MS)]);
@@ -795,37 +802,16 @@ async fn a_second_backup_that_cannot_be_copied_is_neither_counted_nor_paid_for()
     );
 }
 
-/// Counts the copies the layer asks for.
-#[derive(Clone, Default)]
-struct CountsCopies(Arc<AtomicU32>);
-
-impl RequestPolicy<Request<()>, Response<SlowBody>, Infallible> for CountsCopies {
-    fn clone_request(&self, request: &Request<()>) -> Option<Request<()>> {
-        self.0.fetch_add(1, SeqCst);
-        Some(get(&request.uri().to_string()))
-    }
-
-    fn classify(&self, _: &Result<Response<SlowBody>, Infallible>) -> Outcome {
-        Outcome::Success
-    }
-}
-
 /// With two hedges, the layer copies the request once per backup: when the request comes
 /// in, and again when the first backup goes out (`RequestPolicy::clone_request`). The
 /// last backup used to make a third copy, of the request and the service, for a hedge
 /// that can never follow, and drop it.
 #[tokio::test(start_paused = true)]
 async fn the_last_backup_makes_no_copy_for_a_hedge_that_cannot_follow() {
-    let delay = 10 * MS;
-    let config = HedgeConfig::new()
-        .with_min_delay(delay)
-        .with_max_delay(delay)
-        .with_cold_start(tailguard::hedge::ColdStart::Delay(delay))
-        .with_budget_ratio(1.0)
-        .with_max_hedges(MAX_HEDGES);
+    let config = hedging_every(10 * MS);
     let hedger = Arc::new(Hedger::new(TokioClock::new(), config).unwrap());
     let backend = Backend::default();
-    let copies = CountsCopies::default();
+    let copies = Copies::at_most(u32::MAX);
     let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
         .policy(copies.clone())
         .layer(backend.clone());
@@ -833,18 +819,18 @@ async fn the_last_backup_makes_no_copy_for_a_hedge_that_cannot_follow() {
     let (status, took) = send(&mut service, get("http://a.example/")).await;
     assert_eq!((status, took), (StatusCode::OK, 35 * MS));
     assert_eq!((backend.calls(), hedger.stats().hedges), (3, 2));
-    assert_eq!(copies.0.load(SeqCst), 2, "one copy per backup, none more");
+    assert_eq!(copies.asked(), 2, "one copy per backup, none more");
 
     // With one hedge allowed, the copy made when the request comes in is the only one.
     let hedger = Arc::new(Hedger::new(TokioClock::new(), config.with_max_hedges(1)).unwrap());
-    let copies = CountsCopies::default();
+    let copies = Copies::at_most(u32::MAX);
     let mut service = HedgeLayer::new(Arc::clone(&hedger), tokio::time::sleep)
         .policy(copies.clone())
         .layer(backend.clone());
     backend.script([ok_after(500 * MS), ok_after(15 * MS)]);
     let (status, took) = send(&mut service, get("http://a.example/")).await;
     assert_eq!((status, took), (StatusCode::OK, 25 * MS));
-    assert_eq!(copies.0.load(SeqCst), 1);
+    assert_eq!(copies.asked(), 1);
 }
 
 /// With a percentile per hedge, the layer sends the second backup when the request has run
