@@ -283,3 +283,43 @@ fn script(name: &str) -> PathBuf {
         .join("tests/interop")
         .join(name)
 }
+
+/// Where the Python SDK and this sketch differ, as the docs say, with the SDK's answers
+/// (opentelemetry-sdk 1.45.2, `max_size = 160`, `max_scale = 8`) as constants, so that
+/// this runs without Python:
+///
+/// * the integer 2^49 - 2 (or its float, the same number) is `2^-48` (relative) below
+///   the edge 2^49, farther than `2^-50` but within `(|ln v| + 1) * 2^-50`: the SDK's
+///   `floor(ln(v) * 256 / ln 2)` rounds it into bucket 12,544, above the edge; its exact
+///   bucket, this sketch's, is 12,543;
+/// * zeros alone: the SDK reports scale 0, this sketch stays at scale 8 (no bucket either
+///   way).
+#[test]
+fn where_the_python_sdk_differs_it_is_as_documented() {
+    const SDK_OFFSET_OF_2_49_MINUS_2: i32 = 12_544;
+    const SDK_SCALE_OF_ZEROS_ALONE: i32 = 0;
+
+    let v = (1u64 << 49) - 2;
+    let mut by_int = ExponentialSketch::<u32, 160>::new();
+    by_int.record_u64(v);
+    let mut by_float = ExponentialSketch::<u32, 160>::new();
+    by_float.record(v as f64).unwrap();
+    for s in [&by_int, &by_float] {
+        assert_eq!((s.scale(), s.offset()), (8, 49 * 256 - 1));
+        assert_eq!(s.offset(), SDK_OFFSET_OF_2_49_MINUS_2 - 1);
+        assert_eq!(s.bucket_counts().collect::<Vec<_>>(), [1]);
+    }
+    // Its distance to the edge, against the documented bounds.
+    let distance = 2.0 / (1u64 << 49) as f64;
+    assert_eq!(distance, 2f64.powi(-48));
+    assert!(distance > 2f64.powi(-50));
+    assert!(distance <= ((v as f64).ln() + 1.0) * 2f64.powi(-50));
+
+    let mut zeros = ExponentialSketch::<u32, 160>::new();
+    for _ in 0..5 {
+        zeros.record(0.0).unwrap();
+    }
+    assert_ne!(zeros.scale(), SDK_SCALE_OF_ZEROS_ALONE);
+    assert_eq!((zeros.scale(), zeros.zero_count()), (8, 5));
+    assert_eq!(zeros.bucket_counts().count(), 0);
+}

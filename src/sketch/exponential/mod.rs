@@ -23,8 +23,10 @@
 //!
 //! The index is exact: for a `u64`, the bucket of the integer itself (not of its nearest
 //! `f64`); for an `f64`, of the float. The SDKs compute `floor(ln(v) * 2^scale / ln 2)` at
-//! scales above 0, which may put a value within about `2^-50` (relative) of a bucket edge
-//! in the neighbouring bucket (see [`OtelMapping`](super::OtelMapping)'s docs): there this
+//! scales above 0, which may put a value within `(|ln v| + 1) * 2^-50` (relative) of a
+//! bucket edge in the neighbouring bucket (see [`OtelMapping`](super::OtelMapping)'s
+//! docs; the integer 2^49 - 2, `2^-48` below the edge 2^49, is a bucket high in the
+//! Python SDK): there this
 //! sketch and an SDK can disagree, and on integers of 2^53 or more, which an SDK rounds to
 //! a float first. Powers of two (edges at every scale) both special-case exactly.
 //!

@@ -23,7 +23,11 @@ use crate::sketch::sum_bounds;
 /// * Buckets: `(b^i, b^(i+1)]` with `b = 2^(2^-scale)`, [`scale`](Self::scale) in
 ///   `-10..=8`, [`offset`](Self::offset) the lowest index; zeros in a zero bucket of their
 ///   own. For the same values, the same scale, offset and bucket counts as the SDKs
-///   (checked against the Python SDK by `tests/exponential_interop.rs`).
+///   (checked against the Python SDK by `tests/exponential_interop.rs`), but for values
+///   the SDKs' logarithm puts across a bucket edge and integers of 2^53 or more (see
+///   [Exact buckets](#exact-buckets-integer-operations-only)), and zeros alone, which
+///   leave this sketch at scale 8 where the Python SDK reports scale 0 (no bucket
+///   either way).
 /// * Exact buckets, with integer operations only, for floats and integers alike (see
 ///   [Exact buckets](#exact-buckets-integer-operations-only) below).
 /// * Exact [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
@@ -56,10 +60,14 @@ use crate::sketch::sum_bounds;
 ///
 /// The bucket is exact: for a `u64` the integer's own (not its nearest `f64`'s), for an
 /// `f64` the float's. At scales above 0 the SDKs compute `floor(ln(v) * 2^scale / ln 2)`,
-/// which may put a value within about `2^-50` (relative) of a bucket edge in the bucket
-/// beside it (see [`OtelMapping`]): there this sketch and an SDK can disagree. So can they
-/// on an integer of 2^53 or more, which an SDK rounds to a float first (2^56 + 1 is 2^56
-/// to it, a bucket lower), and the different buckets can end at different scales.
+/// which may put a value within `(|ln v| + 1) * 2^-50` (relative) of a bucket edge in the
+/// bucket beside it (see [`OtelMapping`]): the rounding of `ln v` grows with `|ln v|`, so
+/// the Python SDK puts the integer 2^49 - 2, `2^-48` below the edge 2^49, a bucket high
+/// (12,544 at scale 8, where this sketch has 12,543), and near `2^±1000` it misplaces
+/// values up to about `1e-13` from an edge. There this sketch and an SDK can disagree.
+/// So can they on an integer of 2^53 or more, which an SDK rounds to a float first
+/// (2^56 + 1 is 2^56 to it, a bucket lower); either way the different buckets can end
+/// at different scales.
 /// Powers of two, edges at every scale, are exact in both.
 ///
 /// Scale 8 is the finest because of the tables' flash: 256 `u64` edges are 2 KiB (and the
