@@ -478,8 +478,9 @@ fn write_store(
     }
     // Python's store: a multiple of 128 bins centred on the used ones.
     let (padded, lead) = if python {
-        let padded = run.div_ceil(PYTHON_CHUNK).wrapping_mul(PYTHON_CHUNK); // <= 4096
-                                                                            // Python: offset = middle_key - length // 2, middle_key = min + (max-min+1) // 2.
+        // At most 4096. Python: offset = middle_key - length // 2, middle_key = min +
+        // (max-min+1) // 2.
+        let padded = run.div_ceil(PYTHON_CHUNK).wrapping_mul(PYTHON_CHUNK);
         let middle = run / 2;
         (padded, (padded / 2).saturating_sub(middle))
     } else {

@@ -139,7 +139,8 @@ mod tests {
     #[test]
     fn the_turning_rank_is_exact() {
         let rule = OnTime::new(0.5); // 32,768 / 65,536
-                                     // r = 99 of n = 100: (99 - 50) / 0.5 = 98.
+
+        // r = 99 of n = 100: (99 - 50) / 0.5 = 98.
         assert_eq!(rule.turning_rank(99, 100), Some(98));
         assert_eq!(rule.turning_rank(50, 100), Some(0));
         assert_eq!(rule.turning_rank(10, 100), None);

@@ -622,7 +622,8 @@ mod tests {
         );
         assert_eq!((s.clamped(), s.zero_count()), (5, 4));
         assert!(!report.exact_stats); // no min, max or sum in the message
-                                      // The representative of the message's own top bucket, as for DDSketch messages.
+
+        // The representative of the message's own top bucket, as for DDSketch messages.
         assert_eq!(
             s.max(),
             Some(OtelMapping::with_scale(0).unwrap().value(601))

@@ -10,15 +10,18 @@ pub(crate) const MAPPING: u32 = 1; // IndexMapping
 pub(crate) const POSITIVE: u32 = 2; // Store
 pub(crate) const NEGATIVE: u32 = 3; // Store
 pub(crate) const ZERO_COUNT: u32 = 4; // double
-                                      // IndexMapping:
+
+// IndexMapping:
 pub(crate) const GAMMA: u32 = 1; // double
 pub(crate) const INDEX_OFFSET: u32 = 2; // double
 pub(crate) const INTERPOLATION: u32 = 3; // enum
-                                         // Store:
+
+// Store:
 pub(crate) const BIN_COUNTS: u32 = 1; // map<sint32, double>: repeated entries
 pub(crate) const CONTIGUOUS_COUNTS: u32 = 2; // repeated double, packed
 pub(crate) const CONTIGUOUS_OFFSET: u32 = 3; // sint32
-                                             // A `binCounts` entry:
+
+// A `binCounts` entry:
 pub(crate) const KEY: u32 = 1; // sint32
 pub(crate) const VALUE: u32 = 2; // double
 

@@ -677,8 +677,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// lower or higher, see above), clamped to the bins.
     #[inline]
     fn pos_near(&self, index: i32, slack: i64) -> usize {
-        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index)); // two i32s
-                                                                            // max-then-min, not `Ord::clamp`, whose bound check can panic (N >= 1: it cannot).
+        // Two i32s: no overflow. Max-then-min, not `Ord::clamp`, whose bound check can
+        // panic (N >= 1: it cannot).
+        let pos = i64::from(index).wrapping_sub(i64::from(self.min_index));
         pos.saturating_add(slack)
             .max(0)
             .min(N.wrapping_sub(1) as i64) as usize

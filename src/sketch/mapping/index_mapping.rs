@@ -300,9 +300,10 @@ impl Scale {
     #[inline(always)]
     pub(super) fn index_branch_free(&self, approx_log: f64) -> i32 {
         let x = approx_log * self.multiplier + self.offset;
-        let (nearest, n) = nearest_integer(x); // exact below 2^51
-                                               // DataDog's floor: one lower where the nearest integer is above `x`, and where
-                                               // it is `x` itself, negative (see `datadog_floor`). `&` and `|`: no branch.
+        // Exact below 2^51. DataDog's floor: one lower where the nearest integer is above
+        // `x`, and where it is `x` itself, negative (see `datadog_floor`). `&` and `|`: no
+        // branch.
+        let (nearest, n) = nearest_integer(x);
         let down = (nearest > x) | ((nearest == x) & (x < 0.0));
         n.wrapping_sub(i32::from(down))
     }

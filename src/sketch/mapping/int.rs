@@ -565,8 +565,9 @@ impl IndexMapping for IntMapping {
         let k = self.k() & 31; // k <= 20
         let e = next >> k; // arithmetic shift: floor division by 2^k
         let top = (next & (1i32 << k).wrapping_sub(1)) as u64; // below 2^k
-        let significand = (1u64 << k) | top; // below 2^21
-                                             // The edge is significand * 2^(e - k).
+
+        // Below 2^21; the edge is significand * 2^(e - k).
+        let significand = (1u64 << k) | top;
         let shift = e.wrapping_sub(k as i32);
         let edge = if shift >= 0 {
             // Saturates from 2^64 up (significand has k + 1 bits).
