@@ -279,7 +279,7 @@ pub(super) fn add_bin_valued<M: IndexMapping, const N: usize>(
 mod tests {
     use super::*;
     use crate::proto::test_msg::{encode_vec, entry, log, mapping_of, Msg};
-    use crate::sketch::LogMapping;
+    use crate::sketch::{CubicMapping, IntMapping, LogMapping};
     use std::vec::Vec;
 
     #[test]
@@ -582,5 +582,55 @@ mod tests {
         // Merged with local values, the exact local extremes still count.
         b.record(1.5).unwrap();
         assert_eq!(b.min(), Some(1.5));
+    }
+
+    /// A sketch whose range reaches infinity has bins past the float range, which no
+    /// record reaches (`+inf` takes the bin of `f64::MAX`) but a message of its own
+    /// mapping fills bin for bin. Its max is then `+inf`, and the scans from the max
+    /// started at that value's bin, below those: quantiles near the top counted from the
+    /// wrong end (p99 read the min, below the median).
+    #[test]
+    fn bins_past_the_float_range_are_scanned_from_an_infinite_max() {
+        fn check<M: IndexMapping>() {
+            let mut s = DDSketch::<M, 2048>::with_relative_accuracy(0.5, 1e-3).unwrap();
+            assert_eq!(s.max_trackable(), f64::INFINITY);
+            let m = *s.mapping();
+            let past = m.index(f64::MAX) + 10;
+            assert!(m.lower_bound(past) == f64::INFINITY);
+            let msg = Msg::default().message(1, mapping_of(&m)).message(
+                2,
+                Msg::default()
+                    .message(1, entry(m.index(40.0), 10.0))
+                    .message(1, entry(past, 90.0)),
+            );
+            decode_into(&msg.0, IndexConvention::GoJava, &mut s).unwrap();
+            assert_eq!((s.count(), s.max()), (100, Some(f64::INFINITY)));
+            let mut last = 0.0;
+            for q in [0.0, 0.05, 0.5, 0.9, 0.99, 1.0] {
+                let v = s.quantile(q).unwrap().unwrap();
+                assert!(v >= last, "q={q}: {v} below {last}");
+                last = v;
+            }
+            assert_eq!(s.quantile(0.5).unwrap(), Some(f64::INFINITY));
+            assert_eq!(s.rank(f64::MAX), Ok(10));
+            assert_eq!(s.rank(f64::INFINITY), Ok(100));
+            // Nothing but bins past the float range: the min is infinite too.
+            let only = Msg::default()
+                .message(1, mapping_of(&m))
+                .message(2, Msg::default().message(1, entry(past, 3.0)));
+            let mut t = DDSketch::<M, 2048>::with_relative_accuracy(0.5, 1e-3).unwrap();
+            decode_into(&only.0, IndexConvention::GoJava, &mut t).unwrap();
+            assert_eq!(
+                (t.min(), t.max()),
+                (Some(f64::INFINITY), Some(f64::INFINITY))
+            );
+            for q in [0.0, 0.5, 1.0] {
+                assert_eq!(t.quantile(q), Ok(Some(f64::INFINITY)), "q={q}");
+            }
+            assert_eq!((t.rank(f64::MAX), t.rank(f64::INFINITY)), (Ok(0), Ok(3)));
+        }
+        check::<LogMapping>();
+        check::<CubicMapping>();
+        check::<IntMapping>();
     }
 }

@@ -693,7 +693,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let mut lo = N.wrapping_sub(1); // N >= 1
         if f.min <= f.max {
             lo = if f.min > 0.0 {
-                self.pos_near(self.mapping.index(f.min), -1)
+                // An infinite min (see `highest_occupied`) from f64::MAX's bin up: a
+                // mapping may index +inf above the bins past the float range.
+                self.pos_near(self.mapping.index(f.min.min(f64::MAX)), -1)
             } else {
                 0
             };
@@ -715,8 +717,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut hi = 0;
         if f.min <= f.max && f.max > 0.0 {
-            // f.max is finite: +inf enters the stats as max_trackable.
-            hi = self.pos_near(self.mapping.index(f.max), 1);
+            // +inf enters the stats as max_trackable, so f.max is infinite only in a
+            // range that reaches infinity, whose bins past the float range a message of
+            // its mapping may fill (and a mapping may put +inf below them): all of them.
+            hi = if f.max == f64::INFINITY {
+                N.wrapping_sub(1)
+            } else {
+                self.pos_near(self.mapping.index(f.max), 1)
+            };
         }
         if i.min <= i.max && i.max > 0 {
             hi = hi.max(self.pos_near(self.mapping.index_u64(i.max), 1));
