@@ -6,7 +6,7 @@
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 
 use crate::clock::{tg_clock, CallbackClock};
-use crate::object::{self, fits, Kind, Out};
+use crate::object::{self, fits, Handle, Kind, Out, Storage};
 use crate::status::{status_of, tg_status, Result, TG_ERR_CONFIG};
 
 /// A token bucket in caller storage (opaque): the handle `tg_token_bucket_init` returns.
@@ -34,17 +34,18 @@ const _: () = assert!(fits::<RatioBudget>(TG_RATIO_BUDGET_SIZE));
 /// Budgets have no preset: their magic's preset field is 0.
 const NO_PRESET: u32 = 0;
 
-/// The budget behind a handle of `kind` holding a `T`.
-///
-/// # Safety
-/// `h` is null, or valid for reads of 8 bytes and, if they are `kind`'s magic, the
-/// object of type `T` that its `_init` wrote.
-unsafe fn budget<'a, T>(h: *const u8, kind: Kind) -> Result<&'a T> {
-    // SAFETY: `h` is null, or readable for the 8 bytes of a magic word (this function's
-    // contract); null and misaligned handles are refused.
-    unsafe { object::preset_of(h, kind)? };
-    // SAFETY: the magic names the kind, whose objects are `T`s; used through `&` only.
-    Ok(unsafe { object::value::<T>(h) })
+/// The token bucket behind a handle.
+fn token_bucket(h: &Handle) -> Result<&Bucket> {
+    h.preset(Kind::TokenBucket)?;
+    // SAFETY: the magic names a token bucket, whose objects are `Bucket`s (`_init`).
+    Ok(unsafe { h.value::<Bucket>() })
+}
+
+/// The ratio budget behind a handle.
+fn ratio_budget(h: &Handle) -> Result<&RatioBudget> {
+    h.preset(Kind::RatioBudget)?;
+    // SAFETY: the magic names a ratio budget, whose objects are `RatioBudget`s (`_init`).
+    Ok(unsafe { h.value::<RatioBudget>() })
 }
 
 /// Initialises a token bucket in `size` bytes at `storage` (aligned to `TG_ALIGN`, at
@@ -62,10 +63,12 @@ pub unsafe extern "C" fn tg_token_bucket_init(
     burst: u32,
     out: *mut *mut tg_token_bucket,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
+    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let clock = CallbackClock::new(clock)?;
-        let handle = object::init(storage.cast(), size, Kind::TokenBucket, NO_PRESET, || {
+        let handle = object::init(storage, Kind::TokenBucket, NO_PRESET, || {
             Bucket::new(clock, rate_per_s, burst).map_err(|_| TG_ERR_CONFIG)
         })?;
         out.set(handle.cast());
@@ -85,9 +88,11 @@ pub unsafe extern "C" fn tg_ratio_budget_init(
     cap: u32,
     out: *mut *mut tg_ratio_budget,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
+    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        let handle = object::init(storage.cast(), size, Kind::RatioBudget, NO_PRESET, || {
+        let out = out?;
+        let handle = object::init(storage, Kind::RatioBudget, NO_PRESET, || {
             RatioBudget::new(ratio, cap).map_err(|_| TG_ERR_CONFIG)
         })?;
         out.set(handle.cast());
@@ -103,9 +108,11 @@ pub unsafe extern "C" fn tg_token_bucket_try_acquire(
     b: *const tg_token_bucket,
     granted: *mut bool,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `granted`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(granted)) };
     status_of((|| {
-        let out = Out::new(granted)?;
-        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.try_acquire());
+        let out = out?;
+        out.set(token_bucket(&b)?.try_acquire());
         Ok(())
     })())
 }
@@ -114,8 +121,10 @@ pub unsafe extern "C" fn tg_token_bucket_try_acquire(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_token_bucket_on_request(b: *const tg_token_bucket) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.on_request();
+        token_bucket(&b)?.on_request();
         Ok(())
     })())
 }
@@ -127,8 +136,10 @@ pub unsafe extern "C" fn tg_token_bucket_penalize(
     b: *const tg_token_bucket,
     tokens: u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.penalize(tokens);
+        token_bucket(&b)?.penalize(tokens);
         Ok(())
     })())
 }
@@ -137,8 +148,10 @@ pub unsafe extern "C" fn tg_token_bucket_penalize(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_token_bucket_drain(b: *const tg_token_bucket) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<Bucket>(b.cast(), Kind::TokenBucket)?.drain();
+        token_bucket(&b)?.drain();
         Ok(())
     })())
 }
@@ -150,9 +163,11 @@ pub unsafe extern "C" fn tg_token_bucket_balance(
     b: *const tg_token_bucket,
     out: *mut f64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.balance());
+        let out = out?;
+        out.set(token_bucket(&b)?.balance());
         Ok(())
     })())
 }
@@ -164,9 +179,11 @@ pub unsafe extern "C" fn tg_token_bucket_granted(
     b: *const tg_token_bucket,
     out: *mut u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.granted());
+        let out = out?;
+        out.set(token_bucket(&b)?.granted());
         Ok(())
     })())
 }
@@ -178,9 +195,11 @@ pub unsafe extern "C" fn tg_token_bucket_denied(
     b: *const tg_token_bucket,
     out: *mut u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<Bucket>(b.cast(), Kind::TokenBucket)?.denied());
+        let out = out?;
+        out.set(token_bucket(&b)?.denied());
         Ok(())
     })())
 }
@@ -193,9 +212,11 @@ pub unsafe extern "C" fn tg_ratio_budget_try_acquire(
     b: *const tg_ratio_budget,
     granted: *mut bool,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `granted`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(granted)) };
     status_of((|| {
-        let out = Out::new(granted)?;
-        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.try_acquire());
+        let out = out?;
+        out.set(ratio_budget(&b)?.try_acquire());
         Ok(())
     })())
 }
@@ -204,8 +225,10 @@ pub unsafe extern "C" fn tg_ratio_budget_try_acquire(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_ratio_budget_on_request(b: *const tg_ratio_budget) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.on_request();
+        ratio_budget(&b)?.on_request();
         Ok(())
     })())
 }
@@ -217,8 +240,10 @@ pub unsafe extern "C" fn tg_ratio_budget_penalize(
     b: *const tg_ratio_budget,
     tokens: u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.penalize(tokens);
+        ratio_budget(&b)?.penalize(tokens);
         Ok(())
     })())
 }
@@ -227,8 +252,10 @@ pub unsafe extern "C" fn tg_ratio_budget_penalize(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_ratio_budget_drain(b: *const tg_ratio_budget) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b`.
+    let b = unsafe { Handle::new(b) };
     status_of((|| {
-        budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.drain();
+        ratio_budget(&b)?.drain();
         Ok(())
     })())
 }
@@ -240,9 +267,11 @@ pub unsafe extern "C" fn tg_ratio_budget_balance(
     b: *const tg_ratio_budget,
     out: *mut f64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.balance());
+        let out = out?;
+        out.set(ratio_budget(&b)?.balance());
         Ok(())
     })())
 }
@@ -254,9 +283,11 @@ pub unsafe extern "C" fn tg_ratio_budget_granted(
     b: *const tg_ratio_budget,
     out: *mut u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.granted());
+        let out = out?;
+        out.set(ratio_budget(&b)?.granted());
         Ok(())
     })())
 }
@@ -268,9 +299,11 @@ pub unsafe extern "C" fn tg_ratio_budget_denied(
     b: *const tg_ratio_budget,
     out: *mut u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `b` and `out`.
+    let (b, out) = unsafe { (Handle::new(b), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        out.set(budget::<RatioBudget>(b.cast(), Kind::RatioBudget)?.denied());
+        let out = out?;
+        out.set(ratio_budget(&b)?.denied());
         Ok(())
     })())
 }

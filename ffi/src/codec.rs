@@ -5,7 +5,7 @@ use tailguard::otlp::{self, Timestamps};
 use tailguard::proto::{self, EncodeError, IndexConvention};
 use tailguard::sketch::presets::OtelLatency;
 
-use crate::object::{self, Kind, Out, TG_PRESET_OTEL};
+use crate::object::{self, Handle, HandleMut, Kind, Out, TG_PRESET_OTEL};
 use crate::sketch::{same_preset, same_preset_mut, tg_sketch, with_sketch};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_BUFFER, TG_ERR_DECODE, TG_ERR_PRESET, TG_ERR_VALUE,
@@ -25,31 +25,33 @@ fn convention(code: u32) -> Result<IndexConvention> {
     }
 }
 
-/// TG_PRESET_OTEL if the sketch at `h` is of it; TG_ERR_PRESET if it is another's.
-///
-/// # Safety
-/// The caller's contract for `h`.
-unsafe fn otel_preset(h: *const u8) -> Result<u32> {
-    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
-    match unsafe { object::preset_of(h, Kind::Sketch)? } {
-        TG_PRESET_OTEL => Ok(TG_PRESET_OTEL),
-        _ => Err(TG_ERR_PRESET),
+/// The OTEL-preset sketch of `h`; TG_ERR_PRESET if it is another preset's.
+fn otel(h: &Handle) -> Result<&OtelLatency> {
+    if h.preset(Kind::Sketch)? != TG_PRESET_OTEL {
+        return Err(TG_ERR_PRESET);
     }
+    // SAFETY: `OtelLatency` is the type of TG_PRESET_OTEL's sketches.
+    unsafe { same_preset::<OtelLatency>(h, TG_PRESET_OTEL) }
+}
+
+/// [`otel`], exclusive.
+fn otel_mut(h: &mut HandleMut) -> Result<&mut OtelLatency> {
+    if h.preset(Kind::Sketch)? != TG_PRESET_OTEL {
+        return Err(TG_ERR_PRESET);
+    }
+    // SAFETY: `OtelLatency` is the type of TG_PRESET_OTEL's sketches.
+    unsafe { same_preset_mut::<OtelLatency>(h, TG_PRESET_OTEL) }
 }
 
 /// Writes `encode`'s length to `written`, or the length needed on a short buffer.
-///
-/// # Safety
-/// `written` is valid for a write (the caller's contract).
-unsafe fn finish(r: core::result::Result<usize, EncodeError>, written: Out<usize>) -> Result<()> {
+fn finish(r: core::result::Result<usize, EncodeError>, written: Out<usize>) -> Result<()> {
     let (len, status) = match r {
         Ok(len) => (len, Ok(())),
         Err(EncodeError::BufferTooSmall { needed }) => (needed, Err(TG_ERR_BUFFER)),
         // Every preset's mapping has a finite gamma: not reached.
         Err(_) => return Err(TG_ERR_PRESET),
     };
-    // SAFETY: `written` was checked by `Out::new`; the caller's contract makes it writable.
-    unsafe { written.set(len) };
+    written.set(len);
     status
 }
 
@@ -67,10 +69,18 @@ pub unsafe extern "C" fn tg_sketch_encode_ddsketch(
     cap: usize,
     written: *mut usize,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, `written` and the `cap` bytes at `buf`.
+    let (s, written, buf) = unsafe {
+        (
+            Handle::new(s),
+            Out::new(written),
+            object::bytes_mut(buf, cap),
+        )
+    };
     status_of((|| {
-        let written = Out::new(written)?;
+        let written = written?;
         let convention = self::convention(convention)?;
-        let buf = object::bytes_mut(buf, cap)?;
+        let buf = buf?;
         with_sketch!(s, value, |sk, _| finish(
             proto::encode(sk, convention, buf),
             written
@@ -90,9 +100,12 @@ pub unsafe extern "C" fn tg_sketch_decode_ddsketch(
     bytes: *const u8,
     len: usize,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile, and
+    // the `len` bytes at `bytes`.
+    let (mut s, bytes) = unsafe { (HandleMut::new(s), object::bytes(bytes, len)) };
     status_of((|| {
         let convention = self::convention(convention)?;
-        let bytes = object::bytes(bytes, len)?;
+        let bytes = bytes?;
         with_sketch!(s, value_mut, |sk, _| {
             proto::decode_rebinned(bytes, convention, sk)
                 .map(|_| ())
@@ -116,10 +129,18 @@ pub unsafe extern "C" fn tg_sketch_encode_otlp(
     cap: usize,
     written: *mut usize,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, `written` and the `cap` bytes at `buf`.
+    let (s, written, buf) = unsafe {
+        (
+            Handle::new(s),
+            Out::new(written),
+            object::bytes_mut(buf, cap),
+        )
+    };
     status_of((|| {
-        let written = Out::new(written)?;
-        let otel = same_preset::<OtelLatency>(s, otel_preset(s.cast())?)?;
-        let buf = object::bytes_mut(buf, cap)?;
+        let written = written?;
+        let otel = otel(&s)?;
+        let buf = buf?;
         let times = Timestamps::new(start_unix_ns, end_unix_ns);
         finish(otlp::encode(otel, times, buf), written)
     })())
@@ -136,9 +157,12 @@ pub unsafe extern "C" fn tg_sketch_decode_otlp(
     bytes: *const u8,
     len: usize,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile, and
+    // the `len` bytes at `bytes`.
+    let (mut s, bytes) = unsafe { (HandleMut::new(s), object::bytes(bytes, len)) };
     status_of((|| {
-        let otel = same_preset_mut::<OtelLatency>(s, otel_preset(s.cast())?)?;
-        let bytes = object::bytes(bytes, len)?;
+        let otel = otel_mut(&mut s)?;
+        let bytes = bytes?;
         otlp::decode_into(bytes, otel)
             .map(|_| ())
             .map_err(|_| TG_ERR_DECODE)

@@ -17,7 +17,7 @@ use tailguard::hedge::{
 use tailguard::sketch::{presets, BinLayout, IndexMapping};
 
 use crate::clock::{nanos, tg_clock, CallbackClock};
-use crate::object::{self, fits, magic, Image, Kind, Out, Preset};
+use crate::object::{self, fits, magic, Handle, Image, Kind, Out, Preset, Storage};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
     TG_ERR_UNINIT, TG_ERR_VALUE,
@@ -204,16 +204,11 @@ fn set_up<M: IndexMapping, const N: usize>(
         .map_err(|_| TG_ERR_CONFIG)
 }
 
-/// Runs `$body` with `$x` bound to the hedger at handle `$h` as its preset's type and
-/// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
-///
-/// Safety: the caller's contract (see the crate docs) for `$h`.
+/// Runs `$body` with `$x` bound to the hedger of the [`Handle`] `$h` as its preset's type
+/// and `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
 macro_rules! with_hedger {
-    ($h:expr, |$x:ident, $p:pat_param| $body:expr) => {{
-        let h = ($h).cast::<u8>();
-        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
-        // whose storage holds at least the 8 bytes of a magic word.
-        let code = unsafe { object::preset_of(h, Kind::Hedger)? };
+    ($h:ident, |$x:ident, $p:pat_param| $body:expr) => {{
+        let code = $h.preset(Kind::Hedger)?;
         #[allow(unused_variables)]
         let $p = code;
         // SAFETY (every arm): the magic names the preset, so the object is of its type; a
@@ -222,25 +217,25 @@ macro_rules! with_hedger {
             #[cfg(feature = "preset-log")]
             Preset::Log => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $x = unsafe { object::value::<LogH>(h) };
+                let $x = unsafe { $h.value::<LogH>() };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $x = unsafe { object::value::<CubicH>(h) };
+                let $x = unsafe { $h.value::<CubicH>() };
                 $body
             }
             #[cfg(feature = "preset-int")]
             Preset::Int => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $x = unsafe { object::value::<IntH>(h) };
+                let $x = unsafe { $h.value::<IntH>() };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $x = unsafe { object::value::<McuH>(h) };
+                let $x = unsafe { $h.value::<McuH>() };
                 $body
             }
             // No window or hedger of these (a preset compiled out is not in the enum).
@@ -255,10 +250,9 @@ macro_rules! with_hedger {
 /// Returns TG_OK, TG_ERR_NULL or TG_ERR_MISALIGNED.
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedge_config_default(config: *mut tg_hedge_config) -> tg_status {
-    status_of((|| {
-        Out::new(config)?.set(tg_hedge_config::defaults());
-        Ok(())
-    })())
+    // SAFETY: the contract (crate docs) for `config`.
+    let config = unsafe { Out::new(config) };
+    status_of(config.map(|config| config.set(tg_hedge_config::defaults())))
 }
 
 /// Initialises a hedger of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
@@ -277,18 +271,19 @@ pub unsafe extern "C" fn tg_hedger_init(
     config: *const tg_hedge_config,
     out: *mut *mut tg_hedger,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
+    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let clock = CallbackClock::new(clock)?;
         let config = if config.is_null() {
             tg_hedge_config::defaults()
         } else {
             object::check_ptr(config, core::mem::align_of::<tg_hedge_config>())?;
-            // SAFETY: not null, aligned, and readable by the caller's contract.
+            // SAFETY: not null, aligned, and readable by the contract (crate docs).
             unsafe { config.read() }
         }
         .to_config()?;
-        let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Hedger, preset);
         // Checked before the storage is written; the rest of `config` is checked by
         // `reset`, after the image is written (a refusal leaves no hedger there).
@@ -298,21 +293,21 @@ pub unsafe extern "C" fn tg_hedger_init(
         // caller's clock, configuration and budget, in place: no hedger on the stack.
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => object::init_image::<LogH>(storage, size, k, p, |h| {
-                set_up(h, clock, config, budget)
-            })?,
+            Preset::Log => {
+                object::init_image::<LogH>(storage, k, p, |h| set_up(h, clock, config, budget))?
+            }
             #[cfg(feature = "preset-cubic")]
-            Preset::Cubic => object::init_image::<CubicH>(storage, size, k, p, |h| {
-                set_up(h, clock, config, budget)
-            })?,
+            Preset::Cubic => {
+                object::init_image::<CubicH>(storage, k, p, |h| set_up(h, clock, config, budget))?
+            }
             #[cfg(feature = "preset-int")]
-            Preset::Int => object::init_image::<IntH>(storage, size, k, p, |h| {
-                set_up(h, clock, config, budget)
-            })?,
+            Preset::Int => {
+                object::init_image::<IntH>(storage, k, p, |h| set_up(h, clock, config, budget))?
+            }
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => object::init_image::<McuH>(storage, size, k, p, |h| {
-                set_up(h, clock, config, budget)
-            })?,
+            Preset::Mcu => {
+                object::init_image::<McuH>(storage, k, p, |h| set_up(h, clock, config, budget))?
+            }
             // No window or hedger of these (a preset compiled out is not in the enum).
             #[allow(unreachable_patterns)]
             _ => return Err(TG_ERR_PRESET),
@@ -349,77 +344,86 @@ const _: () = assert!(core::mem::size_of::<TicketSlot>() <= core::mem::size_of::
 const _: () = assert!(core::mem::align_of::<TicketSlot>() <= core::mem::align_of::<tg_ticket>());
 
 /// The owner word of tickets of the hedger at `h`.
-fn owner(h: *const tg_hedger) -> u64 {
-    (h as usize as u64) ^ 0x7469_636b_6574_2121
+fn owner(h: &Handle) -> u64 {
+    (h.addr() as u64) ^ 0x7469_636b_6574_2121
 }
 
 /// Writes `ticket`, of the hedger at `h` (of preset `preset`), to `t` (checked).
-///
-/// # Safety
-/// `t` is valid for a write of a `tg_ticket`.
-unsafe fn put_ticket(t: Out<tg_ticket>, h: *const tg_hedger, preset: u32, ticket: Ticket) {
+fn put_ticket(t: Out<tg_ticket>, h: &Handle, preset: u32, ticket: Ticket) {
     let slot = TicketSlot {
         magic: magic(Kind::Ticket, preset),
         owner: owner(h),
         ticket,
     };
     // SAFETY: `Out` checked `t` (not null, aligned to tg_ticket, so to TicketSlot as
-    // const-asserted); it is writable and large enough (asserted) by the contract.
+    // const-asserted) and vouches for a write of a tg_ticket, which a TicketSlot fits
+    // (asserted).
     unsafe { t.into_ptr().cast::<TicketSlot>().write(slot) };
 }
 
-/// The slot of the ticket at `t`, checked to be one of the hedger at `h`.
-///
-/// # Safety
-/// `t` is null, or valid for reads of a `tg_ticket`; if its first two words are a
-/// ticket's, `tg_hedger_start` wrote it.
-unsafe fn ticket_slot(
-    t: *const tg_ticket,
-    h: *const tg_hedger,
-    preset: u32,
-) -> Result<*const TicketSlot> {
-    object::check_ptr(t, core::mem::align_of::<tg_ticket>())?;
-    let slot = t.cast::<TicketSlot>();
-    // SAFETY: not null, aligned, and readable by the contract; u64 words have no invalid
-    // values, and the magic is checked before the ticket is.
-    let (m, o) = unsafe { ((*slot).magic, (*slot).owner) };
-    if m & !0xffff != magic(Kind::Ticket, 0) {
-        return Err(TG_ERR_UNINIT);
+/// A ticket argument, shared: vouched for by the caller's contract (crate docs) when made,
+/// checked (null, alignment, magic, owner) before its ticket is used.
+struct TicketRef(*const tg_ticket);
+
+impl TicketRef {
+    /// The ticket at `t`; nothing is checked yet.
+    ///
+    /// # Safety
+    /// The caller's contract for a ticket: `t` is null, misaligned, or valid for reads of
+    /// a `tg_ticket` that nothing writes while the `TicketRef` lives; if its first two
+    /// words are a ticket's, `tg_hedger_start` wrote it.
+    unsafe fn new(t: *const tg_ticket) -> Self {
+        TicketRef(t)
     }
-    if m != magic(Kind::Ticket, preset) || o != owner(h) {
-        return Err(TG_ERR_MISMATCH);
+
+    /// The slot of the ticket, checked to be one of the hedger at `h`, of preset `preset`.
+    fn slot(&self, h: &Handle, preset: u32) -> Result<*const TicketSlot> {
+        object::check_ptr(self.0, core::mem::align_of::<tg_ticket>())?;
+        let slot = self.0.cast::<TicketSlot>();
+        // SAFETY: not null, aligned, and readable by `new`'s contract; u64 words have no
+        // invalid values, and the magic is checked before the ticket is.
+        let (m, o) = unsafe { ((*slot).magic, (*slot).owner) };
+        if m & !0xffff != magic(Kind::Ticket, 0) {
+            return Err(TG_ERR_UNINIT);
+        }
+        if m != magic(Kind::Ticket, preset) || o != owner(h) {
+            return Err(TG_ERR_MISMATCH);
+        }
+        Ok(slot)
     }
-    Ok(slot)
+
+    /// The ticket, checked to be one of the hedger at `h`, of preset `preset`.
+    fn get(&self, h: &Handle, preset: u32) -> Result<&Ticket> {
+        let slot = self.slot(h, preset)?;
+        // SAFETY: the magic and the owner say `tg_hedger_start` wrote a ticket here
+        // (`new`'s contract), which nothing writes while `self` lives.
+        Ok(unsafe { &(*slot).ticket })
+    }
 }
 
-/// The ticket at `t`, shared: see [`ticket_slot`].
-///
-/// # Safety
-/// As [`ticket_slot`], and nothing writes the ticket meanwhile.
-unsafe fn ticket_ref<'a>(
-    t: *const tg_ticket,
-    h: *const tg_hedger,
-    preset: u32,
-) -> Result<&'a Ticket> {
-    // SAFETY: the contract of this function is `ticket_slot`'s.
-    let slot = unsafe { ticket_slot(t, h, preset)? };
-    // SAFETY: the magic and the owner say `tg_hedger_start` wrote a ticket here.
-    Ok(unsafe { &(*slot).ticket })
-}
+/// A ticket argument, exclusive: [`TicketRef`] for a ticket the call may change.
+struct TicketMut(*mut tg_ticket);
 
-/// The ticket at `t`, exclusive: see [`ticket_slot`].
-///
-/// # Safety
-/// As [`ticket_slot`], `t` is writable, and nothing else uses the ticket meanwhile.
-unsafe fn ticket_mut<'a>(
-    t: *mut tg_ticket,
-    h: *const tg_hedger,
-    preset: u32,
-) -> Result<&'a mut Ticket> {
-    // SAFETY: the contract of this function includes `ticket_slot`'s.
-    let slot = unsafe { ticket_slot(t, h, preset)? }.cast_mut();
-    // SAFETY: as `ticket_ref`; `slot` comes from the writable `t`.
-    Ok(unsafe { &mut (*slot).ticket })
+impl TicketMut {
+    /// The ticket at `t`; nothing is checked yet.
+    ///
+    /// # Safety
+    /// As [`TicketRef::new`], `t` is writable, and nothing else uses the ticket while the
+    /// `TicketMut` lives.
+    unsafe fn new(t: *mut tg_ticket) -> Self {
+        TicketMut(t)
+    }
+
+    /// The ticket, checked as [`TicketRef::get`], exclusive.
+    fn get(&mut self, h: &Handle, preset: u32) -> Result<&mut Ticket> {
+        // SAFETY: `TicketMut::new`'s contract includes `TicketRef::new`'s, for as long.
+        let slot = unsafe { TicketRef::new(self.0) }
+            .slot(h, preset)?
+            .cast_mut();
+        // SAFETY: as `TicketRef::get`; `slot` comes from the writable `t`, which nothing
+        // else uses (`new`'s contract), and `&mut self` keeps this reference the only one.
+        Ok(unsafe { &mut (*slot).ticket })
+    }
 }
 
 /// Starts a request: writes its ticket to `*ticket` (deposits into the budget, counts the
@@ -427,9 +431,11 @@ unsafe fn ticket_mut<'a>(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_start(h: *const tg_hedger, ticket: *mut tg_ticket) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `ticket`.
+    let (h, out) = unsafe { (Handle::new(h), Out::new(ticket)) };
     status_of((|| {
-        let out = Out::new(ticket)?;
-        with_hedger!(h, |x, preset| put_ticket(out, h, preset, x.start()));
+        let out = out?;
+        with_hedger!(h, |x, preset| put_ticket(out, &h, preset, x.start()));
         Ok(())
     })())
 }
@@ -443,12 +449,14 @@ pub unsafe extern "C" fn tg_hedger_start_with_deadline(
     deadline_ns: u64,
     ticket: *mut tg_ticket,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `ticket`.
+    let (h, out) = unsafe { (Handle::new(h), Out::new(ticket)) };
     status_of((|| {
-        let out = Out::new(ticket)?;
+        let out = out?;
         let deadline = Deadline::at(Instant::from_nanos(deadline_ns));
         with_hedger!(h, |x, preset| put_ticket(
             out,
-            h,
+            &h,
             preset,
             x.start_with_deadline(deadline)
         ));
@@ -527,10 +535,12 @@ pub unsafe extern "C" fn tg_hedger_should_hedge(
     ticket: *mut tg_ticket,
     decision: *mut tg_decision,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h`, `ticket` and `decision`.
+    let (h, mut ticket, out) =
+        unsafe { (Handle::new(h), TicketMut::new(ticket), Out::new(decision)) };
     status_of((|| {
-        let out = Out::new(decision)?;
-        let d = with_hedger!(h, |x, preset| x
-            .should_hedge(ticket_mut(ticket, h, preset)?));
+        let out = out?;
+        let d = with_hedger!(h, |x, preset| x.should_hedge(ticket.get(&h, preset)?));
         out.set(tg_decision::of(d));
         Ok(())
     })())
@@ -557,14 +567,17 @@ pub unsafe extern "C" fn tg_hedger_on_success(
     attempt: u32,
     latency_ns: *mut u64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h`, `ticket` and `latency_ns`.
+    let (h, ticket, out) =
+        unsafe { (Handle::new(h), TicketRef::new(ticket), Out::new(latency_ns)) };
     status_of((|| {
         let out = if latency_ns.is_null() {
             None
         } else {
-            Some(Out::new(latency_ns)?)
+            Some(out?)
         };
         let latency = with_hedger!(h, |x, preset| {
-            let ticket = ticket_ref(ticket, h, preset)?;
+            let ticket = ticket.get(&h, preset)?;
             x.on_success(ticket, self::attempt(attempt)?)
         });
         if let Some(out) = out {
@@ -584,9 +597,11 @@ pub unsafe extern "C" fn tg_hedger_on_error(
     ticket: *mut tg_ticket,
     attempt: u32,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `ticket`.
+    let (h, mut ticket) = unsafe { (Handle::new(h), TicketMut::new(ticket)) };
     status_of((|| {
         with_hedger!(h, |x, preset| {
-            let ticket = ticket_mut(ticket, h, preset)?;
+            let ticket = ticket.get(&h, preset)?;
             x.on_error(ticket, self::attempt(attempt)?)
         });
         Ok(())
@@ -598,6 +613,8 @@ pub unsafe extern "C" fn tg_hedger_on_error(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_on_rate_limited(h: *const tg_hedger) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h`.
+    let h = unsafe { Handle::new(h) };
     status_of((|| {
         with_hedger!(h, |x, _| x.on_rate_limited());
         Ok(())
@@ -612,6 +629,8 @@ pub unsafe extern "C" fn tg_hedger_on_rate_limited_for(
     h: *const tg_hedger,
     pushback_ns: u64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h`.
+    let h = unsafe { Handle::new(h) };
     status_of((|| {
         with_hedger!(h, |x, _| x
             .on_rate_limited_for(Duration::from_nanos(pushback_ns)));
@@ -627,9 +646,11 @@ pub unsafe extern "C" fn tg_hedger_on_deadline_exceeded(
     h: *const tg_hedger,
     ticket: *const tg_ticket,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `ticket`.
+    let (h, ticket) = unsafe { (Handle::new(h), TicketRef::new(ticket)) };
     status_of((|| {
         with_hedger!(h, |x, preset| x
-            .on_deadline_exceeded(ticket_ref(ticket, h, preset)?));
+            .on_deadline_exceeded(ticket.get(&h, preset)?));
         Ok(())
     })())
 }
@@ -638,6 +659,8 @@ pub unsafe extern "C" fn tg_hedger_on_deadline_exceeded(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_record(h: *const tg_hedger, latency_ns: u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h`.
+    let h = unsafe { Handle::new(h) };
     status_of((|| {
         with_hedger!(h, |x, _| x.record(Duration::from_nanos(latency_ns)));
         Ok(())
@@ -649,8 +672,10 @@ pub unsafe extern "C" fn tg_hedger_record(h: *const tg_hedger, latency_ns: u64) 
 /// learned yet without a cold-start delay, or a server's pushback holds hedging off).
 #[no_mangle]
 pub unsafe extern "C" fn tg_hedger_delay(h: *const tg_hedger, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `out`.
+    let (h, out) = unsafe { (Handle::new(h), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let delay = with_hedger!(h, |x, _| x.delay()).map_err(|_| TG_ERR_EMPTY)?;
         out.set(nanos(delay));
         Ok(())
@@ -701,8 +726,10 @@ pub unsafe extern "C" fn tg_hedger_stats(
     h: *const tg_hedger,
     out: *mut tg_hedge_stats,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `h` and `out`.
+    let (h, out) = unsafe { (Handle::new(h), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let s = with_hedger!(h, |x, _| x.stats());
         out.set(tg_hedge_stats {
             requests: s.requests,

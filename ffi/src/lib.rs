@@ -13,8 +13,17 @@
 //! the object's storage for a handle) for the duration of the call, and handles stay
 //! where `_init` put them. Sketches are single-owner; windows, budgets and hedgers may be
 //! called from several threads or interrupt levels at once.
+//!
+//! Inside the crate, the contract is relied on in one place per argument: the `unsafe`
+//! constructor of the wrapper each function makes of it first (`object::Out` for an
+//! out-pointer, `object::Handle` and `object::HandleMut` for a handle, `object::Storage`
+//! for an `_init`'s storage, `object::bytes` for a buffer, the hedger's ticket wrappers), in
+//! an `unsafe` block whose `SAFETY:` comment names the contract. The wrappers check what
+//! they are given (null, alignment, size, magic word, length) before the memory is used,
+//! and are safe to use after that.
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 // The contract above is the same for every function: stated once, not per function.
 #![allow(clippy::missing_safety_doc)]
 #![cfg_attr(
@@ -64,10 +73,9 @@ const VERSION: u32 = 0x00_01_00;
 /// Returns TG_OK, TG_ERR_NULL or TG_ERR_MISALIGNED.
 #[no_mangle]
 pub unsafe extern "C" fn tg_version(out: *mut u32) -> status::tg_status {
-    status::status_of((|| {
-        object::Out::new(out)?.set(VERSION);
-        Ok(())
-    })())
+    // SAFETY: the contract (crate docs) for `out`.
+    let out = unsafe { object::Out::new(out) };
+    status::status_of(out.map(|out| out.set(VERSION)))
 }
 
 #[cfg(test)]

@@ -107,33 +107,59 @@ pub(crate) fn check_ptr<T>(ptr: *const T, align: usize) -> Result<()> {
     }
 }
 
-/// Checks `size` bytes at `storage` for an `Object<T>`, then writes the value `make`
-/// returns with `kind` and `preset`'s magic, and returns the handle (the storage's
-/// address). Nothing is made or written if a check fails.
-///
-/// # Safety
-/// `storage`, if not null, must be valid for writes of `size` bytes, and not used by
-/// anything else while the object lives.
-pub(crate) unsafe fn init<T>(
-    storage: *mut u8,
+/// An object's storage: the `storage` and `size` arguments of an `_init`, vouched for by
+/// the caller's contract (crate docs) when made, and checked (null, alignment, size) by
+/// [`init`] and [`init_image`], which write the object.
+pub(crate) struct Storage {
+    ptr: *mut u8,
     size: usize,
+}
+
+impl Storage {
+    /// The storage at `ptr`, of `size` bytes; nothing is checked yet.
+    ///
+    /// # Safety
+    /// The caller's contract for an `_init`'s storage: `ptr`, if not null, is valid for
+    /// writes of `size` bytes, and nothing else uses those bytes while `_init` runs or
+    /// while the object lives.
+    pub(crate) unsafe fn new(ptr: *mut core::ffi::c_void, size: usize) -> Self {
+        Storage {
+            ptr: ptr.cast(),
+            size,
+        }
+    }
+
+    /// The storage as an `Object<T>`: not null, aligned to TG_ALIGN and large enough, or
+    /// the status that refuses it.
+    fn object<T>(&self) -> Result<*mut Object<T>> {
+        check_ptr(self.ptr, TG_ALIGN)?;
+        if self.size < core::mem::size_of::<Object<T>>() {
+            return Err(TG_ERR_SIZE);
+        }
+        Ok(self.ptr.cast())
+    }
+}
+
+/// Checks `storage` for an `Object<T>`, then writes the value `make` returns with `kind`
+/// and `preset`'s magic, and returns the handle (the storage's address). Nothing is made
+/// or written if a check fails.
+pub(crate) fn init<T>(
+    storage: Storage,
     kind: Kind,
     preset: u32,
     make: impl FnOnce() -> Result<T>,
 ) -> Result<*mut u8> {
-    check_ptr(storage, TG_ALIGN)?;
-    if size < core::mem::size_of::<Object<T>>() {
-        return Err(TG_ERR_SIZE);
-    }
-    let object = Object {
+    let object = storage.object::<T>()?;
+    let object_value = Object {
         magic: magic(kind, preset),
         value: make()?,
     };
-    // SAFETY: `storage` is not null, aligned to TG_ALIGN (at least `Object<T>`'s alignment,
-    // const-asserted by each kind) and, by the caller's contract, valid for `size` bytes,
-    // which hold an `Object<T>` (checked above). A write does not read the old bytes.
-    unsafe { storage.cast::<Object<T>>().write(object) };
-    Ok(storage)
+    // SAFETY: `object` is not null, aligned to TG_ALIGN (at least `Object<T>`'s
+    // alignment, const-asserted by each kind) and large enough (checked by
+    // `Storage::object`); writable and used by nothing else (`Storage::new`'s contract). A
+    // write does not read the old bytes.
+    unsafe { object.write(object_value) };
+    Ok(storage.ptr)
 }
 
 /// A type whose objects start as a constant image: an empty object of one preset (windows
@@ -144,35 +170,27 @@ pub(crate) trait Image: Sized {
     const IMAGE: Self;
 }
 
-/// Checks `size` bytes at `storage` for an `Object<T>`, then writes `T::IMAGE` there, lets
-/// `setup` finish the value in place (give it the caller's clock and configuration), and
-/// writes `kind` and `preset`'s magic; returns the handle. Unlike [`init`], no `T` is
-/// built on the stack: the image is copied straight into the storage, so the stack this
-/// needs does not grow with the object. Nothing is written if the pointer or the size is
-/// refused; after that the magic is cleared first and written last, so storage whose
-/// `setup` failed holds no object (`TG_ERR_UNINIT`).
+/// Checks `storage` for an `Object<T>`, then writes `T::IMAGE` there, lets `setup`
+/// finish the value in place (give it the caller's clock and configuration), and writes
+/// `kind` and `preset`'s magic; returns the handle. Unlike [`init`], no `T` is built on the
+/// stack: the image is copied straight into the storage, so the stack this needs does not
+/// grow with the object. Nothing is written if the pointer or the size is refused; after
+/// that the magic is cleared first and written last, so storage whose `setup` failed holds
+/// no object (`TG_ERR_UNINIT`).
 ///
 /// Not inlined: each type (each preset) has a function of its own, whose frame is sized
 /// for its own set-up only.
-///
-/// # Safety
-/// As [`init`].
 #[inline(never)]
-pub(crate) unsafe fn init_image<T: Image>(
-    storage: *mut u8,
-    size: usize,
+pub(crate) fn init_image<T: Image>(
+    storage: Storage,
     kind: Kind,
     preset: u32,
     setup: impl FnOnce(&mut T) -> Result<()>,
 ) -> Result<*mut u8> {
-    check_ptr(storage, TG_ALIGN)?;
-    if size < core::mem::size_of::<Object<T>>() {
-        return Err(TG_ERR_SIZE);
-    }
-    let object = storage.cast::<Object<T>>();
-    // SAFETY: `storage` is not null, aligned to TG_ALIGN (at least `Object<T>`'s
-    // alignment, const-asserted by each kind) and, by the caller's contract, valid for
-    // `size` bytes, which hold an `Object<T>` (checked above) that nothing else uses.
+    let object = storage.object::<T>()?;
+    // SAFETY: `object` is not null, aligned to TG_ALIGN (at least `Object<T>`'s
+    // alignment, const-asserted by each kind) and large enough (checked by
+    // `Storage::object`); writable and used by nothing else (`Storage::new`'s contract).
     // Writes do not read the old bytes; once the image is written the value is a valid
     // `T`, so the reference `setup` gets is to a valid value.
     unsafe {
@@ -182,17 +200,17 @@ pub(crate) unsafe fn init_image<T: Image>(
         setup(&mut *value)?;
         core::ptr::addr_of_mut!((*object).magic).write(magic(kind, preset));
     }
-    Ok(storage)
+    Ok(storage.ptr)
 }
 
 /// The magic word of the object at `handle`, checked to be of `kind`: returns its preset.
 ///
 /// # Safety
-/// `handle`, if not null and aligned, must be valid for reads of 8 bytes.
-pub(crate) unsafe fn preset_of(handle: *const u8, kind: Kind) -> Result<u32> {
+/// `handle`, if not null and aligned, is valid for reads of 8 bytes.
+unsafe fn preset_of(handle: *const u8, kind: Kind) -> Result<u32> {
     check_ptr(handle, TG_ALIGN)?;
-    // SAFETY: not null and 8-aligned (checked); readable by the caller's contract. Objects
-    // write their magic only in `init`, which no other call may overlap (the C contract,
+    // SAFETY: not null and 8-aligned (checked); readable by the contract. Objects write
+    // their magic only in `_init`, which no other call may overlap (the C contract,
     // README's "Concurrency"), so this read races with nothing.
     let word = unsafe { handle.cast::<u64>().read() };
     if word & !0xffff != magic(kind, 0) {
@@ -201,47 +219,102 @@ pub(crate) unsafe fn preset_of(handle: *const u8, kind: Kind) -> Result<u32> {
     Ok((word & 0xffff) as u32)
 }
 
-/// The value of the object at `handle`, shared.
-///
-/// # Safety
-/// The object's magic was checked by [`preset_of`] to name `T` (kind and preset), and it
-/// is not mutated through another reference while the returned one lives (windows,
-/// budgets and hedgers are mutated through shared references only: atomics).
-pub(crate) unsafe fn value<'a, T>(handle: *const u8) -> &'a T {
-    // SAFETY: by the contract, `handle` points at an `Object<T>` that `init` wrote.
-    unsafe { &(*handle.cast::<Object<T>>()).value }
+/// A handle argument, shared: vouched for by the caller's contract (crate docs) when made,
+/// checked (null, alignment, magic) by [`preset`](Self::preset) before its value is used.
+pub(crate) struct Handle(*const u8);
+
+impl Handle {
+    /// The handle `ptr`; nothing is checked yet.
+    ///
+    /// # Safety
+    /// The caller's contract for a handle: `ptr` is null, misaligned, or valid for reads
+    /// of 8 bytes; if those hold an object's magic word, `ptr` is where the `_init` that
+    /// wrote it put the object, which stays there while the `Handle` lives and is not
+    /// mutated meanwhile except through shared references (windows, budgets and hedgers:
+    /// atomics).
+    pub(crate) unsafe fn new<H>(ptr: *const H) -> Self {
+        Handle(ptr.cast())
+    }
+
+    /// The handle's address (what tickets name their hedger by).
+    pub(crate) fn addr(&self) -> usize {
+        self.0 as usize
+    }
+
+    /// The preset of the object, checked to be of `kind` (TG_ERR_NULL, TG_ERR_MISALIGNED,
+    /// TG_ERR_UNINIT).
+    pub(crate) fn preset(&self, kind: Kind) -> Result<u32> {
+        // SAFETY: `Handle::new`'s contract: null and misaligned pointers are refused, any
+        // other is readable for 8 bytes.
+        unsafe { preset_of(self.0, kind) }
+    }
+
+    /// The value of the object, shared.
+    ///
+    /// # Safety
+    /// [`preset`](Self::preset) returned the preset, for the kind, whose objects are `T`s.
+    pub(crate) unsafe fn value<T>(&self) -> &T {
+        // SAFETY: the magic names `T` (this function's contract), so `Handle::new`'s
+        // contract makes this an `Object<T>` that `_init` wrote, mutated only through
+        // shared references while `self` lives.
+        unsafe { &(*self.0.cast::<Object<T>>()).value }
+    }
 }
 
-/// The value of the object at `handle`, exclusive.
-///
-/// # Safety
-/// As [`value`], and no other reference to the object lives meanwhile.
-pub(crate) unsafe fn value_mut<'a, T>(handle: *mut u8) -> &'a mut T {
-    // SAFETY: by the contract, `handle` points at an `Object<T>` that `init` wrote, and
-    // nothing else refers to it.
-    unsafe { &mut (*handle.cast::<Object<T>>()).value }
+/// A handle argument, exclusive: [`Handle`] for an object nothing else refers to meanwhile
+/// (a sketch: single-owner).
+pub(crate) struct HandleMut(*mut u8);
+
+impl HandleMut {
+    /// The handle `ptr`; nothing is checked yet.
+    ///
+    /// # Safety
+    /// As [`Handle::new`], and no other reference to the object lives while the
+    /// `HandleMut` does (no other call uses it, nor another handle argument of this call).
+    pub(crate) unsafe fn new<H>(ptr: *mut H) -> Self {
+        HandleMut(ptr.cast())
+    }
+
+    /// The preset of the object, checked to be of `kind` (as [`Handle::preset`]).
+    pub(crate) fn preset(&self, kind: Kind) -> Result<u32> {
+        // SAFETY: `HandleMut::new`'s contract: null and misaligned pointers are refused,
+        // any other is readable for 8 bytes.
+        unsafe { preset_of(self.0, kind) }
+    }
+
+    /// The value of the object, exclusive.
+    ///
+    /// # Safety
+    /// [`preset`](Self::preset) returned the preset, for the kind, whose objects are `T`s.
+    pub(crate) unsafe fn value_mut<T>(&mut self) -> &mut T {
+        // SAFETY: the magic names `T` (this function's contract), so `HandleMut::new`'s
+        // contract makes this an `Object<T>` that `_init` wrote and nothing else refers
+        // to; `&mut self` keeps this the only reference made through the handle.
+        unsafe { &mut (*self.0.cast::<Object<T>>()).value }
+    }
 }
 
-/// An out-pointer, checked (not null, aligned) before anything changes.
+/// An out-pointer argument, checked (not null, aligned) before anything changes.
 pub(crate) struct Out<T>(*mut T);
 
 impl<T> Out<T> {
     /// Checks `ptr`.
-    pub(crate) fn new(ptr: *mut T) -> Result<Self> {
+    ///
+    /// # Safety
+    /// The caller's contract for an out-pointer: `ptr`, if not null and aligned, is valid
+    /// for a write of a `T` while the `Out` lives.
+    pub(crate) unsafe fn new(ptr: *mut T) -> Result<Self> {
         check_ptr(ptr, core::mem::align_of::<T>())?;
         Ok(Out(ptr))
     }
 
     /// Writes the result.
-    ///
-    /// # Safety
-    /// The pointer given to [`new`](Self::new) is valid for a write of a `T`.
-    pub(crate) unsafe fn set(self, value: T) {
-        // SAFETY: not null and aligned (checked by `new`), writable by the contract.
+    pub(crate) fn set(self, value: T) {
+        // SAFETY: not null and aligned (checked by `new`), writable by `new`'s contract.
         unsafe { self.0.write(value) }
     }
 
-    /// The checked pointer (not null, aligned for `T`).
+    /// The checked pointer: not null, aligned for `T`, and valid for a write of a `T`.
     pub(crate) fn into_ptr(self) -> *mut T {
         self.0
     }
@@ -308,38 +381,45 @@ mod tests {
     #[test]
     fn storage_is_checked_before_it_is_written() {
         let mut words = [0u64; 4];
-        let base = words.as_mut_ptr().cast::<u8>();
-        // SAFETY: the checks refuse each of these before any write.
-        unsafe {
-            assert_eq!(
-                init(core::ptr::null_mut(), 32, Kind::Sketch, 1, || Ok(7u64)),
-                Err(TG_ERR_NULL)
-            );
-            assert_eq!(
-                init(base.add(1), 31, Kind::Sketch, 1, || Ok(7u64)),
-                Err(TG_ERR_MISALIGNED)
-            );
-            assert_eq!(
-                init(base, 8, Kind::Sketch, 1, || Ok(7u64)),
-                Err(TG_ERR_SIZE)
-            );
-            assert_eq!(preset_of(base, Kind::Sketch), Err(TG_ERR_UNINIT));
-            let handle = init(base, 32, Kind::Sketch, 3, || Ok(7u64)).unwrap();
-            assert_eq!(preset_of(handle, Kind::Sketch), Ok(3));
-            assert_eq!(preset_of(handle, Kind::Window), Err(TG_ERR_UNINIT));
-            assert_eq!(*value::<u64>(handle), 7);
-        }
+        let base = words.as_mut_ptr().cast::<core::ffi::c_void>();
+        // SAFETY: `words` is 32 writable bytes; the checks refuse the rest before any write.
+        let storage = |offset: usize, size| unsafe { Storage::new(base.byte_add(offset), size) };
+        // SAFETY: null storage is refused before any write.
+        let null = unsafe { Storage::new(core::ptr::null_mut(), 32) };
+        assert_eq!(init(null, Kind::Sketch, 1, || Ok(7u64)), Err(TG_ERR_NULL));
+        assert_eq!(
+            init(storage(1, 31), Kind::Sketch, 1, || Ok(7u64)),
+            Err(TG_ERR_MISALIGNED)
+        );
+        assert_eq!(
+            init(storage(0, 8), Kind::Sketch, 1, || Ok(7u64)),
+            Err(TG_ERR_SIZE)
+        );
+        // SAFETY: `words` is readable (zeroes: no magic).
+        let zeroed = unsafe { Handle::new(base.cast_const()) };
+        assert_eq!(zeroed.preset(Kind::Sketch), Err(TG_ERR_UNINIT));
+        let written = init(storage(0, 32), Kind::Sketch, 3, || Ok(7u64)).unwrap();
+        assert_eq!(written, base.cast::<u8>());
+        // SAFETY: `words` holds the object `init` wrote, and nothing else changes it.
+        let handle = unsafe { Handle::new(written.cast_const()) };
+        assert_eq!(handle.preset(Kind::Sketch), Ok(3));
+        assert_eq!(handle.preset(Kind::Window), Err(TG_ERR_UNINIT));
+        // SAFETY: the magic names a preset-3 "sketch", which this test made a u64.
+        assert_eq!(unsafe { *handle.value::<u64>() }, 7);
     }
 
     #[test]
     fn null_out_pointers_and_buffers() {
-        assert_eq!(
-            Out::<u64>::new(core::ptr::null_mut()).err(),
-            Some(TG_ERR_NULL)
-        );
-        let mut w = [0u64; 2];
-        let odd = w.as_mut_ptr().cast::<u8>().wrapping_add(4).cast::<u64>();
-        assert_eq!(Out::new(odd).err(), Some(TG_ERR_MISALIGNED));
+        // SAFETY: null and misaligned out-pointers are refused, never written.
+        unsafe {
+            assert_eq!(
+                Out::<u64>::new(core::ptr::null_mut()).err(),
+                Some(TG_ERR_NULL)
+            );
+            let mut w = [0u64; 2];
+            let odd = w.as_mut_ptr().cast::<u8>().wrapping_add(4).cast::<u64>();
+            assert_eq!(Out::new(odd).err(), Some(TG_ERR_MISALIGNED));
+        }
         // SAFETY: null with a length is refused before it is read; zero lengths read nothing.
         unsafe {
             assert_eq!(bytes(core::ptr::null(), 1), Err(TG_ERR_NULL));

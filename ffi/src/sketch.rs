@@ -9,7 +9,7 @@ use tailguard::sketch::presets::{
 };
 use tailguard::sketch::{DDSketch, IndexMapping};
 
-use crate::object::{self, fits, Image, Kind, Out, Preset};
+use crate::object::{self, fits, Handle, HandleMut, Image, Kind, Out, Preset, Storage};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_QUANTILE, TG_ERR_VALUE,
 };
@@ -59,21 +59,16 @@ impl Image for OtelLatency {
     const IMAGE: Self = presets::otel_latency();
 }
 
-/// Runs `$body` with `$s` bound to the sketch at handle `$h` as its preset's type
-/// (through `object::value` or `object::value_mut`: `$get`) and `$p` to its preset code;
-/// `?` on a bad handle. One arm per preset, so that each function links the code of what
+/// Runs `$body` with `$s` bound to the sketch of handle `$h` as its preset's type and `$p`
+/// to its preset code; `?` on a bad handle. `$h` is an [`object::Handle`] (`$get`:
+/// `value`) or a mutable [`object::HandleMut`] (`value_mut`), whose constructor relied on
+/// the caller's contract. One arm per preset, so that each function links the code of what
 /// it calls and no more (no vtable of every operation): firmware keeps only what it uses.
-///
-/// Safety: the caller's contract (see the crate docs) for `$h`; `value_mut` only where no
-/// other reference to the sketch lives.
 macro_rules! with_sketch {
-    ($h:expr, $get:ident, |$s:ident, $p:pat_param| $body:expr) => {{
+    ($h:ident, $get:ident, |$s:ident, $p:pat_param| $body:expr) => {{
         use tailguard::sketch::presets as ps;
         use $crate::object::Preset as P;
-        let h = ($h).cast::<u8>();
-        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
-        // whose storage holds at least the 8 bytes of a magic word.
-        let code = unsafe { $crate::object::preset_of(h, $crate::object::Kind::Sketch)? };
+        let code = $h.preset($crate::object::Kind::Sketch)?;
         #[allow(clippy::let_unit_value, unused_variables)]
         let $p = code;
         // SAFETY (every arm): the magic names the preset, so the object is of its type.
@@ -81,37 +76,37 @@ macro_rules! with_sketch {
             #[cfg(feature = "preset-log")]
             P::Log => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::LogLatency>(h) };
+                let $s = unsafe { $h.$get::<ps::LogLatency>() };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             P::Cubic => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::CubicLatency>(h) };
+                let $s = unsafe { $h.$get::<ps::CubicLatency>() };
                 $body
             }
             #[cfg(feature = "preset-int")]
             P::Int => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::IntLatency>(h) };
+                let $s = unsafe { $h.$get::<ps::IntLatency>() };
                 $body
             }
             #[cfg(feature = "preset-int-coarse")]
             P::IntCoarse => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::IntLatencyCoarse>(h) };
+                let $s = unsafe { $h.$get::<ps::IntLatencyCoarse>() };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             P::Mcu => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::McuLatency>(h) };
+                let $s = unsafe { $h.$get::<ps::McuLatency>() };
                 $body
             }
             #[cfg(feature = "preset-otel")]
             P::Otel => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $s = unsafe { $crate::object::$get::<ps::OtelLatency>(h) };
+                let $s = unsafe { $h.$get::<ps::OtelLatency>() };
                 $body
             }
         }
@@ -119,35 +114,29 @@ macro_rules! with_sketch {
 }
 pub(crate) use with_sketch;
 
-/// The sketch at `h` as a `T`, if it is a sketch of preset `want` (whose type is `T`):
+/// The sketch of `h` as a `T`, if it is a sketch of preset `want` (whose type is `T`):
 /// TG_ERR_MISMATCH for another preset.
 ///
 /// # Safety
-/// The caller's contract for `h`; `T` is the type of preset `want`'s sketches, and
-/// nothing writes the sketch meanwhile.
-pub(crate) unsafe fn same_preset<'a, T>(h: *const tg_sketch, want: u32) -> Result<&'a T> {
-    let h = h.cast::<u8>();
-    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
-    if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
+/// `T` is the type of preset `want`'s sketches.
+pub(crate) unsafe fn same_preset<T>(h: &Handle, want: u32) -> Result<&T> {
+    if h.preset(Kind::Sketch)? != want {
         return Err(TG_ERR_MISMATCH);
     }
-    // SAFETY: the magic names preset `want`, whose sketches are `T`s.
-    Ok(unsafe { object::value::<T>(h) })
+    // SAFETY: the magic names preset `want`, whose sketches are `T`s (the contract).
+    Ok(unsafe { h.value::<T>() })
 }
 
 /// [`same_preset`], exclusive.
 ///
 /// # Safety
-/// As [`same_preset`], and no other reference to the sketch lives meanwhile.
-pub(crate) unsafe fn same_preset_mut<'a, T>(h: *mut tg_sketch, want: u32) -> Result<&'a mut T> {
-    let h = h.cast::<u8>();
-    // SAFETY: the caller's contract for `h` (null and misaligned handles are refused).
-    if unsafe { object::preset_of(h, Kind::Sketch)? } != want {
+/// As [`same_preset`].
+pub(crate) unsafe fn same_preset_mut<T>(h: &mut HandleMut, want: u32) -> Result<&mut T> {
+    if h.preset(Kind::Sketch)? != want {
         return Err(TG_ERR_MISMATCH);
     }
-    // SAFETY: the magic names preset `want`, whose sketches are `T`s; nothing else refers
-    // to it (the contract).
-    Ok(unsafe { object::value_mut::<T>(h) })
+    // SAFETY: the magic names preset `want`, whose sketches are `T`s (the contract).
+    Ok(unsafe { h.value_mut::<T>() })
 }
 
 /// Initialises an empty sketch of `preset` (any `TG_PRESET_*`) in `size` bytes at
@@ -161,27 +150,26 @@ pub unsafe extern "C" fn tg_sketch_init(
     preset: u32,
     out: *mut *mut tg_sketch,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
+    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
     status_of((|| {
-        let out = Out::new(out)?;
-        let storage = storage.cast::<u8>();
+        let out = out?;
         let (k, p) = (Kind::Sketch, preset);
         // The preset's empty sketch, copied from its constant image (no sketch built on
         // the stack).
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => object::init_image::<LogLatency>(storage, size, k, p, |_| Ok(()))?,
+            Preset::Log => object::init_image::<LogLatency>(storage, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-cubic")]
-            Preset::Cubic => object::init_image::<CubicLatency>(storage, size, k, p, |_| Ok(()))?,
+            Preset::Cubic => object::init_image::<CubicLatency>(storage, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-int")]
-            Preset::Int => object::init_image::<IntLatency>(storage, size, k, p, |_| Ok(()))?,
+            Preset::Int => object::init_image::<IntLatency>(storage, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-int-coarse")]
-            Preset::IntCoarse => {
-                object::init_image::<IntLatencyCoarse>(storage, size, k, p, |_| Ok(()))?
-            }
+            Preset::IntCoarse => object::init_image::<IntLatencyCoarse>(storage, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => object::init_image::<McuLatency>(storage, size, k, p, |_| Ok(()))?,
+            Preset::Mcu => object::init_image::<McuLatency>(storage, k, p, |_| Ok(()))?,
             #[cfg(feature = "preset-otel")]
-            Preset::Otel => object::init_image::<OtelLatency>(storage, size, k, p, |_| Ok(()))?,
+            Preset::Otel => object::init_image::<OtelLatency>(storage, k, p, |_| Ok(()))?,
         };
         out.set(handle.cast());
         Ok(())
@@ -194,6 +182,8 @@ pub unsafe extern "C" fn tg_sketch_init(
 /// negative: nothing recorded).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_record(s: *mut tg_sketch, value: f64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile.
+    let mut s = unsafe { HandleMut::new(s) };
     status_of((|| {
         with_sketch!(s, value_mut, |sk, _| sk.record(value)).map_err(|_| TG_ERR_VALUE)
     })())
@@ -203,6 +193,8 @@ pub unsafe extern "C" fn tg_sketch_record(s: *mut tg_sketch, value: f64) -> tg_s
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_record_u64(s: *mut tg_sketch, value: u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile.
+    let mut s = unsafe { HandleMut::new(s) };
     status_of((|| {
         with_sketch!(s, value_mut, |sk, _| sk.record_u64(value));
         Ok(())
@@ -219,6 +211,8 @@ pub unsafe extern "C" fn tg_sketch_record_u64_n(
     value: u64,
     n: u64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile.
+    let mut s = unsafe { HandleMut::new(s) };
     status_of((|| {
         with_sketch!(s, value_mut, |sk, _| {
             let n = u32::try_from(n).map_err(|_| TG_ERR_VALUE)?;
@@ -242,6 +236,8 @@ pub unsafe extern "C" fn tg_sketch_record_duration(
     let ns = secs
         .saturating_mul(1_000_000_000)
         .saturating_add(u64::from(nanos));
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile.
+    let mut s = unsafe { HandleMut::new(s) };
     status_of((|| {
         with_sketch!(s, value_mut, |sk, _| sk.record_u64(ns));
         Ok(())
@@ -258,8 +254,10 @@ pub unsafe extern "C" fn tg_sketch_quantile(
     q: f64,
     out: *mut f64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let value = with_sketch!(s, value, |sk, _| sk.quantile(q)).map_err(|_| TG_ERR_QUANTILE)?;
         out.set(value.ok_or(TG_ERR_EMPTY)?);
         Ok(())
@@ -270,29 +268,32 @@ pub unsafe extern "C" fn tg_sketch_quantile(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_VALUE (NaN).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_rank(s: *const tg_sketch, v: f64, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_sketch!(s, value, |sk, _| sk.rank(v)).map_err(|_| TG_ERR_VALUE)?);
         Ok(())
     })())
 }
 
-/// Writes `$e` (of the sketch `$sk` at `$s`) to `$out`.
+/// Writes `$e` (of the sketch `$sk` of the handle `$s`) to `$out` (a checked `Out`).
 macro_rules! get {
-    ($s:expr, $out:expr, |$sk:ident| $e:expr) => {
+    ($s:ident, $out:expr, |$sk:ident| $e:expr) => {
         status_of((|| {
-            let out = Out::new($out)?;
+            let out = $out?;
             out.set(with_sketch!($s, value, |$sk, _| $e));
             Ok(())
         })())
     };
 }
 
-/// Writes `$e` (of the sketch `$sk` at `$s`, an `Option`) to `$out`, or TG_ERR_EMPTY.
+/// Writes `$e` (of the sketch `$sk` of the handle `$s`, an `Option`) to `$out` (a checked
+/// `Out`), or TG_ERR_EMPTY.
 macro_rules! get_some {
-    ($s:expr, $out:expr, |$sk:ident| $e:expr) => {
+    ($s:ident, $out:expr, |$sk:ident| $e:expr) => {
         status_of((|| {
-            let out = Out::new($out)?;
+            let out = $out?;
             out.set(with_sketch!($s, value, |$sk, _| $e).ok_or(TG_ERR_EMPTY)?);
             Ok(())
         })())
@@ -303,6 +304,8 @@ macro_rules! get_some {
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get!(s, out, |sk| sk.count())
 }
 
@@ -310,6 +313,8 @@ pub unsafe extern "C" fn tg_sketch_count(s: *const tg_sketch, out: *mut u64) -> 
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_zero_count(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get!(s, out, |sk| u64::from(sk.zero_count()))
 }
 
@@ -317,6 +322,8 @@ pub unsafe extern "C" fn tg_sketch_zero_count(s: *const tg_sketch, out: *mut u64
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_clamped(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get!(s, out, |sk| sk.clamped())
 }
 
@@ -324,6 +331,8 @@ pub unsafe extern "C" fn tg_sketch_clamped(s: *const tg_sketch, out: *mut u64) -
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_saturated(s: *const tg_sketch, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get!(s, out, |sk| sk.saturated())
 }
 
@@ -331,6 +340,8 @@ pub unsafe extern "C" fn tg_sketch_saturated(s: *const tg_sketch, out: *mut u64)
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_min(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get_some!(s, out, |sk| sk.min())
 }
 
@@ -338,6 +349,8 @@ pub unsafe extern "C" fn tg_sketch_min(s: *const tg_sketch, out: *mut f64) -> tg
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_max(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get_some!(s, out, |sk| sk.max())
 }
 
@@ -345,6 +358,8 @@ pub unsafe extern "C" fn tg_sketch_max(s: *const tg_sketch, out: *mut f64) -> tg
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_EMPTY.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_sum(s: *const tg_sketch, out: *mut f64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get_some!(s, out, |sk| (sk.count() > 0).then(|| sk.sum()))
 }
 
@@ -355,6 +370,8 @@ pub unsafe extern "C" fn tg_sketch_relative_accuracy(
     s: *const tg_sketch,
     out: *mut f64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     get!(s, out, |sk| sk.relative_accuracy())
 }
 
@@ -388,14 +405,22 @@ fn clear<M: IndexMapping, const N: usize>(sketch: &mut DDSketch<M, N>) {
 /// (different presets: `dst` unchanged).
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_sketch) -> tg_status {
+    if core::ptr::eq(dst.cast_const(), src) {
+        // SAFETY: the contract (crate docs) for `dst`, a sketch no other call uses
+        // meanwhile, and this call's only one.
+        let mut dst = unsafe { HandleMut::new(dst) };
+        // One sketch as both arguments: merge a copy.
+        return status_of((|| with_sketch!(dst, value_mut, |sk, _| merge_self(sk)))());
+    }
+    // SAFETY: the contract (crate docs) for `dst` and `src`, sketches no other call uses
+    // meanwhile; two handles (checked above), so two objects: nothing read through `src`
+    // is the sketch `dst` changes.
+    let (mut dst, src) = unsafe { (HandleMut::new(dst), Handle::new(src)) };
     status_of((|| {
-        if core::ptr::eq(dst.cast_const(), src) {
-            // One sketch as both arguments: merge a copy.
-            return with_sketch!(dst, value_mut, |sk, _| merge_self(sk));
-        }
         with_sketch!(dst, value_mut, |sk, preset| merge(
             sk,
-            same_preset(src, preset)?
+            // SAFETY: `preset` is `sk`'s, whose type `merge` takes for `src` too.
+            unsafe { same_preset(&src, preset) }?
         ))
     })())
 }
@@ -404,6 +429,8 @@ pub unsafe extern "C" fn tg_sketch_merge(dst: *mut tg_sketch, src: *const tg_ske
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s`, a sketch no other call uses meanwhile.
+    let mut s = unsafe { HandleMut::new(s) };
     status_of((|| {
         with_sketch!(s, value_mut, |sk, _| clear(sk));
         Ok(())
@@ -414,8 +441,10 @@ pub unsafe extern "C" fn tg_sketch_clear(s: *mut tg_sketch) -> tg_status {
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_sketch_preset(s: *const tg_sketch, out: *mut u32) -> tg_status {
+    // SAFETY: the contract (crate docs) for `s` and `out`.
+    let (s, out) = unsafe { (Handle::new(s), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_sketch!(s, value, |_sk, code| code));
         Ok(())
     })())

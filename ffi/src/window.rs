@@ -13,7 +13,7 @@ use tailguard::window::{
 };
 
 use crate::clock::{tg_clock, CallbackClock};
-use crate::object::{self, fits, Image, Kind, Out, Preset};
+use crate::object::{self, fits, Handle, HandleMut, Image, Kind, Out, Preset, Storage};
 use crate::sketch::{same_preset_mut, tg_sketch};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_PRESET, TG_ERR_QUANTILE,
@@ -135,16 +135,11 @@ fn set_up<M: IndexMapping, const N: usize>(
     window.reset(clock, config).map_err(|_| TG_ERR_CONFIG)
 }
 
-/// Runs `$body` with `$w` bound to the window at handle `$h` as its preset's type and
-/// `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
-///
-/// Safety: the caller's contract (see the crate docs) for `$h`.
+/// Runs `$body` with `$w` bound to the window of the [`Handle`] `$h` as its preset's type
+/// and `$p` to its preset code; `?` on a bad handle. One arm per preset (see `with_sketch`).
 macro_rules! with_window {
-    ($h:expr, |$w:ident, $p:pat_param| $body:expr) => {{
-        let h = ($h).cast::<u8>();
-        // SAFETY: `$h` is null, misaligned (both refused) or, by the contract, a handle
-        // whose storage holds at least the 8 bytes of a magic word.
-        let code = unsafe { object::preset_of(h, Kind::Window)? };
+    ($h:ident, |$w:ident, $p:pat_param| $body:expr) => {{
+        let code = $h.preset(Kind::Window)?;
         #[allow(unused_variables)]
         let $p = code;
         // SAFETY (every arm): the magic names the preset, so the object is of its type; a
@@ -153,25 +148,25 @@ macro_rules! with_window {
             #[cfg(feature = "preset-log")]
             Preset::Log => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $w = unsafe { object::value::<LogW>(h) };
+                let $w = unsafe { $h.value::<LogW>() };
                 $body
             }
             #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $w = unsafe { object::value::<CubicW>(h) };
+                let $w = unsafe { $h.value::<CubicW>() };
                 $body
             }
             #[cfg(feature = "preset-int")]
             Preset::Int => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $w = unsafe { object::value::<IntW>(h) };
+                let $w = unsafe { $h.value::<IntW>() };
                 $body
             }
             #[cfg(feature = "preset-mcu")]
             Preset::Mcu => {
                 // SAFETY: the magic names this arm's preset (see above).
-                let $w = unsafe { object::value::<McuW>(h) };
+                let $w = unsafe { $h.value::<McuW>() };
                 $body
             }
             // No window or hedger of these (a preset compiled out is not in the enum).
@@ -185,14 +180,14 @@ macro_rules! with_window {
 /// inlined: the snapshot's frame is sized for its own preset, not the largest.
 ///
 /// # Safety
-/// The caller's contract for `dst`; `preset` is `w`'s.
+/// `preset` is `w`'s.
 #[inline(never)]
 unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
     w: &Window<CallbackClock, M, N>,
-    dst: *mut tg_sketch,
+    dst: &mut HandleMut,
     preset: u32,
 ) -> Result<()> {
-    // SAFETY: the caller's contract for `dst`. A window's preset code is its sketches'
+    // SAFETY: a window's preset code (`preset`, this function's contract) is its sketches'
     // preset code: `DDSketch<M, N>` is the type of that preset's sketches.
     let dst = unsafe { same_preset_mut::<DDSketch<M, N>>(dst, preset)? };
     // In place: no window-sized sketch on the stack (a preset's sketches share its layout).
@@ -206,10 +201,9 @@ unsafe fn snapshot_into<M: IndexMapping, const N: usize>(
 /// Returns TG_OK, TG_ERR_NULL or TG_ERR_MISALIGNED.
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_config_default(config: *mut tg_window_config) -> tg_status {
-    status_of((|| {
-        Out::new(config)?.set(tg_window_config::defaults());
-        Ok(())
-    })())
+    // SAFETY: the contract (crate docs) for `config`.
+    let config = unsafe { Out::new(config) };
+    status_of(config.map(|config| config.set(tg_window_config::defaults())))
 }
 
 /// Initialises an empty window of `preset` (TG_PRESET_LOG, _CUBIC, _INT or _MCU) reading
@@ -228,38 +222,33 @@ pub unsafe extern "C" fn tg_window_init(
     config: *const tg_window_config,
     out: *mut *mut tg_window,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
+    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let clock = CallbackClock::new(clock)?;
         let config = if config.is_null() {
             tg_window_config::defaults()
         } else {
             object::check_ptr(config, core::mem::align_of::<tg_window_config>())?;
-            // SAFETY: not null, aligned, and readable by the caller's contract.
+            // SAFETY: not null, aligned, and readable by the contract (crate docs).
             unsafe { config.read() }
         }
         .to_config();
-        let storage = storage.cast::<u8>();
         let (k, p) = (Kind::Window, preset);
         // The preset's constant image (its layout, a placeholder clock), then the
         // caller's clock and configuration, in place: no window built on the stack.
         let handle = match Preset::from_u32(preset)? {
             #[cfg(feature = "preset-log")]
-            Preset::Log => {
-                object::init_image::<LogW>(storage, size, k, p, |w| set_up(w, clock, config))?
-            }
+            Preset::Log => object::init_image::<LogW>(storage, k, p, |w| set_up(w, clock, config))?,
             #[cfg(feature = "preset-cubic")]
             Preset::Cubic => {
-                object::init_image::<CubicW>(storage, size, k, p, |w| set_up(w, clock, config))?
+                object::init_image::<CubicW>(storage, k, p, |w| set_up(w, clock, config))?
             }
             #[cfg(feature = "preset-int")]
-            Preset::Int => {
-                object::init_image::<IntW>(storage, size, k, p, |w| set_up(w, clock, config))?
-            }
+            Preset::Int => object::init_image::<IntW>(storage, k, p, |w| set_up(w, clock, config))?,
             #[cfg(feature = "preset-mcu")]
-            Preset::Mcu => {
-                object::init_image::<McuW>(storage, size, k, p, |w| set_up(w, clock, config))?
-            }
+            Preset::Mcu => object::init_image::<McuW>(storage, k, p, |w| set_up(w, clock, config))?,
             // No window or hedger of these (a preset compiled out is not in the enum).
             #[allow(unreachable_patterns)]
             _ => return Err(TG_ERR_PRESET),
@@ -275,6 +264,8 @@ pub unsafe extern "C" fn tg_window_init(
 /// negative: nothing recorded).
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_record(w: *const tg_window, value: f64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w`.
+    let w = unsafe { Handle::new(w) };
     status_of((|| {
         with_window!(w, |win, _| win.record(value)).map_err(|_| TG_ERR_VALUE)
     })())
@@ -284,6 +275,8 @@ pub unsafe extern "C" fn tg_window_record(w: *const tg_window, value: f64) -> tg
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_record_u64(w: *const tg_window, value: u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w`.
+    let w = unsafe { Handle::new(w) };
     status_of((|| {
         with_window!(w, |win, _| win.record_u64(value));
         Ok(())
@@ -299,8 +292,10 @@ pub unsafe extern "C" fn tg_window_quantile(
     q: f64,
     out: *mut f64,
 ) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `out`.
+    let (w, out) = unsafe { (Handle::new(w), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         let value = with_window!(w, |win, _| win.quantile(q)).map_err(|_| TG_ERR_QUANTILE)?;
         out.set(value.ok_or(TG_ERR_EMPTY)?);
         Ok(())
@@ -311,8 +306,10 @@ pub unsafe extern "C" fn tg_window_quantile(
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED, TG_ERR_UNINIT or TG_ERR_VALUE (NaN).
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_rank(w: *const tg_window, v: f64, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `out`.
+    let (w, out) = unsafe { (Handle::new(w), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_window!(w, |win, _| win.rank(v)).map_err(|_| TG_ERR_VALUE)?);
         Ok(())
     })())
@@ -322,8 +319,10 @@ pub unsafe extern "C" fn tg_window_rank(w: *const tg_window, v: f64, out: *mut u
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_count(w: *const tg_window, out: *mut u64) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `out`.
+    let (w, out) = unsafe { (Handle::new(w), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_window!(w, |win, _| win.count()));
         Ok(())
     })())
@@ -333,8 +332,10 @@ pub unsafe extern "C" fn tg_window_count(w: *const tg_window, out: *mut u64) -> 
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_rotations(w: *const tg_window, out: *mut u32) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `out`.
+    let (w, out) = unsafe { (Handle::new(w), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_window!(w, |win, _| win.rotations()));
         Ok(())
     })())
@@ -344,8 +345,10 @@ pub unsafe extern "C" fn tg_window_rotations(w: *const tg_window, out: *mut u32)
 /// Returns TG_OK, TG_ERR_NULL, TG_ERR_MISALIGNED or TG_ERR_UNINIT.
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_expired(w: *const tg_window, out: *mut u32) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `out`.
+    let (w, out) = unsafe { (Handle::new(w), Out::new(out)) };
     status_of((|| {
-        let out = Out::new(out)?;
+        let out = out?;
         out.set(with_window!(w, |win, _| win.expired()));
         Ok(())
     })())
@@ -357,8 +360,14 @@ pub unsafe extern "C" fn tg_window_expired(w: *const tg_window, out: *mut u32) -
 /// unchanged).
 #[no_mangle]
 pub unsafe extern "C" fn tg_window_snapshot(w: *const tg_window, dst: *mut tg_sketch) -> tg_status {
+    // SAFETY: the contract (crate docs) for `w` and `dst`, a sketch no other call uses
+    // meanwhile (`dst` at `w`'s storage holds a window's magic: refused as a sketch).
+    let (w, mut dst) = unsafe { (Handle::new(w), HandleMut::new(dst)) };
     status_of((|| {
-        with_window!(w, |win, preset| snapshot_into(win, dst, preset))
+        with_window!(w, |win, preset| {
+            // SAFETY: the macro binds `preset` to `win`'s preset.
+            unsafe { snapshot_into(win, &mut dst, preset) }
+        })
     })())
 }
 
