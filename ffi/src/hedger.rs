@@ -17,7 +17,7 @@ use tailguard::hedge::{
 use tailguard::sketch::{presets, BinLayout, IndexMapping};
 
 use crate::clock::{nanos, tg_clock, CallbackClock};
-use crate::object::{self, fits, magic, Handle, Image, Kind, Out, Preset, Storage};
+use crate::object::{self, fits, magic, Handle, Image, In, Kind, Out, Preset, Storage};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_MISMATCH, TG_ERR_PRESET,
     TG_ERR_UNINIT, TG_ERR_VALUE,
@@ -271,19 +271,14 @@ pub unsafe extern "C" fn tg_hedger_init(
     config: *const tg_hedge_config,
     out: *mut *mut tg_hedger,
 ) -> tg_status {
-    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
-    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
+    // SAFETY: the contract (crate docs) for `out`, `config` and the `size` bytes at
+    // `storage`.
+    let (out, config, storage) =
+        unsafe { (Out::new(out), In::new(config), Storage::new(storage, size)) };
     status_of((|| {
         let out = out?;
         let clock = CallbackClock::new(clock)?;
-        let config = if config.is_null() {
-            tg_hedge_config::defaults()
-        } else {
-            object::check_ptr(config, core::mem::align_of::<tg_hedge_config>())?;
-            // SAFETY: not null, aligned, and readable by the contract (crate docs).
-            unsafe { config.read() }
-        }
-        .to_config()?;
+        let config = config.read_or(tg_hedge_config::defaults)?.to_config()?;
         let (k, p) = (Kind::Hedger, preset);
         // Checked before the storage is written; the rest of `config` is checked by
         // `reset`, after the image is written (a refusal leaves no hedger there).

@@ -16,11 +16,11 @@
 //!
 //! Inside the crate, the contract is relied on in one place per argument: the `unsafe`
 //! constructor of the wrapper each function makes of it first (`object::Out` for an
-//! out-pointer, `object::Handle` and `object::HandleMut` for a handle, `object::Storage`
-//! for an `_init`'s storage, `object::bytes` for a buffer, the hedger's ticket wrappers), in
-//! an `unsafe` block whose `SAFETY:` comment names the contract. The wrappers check what
-//! they are given (null, alignment, size, magic word, length) before the memory is used,
-//! and are safe to use after that.
+//! out-pointer, `object::In` for a configuration, `object::Handle` and `object::HandleMut`
+//! for a handle, `object::Storage` for an `_init`'s storage, `object::bytes` for a buffer,
+//! the hedger's ticket wrappers), in an `unsafe` block whose `SAFETY:` comment names the
+//! contract. The wrappers check what they are given (null, alignment, size, magic word,
+//! length) before the memory is used, and are safe to use after that.
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]

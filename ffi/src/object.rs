@@ -320,6 +320,31 @@ impl<T> Out<T> {
     }
 }
 
+/// An optional input-pointer argument (a configuration): null for the defaults.
+pub(crate) struct In<T>(*const T);
+
+impl<T: Copy> In<T> {
+    /// The input `ptr`; nothing is checked yet.
+    ///
+    /// # Safety
+    /// The caller's contract for an input pointer: `ptr`, if not null and aligned, is
+    /// valid for a read of a `T`.
+    pub(crate) unsafe fn new(ptr: *const T) -> Self {
+        In(ptr)
+    }
+
+    /// The value at the pointer, or `default()` if it is null; TG_ERR_MISALIGNED if it is
+    /// not aligned for `T`.
+    pub(crate) fn read_or(self, default: impl FnOnce() -> T) -> Result<T> {
+        if self.0.is_null() {
+            return Ok(default());
+        }
+        check_ptr(self.0, core::mem::align_of::<T>())?;
+        // SAFETY: not null, aligned (checked), and readable by `new`'s contract.
+        Ok(unsafe { self.0.read() })
+    }
+}
+
 /// The longest buffer there can be: no object is larger than `isize::MAX` (C's
 /// `PTRDIFF_MAX`) bytes, and a slice longer than that is undefined behaviour even if only
 /// a few of its bytes are used. A longer length (`SIZE_MAX`, say) is `TG_ERR_VALUE`.

@@ -13,7 +13,7 @@ use tailguard::window::{
 };
 
 use crate::clock::{tg_clock, CallbackClock};
-use crate::object::{self, fits, Handle, HandleMut, Image, Kind, Out, Preset, Storage};
+use crate::object::{self, fits, Handle, HandleMut, Image, In, Kind, Out, Preset, Storage};
 use crate::sketch::{same_preset_mut, tg_sketch};
 use crate::status::{
     status_of, tg_status, Result, TG_ERR_CONFIG, TG_ERR_EMPTY, TG_ERR_PRESET, TG_ERR_QUANTILE,
@@ -222,19 +222,14 @@ pub unsafe extern "C" fn tg_window_init(
     config: *const tg_window_config,
     out: *mut *mut tg_window,
 ) -> tg_status {
-    // SAFETY: the contract (crate docs) for `out` and the `size` bytes at `storage`.
-    let (out, storage) = unsafe { (Out::new(out), Storage::new(storage, size)) };
+    // SAFETY: the contract (crate docs) for `out`, `config` and the `size` bytes at
+    // `storage`.
+    let (out, config, storage) =
+        unsafe { (Out::new(out), In::new(config), Storage::new(storage, size)) };
     status_of((|| {
         let out = out?;
         let clock = CallbackClock::new(clock)?;
-        let config = if config.is_null() {
-            tg_window_config::defaults()
-        } else {
-            object::check_ptr(config, core::mem::align_of::<tg_window_config>())?;
-            // SAFETY: not null, aligned, and readable by the contract (crate docs).
-            unsafe { config.read() }
-        }
-        .to_config();
+        let config = config.read_or(tg_window_config::defaults)?.to_config();
         let (k, p) = (Kind::Window, preset);
         // The preset's constant image (its layout, a placeholder clock), then the
         // caller's clock and configuration, in place: no window built on the stack.
