@@ -256,6 +256,46 @@ fn a_wait_never_exceeds_the_delay_whatever_the_clock() {
     }
 }
 
+/// With a zero delay (`max_delay` zero, or a zero cold-start delay and `min_delay`), a
+/// clock behind a request's start answered `Wait(0)` until it caught up: the documented
+/// loop (sleep the wait, ask again) spun, and with a clock that does not move on its own
+/// never ended. A zero delay hedges at once, whatever the clock.
+#[test]
+fn a_zero_delay_never_answers_a_zero_wait() {
+    let zero_cold_start = HedgeConfig::new()
+        .with_min_delay(Duration::ZERO)
+        .with_cold_start(ColdStart::Delay(Duration::ZERO));
+    let zero_max = HedgeConfig::new()
+        .with_min_delay(Duration::ZERO)
+        .with_max_delay(Duration::ZERO)
+        .with_cold_start(ColdStart::Delay(Duration::from_millis(10)))
+        .with_max_hedges(2);
+    for config in [zero_cold_start, zero_max] {
+        let clock = ManualClock::starting_at(Instant::from_nanos(YEAR));
+        let hedger: Hedger<_> = Hedger::new(&clock, config).unwrap();
+        let mut ticket = hedger.start();
+        clock.set(Instant::from_nanos(YEAR - DAY)); // the clock went back a day
+        let mut hedges = 0;
+        for _ in 0..10 {
+            match hedger.should_hedge(&mut ticket) {
+                Decision::Wait(d) => {
+                    assert!(!d.is_zero(), "a zero wait: {config:?}");
+                    clock.advance(d);
+                }
+                Decision::Hedge => hedges += 1,
+                Decision::Skip(reason) => {
+                    assert_eq!(reason, SkipReason::MaxHedges);
+                    break;
+                }
+            }
+        }
+        assert_eq!(
+            u8::try_from(hedges).unwrap(),
+            config.max_hedges(),
+            "{config:?}"
+        );
+    }
+}
 /// `with_min_allowance` failed above 1,024 hedges per second with an undocumented
 /// `InvalidBurst`; its burst is now capped at 1,024.
 #[test]

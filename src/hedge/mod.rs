@@ -259,7 +259,8 @@ pub enum SkipReason {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Decision {
-    /// Not yet: ask again after this long.
+    /// Not yet: ask again after this long (never zero, and never longer than the delay
+    /// of the hedge it waits for).
     Wait(Duration),
     /// Send a backup now (its budget token is already taken).
     Hedge,
@@ -1087,10 +1088,13 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         }
         if now_ns < due {
             // At most one delay: a clock that went back before the start must not make a
-            // caller sleep past `max_delay`.
-            return Decision::Wait(nanos_to_duration(
-                due.wrapping_sub(now_ns).min(longest_wait),
-            ));
+            // caller sleep past `max_delay`. A wait of nothing is no wait: with a zero
+            // delay (`max_delay` zero, say) a clock behind the start would answer
+            // `Wait(0)` until it caught up, and a caller sleeping that long would spin.
+            let wait = due.wrapping_sub(now_ns).min(longest_wait);
+            if wait > 0 {
+                return Decision::Wait(nanos_to_duration(wait));
+            }
         }
         if !self.budget.try_acquire() {
             return Decision::Skip(if backing_off {
