@@ -133,6 +133,30 @@ fn a_pushback_longer_than_the_maximum_is_clamped_and_counted() {
     assert_eq!(hedger.stats().pushbacks_clamped, 1);
 }
 
+/// A pushback that would end past the clock's last reading (2^64 ns) was shortened to end
+/// there, at the last reading to nothing at all (ending the pushback before it, as "retry
+/// now" does), and not counted: every shortened pushback is counted.
+#[test]
+fn a_pushback_past_the_clocks_last_reading_is_shortened_and_counted() {
+    for before_the_end in [0, 1, 2 * SEC.as_nanos() as u64] {
+        let clock = ManualClock::starting_at(Instant::from_nanos(u64::MAX - before_the_end));
+        let hedger = Hedger::new(&clock, config()).unwrap();
+        hedger.on_rate_limited_for(5 * SEC);
+        assert_eq!(hedger.stats().pushbacks, 1);
+        assert_eq!(
+            hedger.stats().pushbacks_clamped,
+            1,
+            "{before_the_end} ns before the end"
+        );
+        // One that ends before it is not shortened.
+        let clock = ManualClock::starting_at(Instant::from_nanos(u64::MAX - 6 * DAY));
+        let hedger = Hedger::new(&clock, config()).unwrap();
+        hedger.on_rate_limited_for(5 * SEC);
+        assert_eq!(hedger.stats().pushbacks_clamped, 0);
+        assert!(pushed_back(&hedger));
+    }
+}
+
 #[test]
 fn a_zero_maximum_ignores_the_servers_durations() {
     let clock = ManualClock::new();

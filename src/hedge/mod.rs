@@ -1250,8 +1250,8 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// A pushback longer than [`HedgeConfig::max_pushback`] is shortened to it (counted in
     /// [`Stats::pushbacks_clamped`]), so no server can stop hedging for longer than that
     /// per signal (nor, whatever `max_pushback` says, for more than 2^29 ticks of the
-    /// cooldown's clock: about six days); with a `max_pushback` of zero the duration is
-    /// ignored. The latest
+    /// cooldown's clock: about six days, nor past the clock's last reading, 2^64 ns; both
+    /// counted too); with a `max_pushback` of zero the duration is ignored. The latest
     /// pushback wins, shorter or longer (a server that says "retry now" ends it);
     /// [`on_rate_limited`](Self::on_rate_limited) leaves it as it is. A pushback ends to
     /// within the cooldown clock's tick (about 1 ms), never later, and a clock that goes
@@ -1278,13 +1278,14 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         let now = self.now();
         let reading = self.cooldown_clock.at(now);
         let max = self.config.max_pushback;
-        // The ticks to the one the pushback ends in (shifts, no division).
-        let end = self
-            .cooldown_clock
-            .at(now.saturating_add(pushback.min(max)));
+        let wanted = pushback.min(max);
+        // The ticks to the one the pushback ends in (shifts, no division). An end past the
+        // clock's last reading (2^64 ns) is kept at it: shortened, so counted.
+        let end_at = now.saturating_add(wanted);
+        let end = self.cooldown_clock.at(end_at);
         let ahead = end.ticks().saturating_sub(reading.ticks());
         let limit = u64::from(self.max_pushback_ticks);
-        if pushback > max || ahead > limit {
+        if pushback > max || ahead > limit || end_at.duration_since(now) < wanted {
             Counters::bump(&self.counters.pushbacks_clamped);
         }
         if limit > 0 {

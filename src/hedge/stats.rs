@@ -113,8 +113,9 @@ pub struct Stats {
     /// `grpc-retry-pushback-ms`): see
     /// [`Hedger::on_rate_limited_for`](super::Hedger::on_rate_limited_for).
     pub pushbacks: u32,
-    /// Pushbacks longer than
-    /// [`HedgeConfig::max_pushback`](super::HedgeConfig::max_pushback), shortened to it.
+    /// Pushbacks shortened: longer than
+    /// [`HedgeConfig::max_pushback`](super::HedgeConfig::max_pushback) (or than about six
+    /// days), or ending past the clock's last reading (2^64 ns).
     pub pushbacks_clamped: u32,
     /// Requests a driver gave up at their deadline, no attempt having answered.
     pub deadline_exceeded: u32,
