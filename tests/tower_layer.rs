@@ -446,6 +446,43 @@ async fn each_target_learns_its_own_delay() {
     );
 }
 
+/// `PerTarget::for_each` called `f` under the registry's read lock, so an `f` that sent a
+/// request to a new target through the same targets (a reporter posting each target's
+/// stats through the hedged client, say) waited for the write lock behind its own read:
+/// a deadlock. `f` now walks a snapshot, and may route requests, new targets included.
+#[test]
+fn for_each_may_route_requests_through_its_targets() {
+    use tailguard::tower::Targets;
+
+    let by_path = |r: &Request<()>| r.uri().path().to_owned();
+    let config = HedgeConfig::new();
+    let targets: PerTarget<_, _, _, 4> =
+        PerTarget::new(tailguard::clock::StdClock::new(), config, by_path).unwrap();
+    let targets = Arc::new(targets);
+    targets.hedger_for(&get("/a")).unwrap().start();
+    let (done, finished) = std::sync::mpsc::channel();
+    let reporter = Arc::clone(&targets);
+    // A thread of its own: before the fix it never returned.
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        reporter.for_each(|path, hedger| {
+            seen.push((path.clone(), hedger.stats().requests));
+            // The report goes out through the targets: an existing one and a new one.
+            reporter.hedger_for(&get("/a")).unwrap().start();
+            reporter.hedger_for(&get("/report")).unwrap().start();
+        });
+        done.send(seen).unwrap();
+    });
+    let seen = finished
+        .recv_timeout(Duration::from_secs(10))
+        .expect("for_each deadlocked on a request to a new target");
+    // The targets registered when it was called, each once.
+    assert_eq!(seen, [("/a".to_owned(), 1)]);
+    let mut after = Vec::new();
+    targets.for_each(|path, hedger| after.push((path.clone(), hedger.stats().requests)));
+    assert_eq!(after, [("/a".to_owned(), 2), ("/report".to_owned(), 1)]);
+}
+
 /// An integer-mapped hedger works behind the layer, alone or as a `dyn`.
 #[tokio::test(start_paused = true)]
 async fn an_integer_mapped_hedger_hedges_behind_the_layer() {

@@ -190,7 +190,8 @@ impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
     /// One hedger per target, each made by `make`: any hedger type, a budget shared by
     /// all (an `Arc` of it), or a configuration of its own per target. A target whose
     /// hedger cannot be made passes through and is counted in
-    /// [`untracked`](PerTarget::untracked).
+    /// [`untracked`](PerTarget::untracked). `make` runs under the registry's lock: it
+    /// must not send requests through these targets.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -251,7 +252,9 @@ impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
     }
 
     /// Calls `f` with every target and its hedger, in the order they appeared (to report
-    /// [`Stats`](crate::hedge::Stats) per target, say).
+    /// [`Stats`](crate::hedge::Stats) per target, say): the targets registered when it is
+    /// called, walked without holding the registry's lock, so `f` may send requests
+    /// through these targets, new ones included.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -270,9 +273,20 @@ impl<K: Eq, F, H, const CAP: usize> PerTarget<K, F, H, CAP> {
     /// targets.for_each(|path, hedger| seen.push((path.clone(), hedger.stats().requests)));
     /// assert_eq!(seen, [("/items".to_owned(), 3), ("/search".to_owned(), 2)]); // in order of appearance
     /// ```
-    pub fn for_each(&self, mut f: impl FnMut(&K, &H)) {
-        let hedgers = self.hedgers.read().unwrap_or_else(PoisonError::into_inner);
-        for (key, hedger) in hedgers.iter() {
+    pub fn for_each(&self, mut f: impl FnMut(&K, &H))
+    where
+        K: Clone,
+    {
+        // A snapshot, taken under the lock and walked without it: a new target's first
+        // request takes the write lock, which `f` would wait for behind its own read.
+        let entries: std::vec::Vec<(K, Arc<H>)> = self
+            .hedgers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(key, hedger)| (key.clone(), Arc::clone(hedger)))
+            .collect();
+        for (key, hedger) in &entries {
             f(key, hedger);
         }
     }
