@@ -188,13 +188,35 @@ impl HedgeConfig {
         self
     }
 
-    /// The shortest hedge delay.
+    /// The shortest hedge delay. The hedger keeps its delays (these bounds, the
+    /// cold-start delay and the learned ones) in whole nanoseconds below 2^64, so a bound
+    /// beyond 2^64 - 1 ns (about 584 years; `Duration::MAX`, say) acts as that: the
+    /// delays it reports are at most 2^64 - 1 ns, even with a longer `min_delay`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new()
+    ///     .with_cold_start(ColdStart::Delay(Duration::from_millis(10)))
+    ///     .with_min_delay(Duration::from_millis(25))
+    ///     .with_max_delay(Duration::from_millis(50));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(25))); // raised to the bound
+    ///
+    /// let endless = config.with_min_delay(Duration::MAX).with_max_delay(Duration::MAX);
+    /// let hedger = Hedger::new(&clock, endless).unwrap();
+    /// assert_eq!(hedger.delay(), Ok(Duration::from_nanos(u64::MAX)));
+    /// ```
     pub const fn with_min_delay(mut self, d: Duration) -> Self {
         self.min_delay = d;
         self
     }
 
-    /// The longest hedge delay.
+    /// The longest hedge delay (at most 2^64 - 1 ns as the hedger keeps it: see
+    /// [`with_min_delay`](Self::with_min_delay)).
     pub const fn with_max_delay(mut self, d: Duration) -> Self {
         self.max_delay = d;
         self
