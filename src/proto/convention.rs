@@ -2,7 +2,6 @@
 //! (tailguard's) and Python's. See the module docs' "Index conventions" section
 //! (docs/proto.md).
 
-use super::mapping::OFFSET_TOLERANCE;
 use crate::sketch::{IndexMapping, Interpolation};
 
 /// `7 / 10`: how Python's cubic mapping scales its multiplier (its `1 / C`).
@@ -61,15 +60,25 @@ impl IndexConvention {
 /// For `LINEAR`, the key shift of Go's and Java's default layout: they write
 /// `indexOffset = multiplier` (their `approx_log(1)` is 1), so their keys are
 /// `multiplier` above tailguard's when that is a whole number (`2^k` for `IntMapping`).
+///
+/// The multiplier is recognised as whole to a relative [`LAYOUT_TOLERANCE`]: computed from
+/// gamma in floating point it misses `2^k` by about `2^(2k - 53)`, which is more than any
+/// absolute tolerance of `1e-9` from k = 12 up (k = 20 misses by `7.5e-5`). Any whole shift
+/// describes the same bins (it moves `indexOffset` and every key alike), so a looser test
+/// can only change the layout, never the bins.
 pub(super) fn go_layout_shift<M: IndexMapping>(mapping: &M) -> i32 {
     if M::INTERPOLATION != Interpolation::Linear {
         return 0;
     }
     let multiplier = 1.0 / libm::log2(mapping.gamma());
     let whole = libm::round(multiplier);
-    if (multiplier - whole).abs() <= OFFSET_TOLERANCE && (1.0..=1e9).contains(&whole) {
+    if (multiplier - whole).abs() <= LAYOUT_TOLERANCE * whole && (1.0..=1e9).contains(&whole) {
         whole as i32
     } else {
         0
     }
 }
+
+/// Relative tolerance on a `LINEAR` multiplier being the whole number of Go's and Java's
+/// default layout (see [`go_layout_shift`]).
+const LAYOUT_TOLERANCE: f64 = 1e-9;

@@ -362,6 +362,36 @@ mod tests {
     }
 
     #[test]
+    fn int_mapping_writes_go_default_layout_at_every_k() {
+        // Go's and Java's default LINEAR layout, indexOffset = 2^k with keys 2^k above
+        // tailguard's indices, for every k IntMapping has: from k = 12 up, 1 / log2(gamma)
+        // misses 2^k by more than 1e-9 (7.5e-5 at k = 20), and the encoder used to fall
+        // back to offset 0 there, which no DataDog sketch of that gamma has.
+        for k in 0..=20u32 {
+            let m = IntMapping::with_mantissa_bits(k).unwrap();
+            let mut s = DDSketch::<IntMapping, 64>::new(m, 1.0).unwrap();
+            s.record(1.0).unwrap(); // index 0
+            let bytes = encode_vec(&s, IndexConvention::GoJava);
+            let two_k = 1i32 << k;
+            let expected = Msg::default()
+                .message(
+                    1,
+                    Msg::default()
+                        .double(1, m.gamma())
+                        .double(2, f64::from(two_k))
+                        .uint(3, 1),
+                )
+                .message(2, Msg::default().packed(2, &[1.0]).sint(3, two_k))
+                .message(3, Msg::default());
+            assert_eq!(bytes, expected.0, "k = {k}");
+            let mut t = s.clone();
+            t.clear();
+            decode_into(&bytes, IndexConvention::GoJava, &mut t).unwrap();
+            assert!(t.bins().eq(s.bins()), "k = {k}");
+        }
+    }
+
+    #[test]
     fn python_convention_keys_are_one_higher_with_python_gamma() {
         let mut s = log();
         s.record(1.0).unwrap(); // bin 0 = [1, gamma) here, Python's key 1 = (1, gamma]

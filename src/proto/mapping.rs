@@ -8,7 +8,7 @@ use crate::sketch::{IndexMapping, Interpolation};
 /// Relative tolerance on gamma when matching a message's mapping with a sketch's.
 const GAMMA_TOLERANCE: f64 = 1e-12;
 /// Absolute tolerance on the difference of index offsets (in bins) from a whole number.
-pub(super) const OFFSET_TOLERANCE: f64 = 1e-9;
+const OFFSET_TOLERANCE: f64 = 1e-9;
 /// Largest renumbering of keys accepted (offsets further apart are not the same sketch).
 const MAX_OFFSET_SHIFT: f64 = (1u64 << 32) as f64;
 
