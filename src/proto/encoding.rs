@@ -435,10 +435,56 @@ mod tests {
             );
             let mut buf = std::vec![0u8; needed + 5];
             assert_eq!(encode(&s, convention, &mut buf), Ok(needed));
-            // 8 per bin of the run, at most 50 more (as the module docs say).
+            // 8 per bin of the run, at most 49 more below 2^24 bins (as the module docs say).
             let run = Layout::of(&s, convention).run;
-            assert!(needed - 8 * run <= 50, "{needed} for {run} bins");
+            assert!(needed - 8 * run <= 49, "{needed} for {run} bins");
         }
+    }
+
+    #[test]
+    fn the_framing_is_at_most_53_bytes_and_49_below_2_24_bins() {
+        // Everything but the run's 8 bytes a bin, for runs up to 2^32 bins (every i32
+        // index): the mapping (gamma, offset, interpolation), the two stores' framing, the
+        // first key and the zero count. The varint lengths of the run and of its store take
+        // up to 4 bytes each below 2^24 bins, and up to 6 for runs of 2^32 bins.
+        let int = IntMapping::K6; // LINEAR: all three mapping fields
+        let log = LogMapping::from_gamma_offset(1.02, 0.5).unwrap();
+        let mut most = 0;
+        for len in [
+            0,
+            1,
+            15,
+            16,
+            2047,
+            2048,
+            (1 << 18) - 2,
+            1 << 18,
+            (1 << 24) - 1,
+            1 << 24,
+            (1 << 25) - 1,
+            1 << 25,
+            (1 << 32) - 1,
+            1 << 32,
+        ] {
+            for first in [0, -1, 1, i32::MIN, i32::MAX, -(1 << 27) - 1] {
+                for convention in [IndexConvention::GoJava, IndexConvention::Python] {
+                    for zero_count in [0, 1] {
+                        let run = Run { first, len };
+                        let a = Layout::new(&int, run, zero_count, convention).total_len();
+                        let b = Layout::new(&log, run, zero_count, convention).total_len();
+                        for total in [a, b] {
+                            let framing = total - 8 * len;
+                            assert!(framing <= 53, "{len} bins from {first}: {framing}");
+                            if len < 1 << 24 {
+                                assert!(framing <= 49, "{len} bins from {first}: {framing}");
+                            }
+                            most = most.max(framing);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(most, 53);
     }
 
     #[test]
