@@ -65,6 +65,27 @@ pub fn assert_same<M: IndexMapping, const N: usize>(a: &DDSketch<M, N>, b: &DDSk
     );
 }
 
+/// What every sketch answers, whatever it holds: nothing when empty, else quantiles that
+/// rise from its exact min (`q = 0`) to its exact max (`q = 1`).
+pub fn assert_quantiles_rise<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) {
+    let (Some(min), Some(max)) = (s.min(), s.max()) else {
+        assert!(s.is_empty() && s.quantile(0.5).unwrap().is_none());
+        return;
+    };
+    assert!(0.0 <= min && min <= max, "min {min} max {max}");
+    let mut last = min;
+    for q in [0.0, 0.01, 0.25, 0.5, 0.9, 0.99, 1.0] {
+        let v = s.quantile(q).unwrap().expect("not empty");
+        assert!(
+            min <= v && v <= max && v >= last,
+            "q={q}: {v} after {last} in [{min}, {max}]"
+        );
+        last = v;
+    }
+    assert_eq!(s.quantile(0.0).unwrap(), Some(min));
+    assert_eq!(s.quantile(1.0).unwrap(), Some(max));
+}
+
 /// Runs `$check(empty_sketch, message, convention)` on a sketch and convention picked by
 /// `$selector` (mapping, accuracy, range): the `decode` and `rebin` targets pick alike, so
 /// their seeds serve both. A macro: `$check` is generic over the mapping and the bin count.

@@ -1,6 +1,6 @@
 //! Two arbitrary value lists -> sketches: merging equals recording everything, merging
-//! commutes, the wire format merges the same way, and incompatible sketches are refused
-//! without changing the target.
+//! commutes, the wire format merges the same way, the merged quantiles rise from the min
+//! to the max, and incompatible sketches are refused without changing the target.
 //!
 //! With a selector byte of 0xc0 or more, the rest draws two sketches with
 //! `arbitrary::Arbitrary` (feature `arbitrary`): any configuration, bins up to
@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{assert_same, record, values, Value};
+use common::{assert_quantiles_rise, assert_same, record, values, Value};
 use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use tailguard::proto::{self, IndexConvention};
@@ -80,7 +80,9 @@ fn check<M: IndexMapping, const N: usize>(alpha: f64, min: f64, a: &[Value], b: 
         assert!(wired.bins().eq(ab.bins()));
         assert_eq!(wired.zero_count(), ab.zero_count());
         assert_eq!(wired.count(), ab.count());
+        assert_quantiles_rise(&wired);
     }
+    assert_quantiles_rise(&ab);
 
     // Incompatible sketches: refused, target unchanged.
     let before = sa.clone();
@@ -145,6 +147,8 @@ where
             (wired.count(), wired.zero_count()),
             (ab.count(), ab.zero_count())
         );
+        assert_quantiles_rise(&wired);
     }
+    assert_quantiles_rise(&ab);
     Ok(())
 }

@@ -4,7 +4,8 @@
 //! as the clock advances, by as much, down to zero); and the instant the bytes name
 //! (any second from 1970 to 9999), written in each of the RFC's three forms by a
 //! formatter of its own, parses to the seconds from now to it, and with the wrong day name
-//! to nothing.
+//! to nothing; a minute's start written as the leap second ending the minute before
+//! (`23:59:60`) is that instant.
 #![no_main]
 
 use core::time::Duration;
@@ -61,29 +62,25 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    // The instant the reading names, in 1970 ..= 9999, written by `civil` below.
+    // The instant the reading names, in 1970 ..= 9999, written by `civil` below; and the
+    // start of its minute written as the minute before's leap second (`hh:mm:60`).
     let at = now % YEAR_10000;
     let back = u64::from_le_bytes(tail_word(value)) % YEARS_49;
-    for (reader, delay) in [(at.saturating_sub(back), back.min(at)), (at + back, 0)] {
-        let (year, month, day, secs, weekday) = civil(at);
-        let (h, m, s) = (secs / 3_600, secs / 60 % 60, secs % 60);
-        let mon = MONTHS[month];
+    let minute = at - at % 60;
+    for reader in [at.saturating_sub(back), at + back] {
         for wrong in [false, true] {
-            let wd = if wrong { (weekday + 1) % 7 } else { weekday };
-            let want = (!wrong).then_some(Duration::from_secs(delay));
-            let forms = [
-                format!(
-                    "{}, {day:02} {mon} {year:04} {h:02}:{m:02}:{s:02} GMT",
-                    DAYS[wd]
-                ),
-                format!(
-                    "{}, {day:02}-{mon}-{:02} {h:02}:{m:02}:{s:02} GMT",
-                    LONG_DAYS[wd],
-                    year % 100
-                ),
-                format!("{} {mon} {day:>2} {h:02}:{m:02}:{s:02} {year:04}", DAYS[wd]),
-            ];
-            for form in forms {
+            let want = (!wrong).then_some(Duration::from_secs(at.saturating_sub(reader)));
+            for form in forms(at, wrong, false) {
+                assert_eq!(
+                    parse_retry_after(form.as_bytes(), reader),
+                    want,
+                    "{form} at {reader}"
+                );
+            }
+        }
+        if minute > 0 {
+            let want = Some(Duration::from_secs(minute.saturating_sub(reader)));
+            for form in forms(minute - 1, false, true) {
                 assert_eq!(
                     parse_retry_after(form.as_bytes(), reader),
                     want,
@@ -93,6 +90,28 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// `t` (seconds after 1970-01-01 UTC) in the RFC's three forms, with the day name after
+/// the date's if `wrong`, and the second written as 60 if `leap` (`t` ends a minute).
+fn forms(t: u64, wrong: bool, leap: bool) -> [String; 3] {
+    let (year, month, day, secs, weekday) = civil(t);
+    let (h, m) = (secs / 3_600, secs / 60 % 60);
+    let s = if leap { 60 } else { secs % 60 };
+    let mon = MONTHS[month];
+    let wd = if wrong { (weekday + 1) % 7 } else { weekday };
+    [
+        format!(
+            "{}, {day:02} {mon} {year:04} {h:02}:{m:02}:{s:02} GMT",
+            DAYS[wd]
+        ),
+        format!(
+            "{}, {day:02}-{mon}-{:02} {h:02}:{m:02}:{s:02} GMT",
+            LONG_DAYS[wd],
+            year % 100
+        ),
+        format!("{} {mon} {day:>2} {h:02}:{m:02}:{s:02} {year:04}", DAYS[wd]),
+    ]
+}
 
 /// `value` without the spaces and tabs around it (HTTP's optional whitespace).
 fn trim_ows(value: &[u8]) -> &[u8] {
