@@ -17,8 +17,14 @@ use super::divisor::Divisor;
 /// let start = Instant::from_nanos(1_000);
 /// let later = start.saturating_add(Duration::from_micros(5));
 /// assert_eq!(later.duration_since(start), Duration::from_micros(5));
-/// // Going backwards saturates at zero instead of panicking.
+/// // Going backwards saturates at zero instead of panicking, or says so when checked.
 /// assert_eq!(start.duration_since(later), Duration::ZERO);
+/// assert_eq!(start.checked_duration_since(later), None);
+/// assert_eq!(later.checked_duration_since(start), Some(Duration::from_micros(5)));
+/// assert_eq!(later.as_nanos(), 6_000);
+/// // Subtraction saturates at the epoch.
+/// assert_eq!(later.saturating_sub(Duration::from_micros(2)).as_nanos(), 4_000);
+/// assert_eq!(start.saturating_sub(Duration::from_secs(1)), Instant::ZERO);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -41,6 +41,16 @@ impl ManualClock {
     }
 
     /// A clock at `start`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::{Clock, Instant, ManualClock};
+    ///
+    /// let clock = ManualClock::starting_at(Instant::from_nanos(5_000));
+    /// assert_eq!(clock.now().as_nanos(), 5_000);
+    /// clock.advance(Duration::from_nanos(1));
+    /// assert_eq!(clock.now().as_nanos(), 5_001);
+    /// ```
     pub const fn starting_at(start: Instant) -> Self {
         ManualClock {
             nanos: portable_atomic::AtomicU64::new(start.as_nanos()),
@@ -70,6 +80,16 @@ impl ManualClock {
     }
 
     /// Sets the clock to `t`, forwards or backwards (to test clocks that jump).
+    ///
+    /// ```
+    /// use tailguard::clock::{Clock, Instant, ManualClock};
+    ///
+    /// let clock = ManualClock::starting_at(Instant::from_nanos(1_000));
+    /// clock.set(Instant::from_nanos(400)); // backwards: no saturation, no panic
+    /// assert_eq!(clock.now(), Instant::from_nanos(400));
+    /// clock.set(Instant::from_nanos(9_000));
+    /// assert_eq!(clock.now().as_nanos(), 9_000);
+    /// ```
     pub fn set(&self, t: Instant) {
         self.nanos
             .store(t.as_nanos(), portable_atomic::Ordering::Release);
