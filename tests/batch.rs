@@ -212,11 +212,17 @@ fn the_error_names_the_first_bad_value() {
             error: tailguard::sketch::RecordError::Negative
         }
     );
-    assert_eq!(err.to_string(), "value is negative at position 2");
+    assert_eq!(
+        err.to_string(),
+        "at position 2: value is negative; a sketch records 0, positive values and +inf"
+    );
     let err = s.record_slice(&[f64::NAN, -1.0]).unwrap_err();
     assert_eq!(
         (err.position, err.error.to_string().as_str()),
-        (0, "value is NaN")
+        (
+            0,
+            "value is NaN; a sketch records 0, positive values and +inf"
+        )
     );
     assert!(s.is_empty());
     // An empty slice records nothing and is no error.

@@ -581,7 +581,7 @@ fn nan_is_a_typed_error_empty_or_not() {
         w.record(5e6).unwrap();
     }
     let e: &dyn std::error::Error = &InvalidValue;
-    assert_eq!(e.to_string(), "value is NaN");
+    assert_eq!(e.to_string(), "value is NaN; a rank query needs a number");
 }
 
 /// Each of the three kinds, with the same values recorded.

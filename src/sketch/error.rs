@@ -4,6 +4,22 @@
 use core::fmt;
 
 /// Why a sketch configuration was refused.
+///
+/// ```
+/// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
+///
+/// type Sketch = DDSketch<LogMapping, 64>;
+/// assert_eq!(Sketch::with_relative_accuracy(1.0, 1.0).err(), Some(ConfigError::InvalidAccuracy));
+/// let e = Sketch::with_relative_accuracy(0.01, -1.0).err();
+/// assert_eq!(e, Some(ConfigError::InvalidMinValue));
+/// let e = Sketch::for_range(0.01, 1.0, 1e6).err().unwrap();
+/// assert!(matches!(e, ConfigError::TooFewBins { needed } if needed > 64));
+/// // The message says what was wrong and what is allowed.
+/// assert_eq!(
+///     ConfigError::InvalidAccuracy.to_string(),
+///     "relative accuracy must be in (0, 1), and no finer than the mapping supports"
+/// );
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -35,16 +51,19 @@ impl fmt::Display for ConfigError {
             ConfigError::InvalidAccuracy => f.write_str(
                 "relative accuracy must be in (0, 1), and no finer than the mapping supports",
             ),
-            ConfigError::InvalidMinValue => {
-                f.write_str("smallest trackable value must be a positive normal finite number")
-            }
+            ConfigError::InvalidMinValue => f.write_str(concat!(
+                "smallest trackable value must be a positive normal finite number, ",
+                "in a bin other than zero's"
+            )),
             ConfigError::InvalidMaxValue => {
                 f.write_str("largest value of the range must be finite and at least the smallest")
             }
             ConfigError::TooFewBins { needed } => {
                 write!(f, "the range needs {needed} bins, more than the sketch has")
             }
-            ConfigError::RangeOverflow => f.write_str("bin indices of the range overflow i32"),
+            ConfigError::RangeOverflow => f.write_str(
+                "bin indices of the range overflow i32: the lowest bin's index plus N must fit",
+            ),
         }
     }
 }
@@ -52,6 +71,22 @@ impl fmt::Display for ConfigError {
 impl core::error::Error for ConfigError {}
 
 /// Why a value was not recorded. Nothing was changed.
+///
+/// ```
+/// use tailguard::sketch::{presets, RecordError};
+///
+/// let mut s = presets::cubic_latency();
+/// assert_eq!(s.record(f64::NAN), Err(RecordError::NaN));
+/// assert_eq!(s.record(-1e-9), Err(RecordError::Negative));
+/// assert_eq!(s.record(f64::NEG_INFINITY), Err(RecordError::Negative));
+/// assert!(s.is_empty()); // nothing was changed
+/// assert!(s.record(-0.0).is_ok()); // a zero
+/// // The message says what was wrong and what is allowed.
+/// assert_eq!(
+///     RecordError::Negative.to_string(),
+///     "value is negative; a sketch records 0, positive values and +inf"
+/// );
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -65,8 +100,12 @@ pub enum RecordError {
 impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RecordError::NaN => f.write_str("value is NaN"),
-            RecordError::Negative => f.write_str("value is negative"),
+            RecordError::NaN => {
+                f.write_str("value is NaN; a sketch records 0, positive values and +inf")
+            }
+            RecordError::Negative => {
+                f.write_str("value is negative; a sketch records 0, positive values and +inf")
+            }
         }
     }
 }
@@ -104,7 +143,7 @@ pub struct RecordSliceError {
 
 impl fmt::Display for RecordSliceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at position {}", self.error, self.position)
+        write!(f, "at position {}: {}", self.position, self.error)
     }
 }
 
@@ -135,6 +174,17 @@ pub(crate) fn check_slice(values: &[f64]) -> Result<(), RecordSliceError> {
 }
 
 /// The quantile asked for is not in [0, 1] (or is NaN).
+///
+/// ```
+/// use tailguard::sketch::{presets, InvalidQuantile};
+///
+/// let mut s = presets::cubic_latency();
+/// s.record_u64(1_000_000);
+/// assert_eq!(s.quantile(1.5), Err(InvalidQuantile));
+/// assert_eq!(s.quantile(f64::NAN), Err(InvalidQuantile));
+/// assert!(s.quantile(1.0).unwrap().is_some()); // both ends are allowed
+/// assert_eq!(InvalidQuantile.to_string(), "quantile must be in [0, 1]");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct InvalidQuantile;
@@ -154,7 +204,7 @@ impl core::error::Error for InvalidQuantile {}
 /// use tailguard::sketch::{presets, InvalidValue};
 /// let s = presets::cubic_latency();
 /// assert_eq!(s.rank(f64::NAN), Err(InvalidValue));
-/// assert_eq!(InvalidValue.to_string(), "value is NaN");
+/// assert_eq!(InvalidValue.to_string(), "value is NaN; a rank query needs a number");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -162,13 +212,24 @@ pub struct InvalidValue;
 
 impl fmt::Display for InvalidValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("value is NaN")
+        f.write_str("value is NaN; a rank query needs a number")
     }
 }
 
 impl core::error::Error for InvalidValue {}
 
 /// Why two sketches could not be merged. The target was left unchanged.
+///
+/// ```
+/// use tailguard::sketch::{DDSketch, LogMapping, MergeError};
+///
+/// let mut a = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.01, 1.0).unwrap();
+/// a.record(5.0).unwrap();
+/// let mut b = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.02, 1.0).unwrap();
+/// b.record(7.0).unwrap();
+/// assert_eq!(a.merge(&b), Err(MergeError::Mapping));
+/// assert_eq!(a.count(), 1); // the target was left unchanged
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
