@@ -20,6 +20,15 @@ use super::scan::{
 use super::stats::{max_of, min_of, mul_wide, widen, FloatStats, IntStats};
 
 /// A non-empty bin, as yielded by [`DDSketch::bins`].
+///
+/// ```
+/// use tailguard::sketch::{presets, Bin, IndexMapping};
+///
+/// let mut s = presets::cubic_latency();
+/// s.record_u64_n(2_000_000, 5);
+/// let bins: Vec<Bin> = s.bins().collect();
+/// assert_eq!(bins, [Bin { index: s.mapping().index(2e6), count: 5 }]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Bin {
@@ -38,7 +47,7 @@ const SLICE_CHUNK: usize = 64;
 /// and padding (see [`presets`](super::presets) for exact figures).
 ///
 /// ```
-/// use tailguard::sketch::{DDSketch, LogMapping};
+/// use tailguard::sketch::{DDSketch, IndexMapping, LogMapping};
 ///
 /// // 1 % relative accuracy, values from 1.0 up, 512 bins (up to about 2.7e4).
 /// type Sketch = DDSketch<LogMapping, 512>;
@@ -50,6 +59,19 @@ const SLICE_CHUNK: usize = 64;
 /// assert!((p99 - 990.0).abs() <= 0.01 * 990.0);
 /// assert_eq!(sketch.count(), 1000);
 /// assert_eq!(sketch.max(), Some(1000.0));
+/// // Exact statistics: min, max, sum and mean are of the values, not of the bins.
+/// assert_eq!((sketch.min(), sketch.sum(), sketch.mean()), (Some(1.0), 500_500.0, Some(500.5)));
+/// assert!(!sketch.is_empty());
+/// // Where the bins lie (`layout` holds the same, and the mapping).
+/// assert!(sketch.min_trackable() <= 1.0 && sketch.max_trackable() > 2.6e4);
+/// assert_eq!(sketch.min_index(), sketch.layout().min_index());
+/// assert!(sketch.relative_accuracy() >= 0.01 && sketch.relative_accuracy() < 0.0101);
+/// assert_eq!(sketch.mapping().index(1.0), sketch.min_index());
+/// // Below the range: the zero bin; above it: the top bin, counted as clamped.
+/// sketch.record(0.5).unwrap();
+/// sketch.record(1e9).unwrap();
+/// assert_eq!((sketch.zero_count(), sketch.clamped(), sketch.saturated()), (1, 1, 0));
+/// assert_eq!(sketch.count(), 1002);
 /// ```
 #[derive(Clone)]
 // In this order, the bins last: the fields the record paths read and write (`count`, the
@@ -107,6 +129,15 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, DDSketch, LogMapping};
+    ///
+    /// let s = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.05, 10.0).unwrap();
+    /// assert!(s.min_trackable() <= 10.0 && s.relative_accuracy() < 0.0501);
+    /// let bad = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.0, 10.0);
+    /// assert_eq!(bad.err(), Some(ConfigError::InvalidAccuracy));
+    /// ```
     pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
         Self::new(M::with_relative_accuracy(alpha)?, min_value)
     }
@@ -222,6 +253,19 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Records `value` `n` times.
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, RecordError};
+    ///
+    /// let mut s = presets::cubic_latency();
+    /// s.record_n(2e6, 3).unwrap(); // as three records of 2e6
+    /// s.record(8e6).unwrap();
+    /// assert_eq!((s.count(), s.sum()), (4, 1.4e7));
+    /// let p50 = s.quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 - 2e6).abs() <= 0.01 * 2e6);
+    /// assert_eq!(s.record_n(-1.0, 5), Err(RecordError::Negative));
+    /// assert_eq!(s.count(), 4); // nothing recorded
+    /// ```
     #[inline]
     pub fn record_n(&mut self, value: f64, n: u32) -> Result<(), RecordError> {
         if value.is_nan() {
@@ -251,6 +295,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// Records an integer value (nanoseconds, say). Never fails.
     ///
     /// With [`IntMapping`](super::IntMapping) this path uses no float arithmetic at all.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::int_latency(); // nanoseconds, no float on this path
+    /// for ns in [1_500, 2_500, 100_000] {
+    ///     s.record_u64(ns);
+    /// }
+    /// assert_eq!((s.count(), s.min(), s.max()), (3, Some(1_500.0), Some(100_000.0)));
+    /// assert_eq!(s.sum(), 104_000.0); // integer sums are exact
+    /// ```
     #[inline]
     pub fn record_u64(&mut self, value: u64) {
         // The fast path: a value whose index the mapping finds on its own fast path, in a
@@ -273,6 +328,16 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Records an integer value `n` times.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::int_latency();
+    /// s.record_u64_n(4_000, 1_000_000);
+    /// s.record_u64_n(0, 2); // zeros go to the zero bin
+    /// assert_eq!((s.count(), s.zero_count()), (1_000_002, 2));
+    /// assert_eq!(s.sum(), 4e9);
+    /// ```
     #[inline]
     pub fn record_u64_n(&mut self, value: u64, n: u32) {
         let index = if value == 0 {
@@ -564,6 +629,16 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::cubic_latency(); // nanoseconds
+    /// s.record_duration(Duration::from_micros(250));
+    /// s.record_duration(Duration::MAX); // saturates at u64::MAX ns, clamped into the top bin
+    /// assert_eq!((s.min(), s.clamped()), (Some(250_000.0), 1));
+    /// ```
     #[inline]
     pub fn record_duration(&mut self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d))
@@ -922,6 +997,18 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Empties the sketch, keeping its configuration.
+    ///
+    /// ```
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::cubic_latency();
+    /// s.record_u64(5_000);
+    /// s.record(0.0).unwrap();
+    /// let (mapping, min_index) = (*s.mapping(), s.min_index());
+    /// s.clear();
+    /// assert!(s.is_empty() && s.min().is_none() && s.zero_count() == 0 && s.sum() == 0.0);
+    /// assert_eq!((*s.mapping(), s.min_index()), (mapping, min_index)); // configuration kept
+    /// ```
     pub fn clear(&mut self) {
         // What `with_layout` makes, field by field and in place: a new sketch would be
         // built on the stack and copied, a sketch-sized frame (too much for a small

@@ -136,6 +136,17 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     /// for values near 1. Farther out the keys and representatives round with an error
     /// growing with `|log2 v|`, which can take a bin edge a hair past it (docs/guarantees.md
     /// says how far).
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, IndexMapping, LogMapping};
+    ///
+    /// let sketch = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// let layout = sketch.layout();
+    /// let alpha = layout.relative_accuracy();
+    /// let mapping_alpha = layout.mapping().relative_accuracy();
+    /// assert!(alpha > mapping_alpha && alpha <= mapping_alpha + 1e-14); // plus 8 * 2^-52
+    /// assert_eq!(alpha, sketch.relative_accuracy());
+    /// ```
     pub fn relative_accuracy(&self) -> f64 {
         crate::sketch::mapping::reported_accuracy(self.mapping.relative_accuracy())
     }

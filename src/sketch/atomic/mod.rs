@@ -100,8 +100,20 @@ fn add_up_to_limit(counter: &AtomicU32, n: u32) -> Option<(u32, u32)> {
 ///     }
 /// });
 /// assert_eq!(sketch.count(), 4000);
+/// assert!(!sketch.is_empty());
 /// let p50 = sketch.quantile(0.5).unwrap().unwrap();
 /// assert!((p50 - 500.0).abs() <= 0.01 * 500.0);
+/// // Min and max to a part per million, never above the values.
+/// let (min, max) = (sketch.min().unwrap(), sketch.max().unwrap());
+/// assert!(min <= 1.0 && min >= 1.0 - 1e-6);
+/// assert!(max <= 1000.0 && max >= 1000.0 * (1.0 - 1e-6));
+/// assert!(sketch.relative_accuracy() >= 0.01 && sketch.relative_accuracy() < 0.0101);
+/// // Above the range (512 bins of 2 % reach about 2.5e4), a value lands in the top bin,
+/// // counted as clamped; the max is still the value's own.
+/// assert!(sketch.layout().max_trackable() < 3e4);
+/// sketch.record(1e9).unwrap();
+/// assert_eq!((sketch.clamped(), sketch.saturated()), (1, 0));
+/// assert_eq!(sketch.max(), Some(1e9));
 /// ```
 ///
 /// # The record path
@@ -178,6 +190,15 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// An empty sketch with relative accuracy `alpha` whose lowest bin holds `min_value`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, ConfigError, LogMapping};
+    ///
+    /// let s = AtomicSketch::<LogMapping, 128>::with_relative_accuracy(0.05, 10.0).unwrap();
+    /// assert!(s.layout().min_trackable() <= 10.0);
+    /// let bad = AtomicSketch::<LogMapping, 128>::with_relative_accuracy(1.5, 10.0);
+    /// assert_eq!(bad.err(), Some(ConfigError::InvalidAccuracy));
+    /// ```
     pub fn with_relative_accuracy(alpha: f64, min_value: f64) -> Result<Self, ConfigError> {
         Self::new(M::with_relative_accuracy(alpha)?, min_value)
     }
@@ -247,6 +268,18 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    ///
+    /// let s = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT); // ns, 1 µs .. 100 s
+    /// s.record_duration(Duration::from_millis(3));
+    /// s.record_duration(Duration::from_micros(3_000));
+    /// assert_eq!(s.count(), 2);
+    /// let p50 = s.quantile(0.5).unwrap().unwrap();
+    /// assert!((p50 - 3e6).abs() <= 0.01 * 3e6);
+    /// ```
     #[inline]
     pub fn record_duration(&self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d));
@@ -906,6 +939,22 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
 
     /// Adds this sketch's contents into `target` (see [`snapshot`](Self::snapshot)).
     /// Errors, changing nothing, if the configurations differ.
+    ///
+    /// ```
+    /// use tailguard::sketch::{AtomicSketch, DDSketch, LogMapping, MergeError};
+    ///
+    /// let live = AtomicSketch::<LogMapping, 256>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// live.record_u64(100);
+    /// live.record_u64(200);
+    /// let mut total = live.snapshot(); // the same configuration
+    /// live.merge_into(&mut total).unwrap();
+    /// assert_eq!(total.count(), 4);
+    /// assert_eq!(live.count(), 2); // the source is unchanged
+    /// // Another range (lowest bin at 2.0, not 1.0): refused, the target unchanged.
+    /// let mut other = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.01, 2.0).unwrap();
+    /// assert_eq!(live.merge_into(&mut other), Err(MergeError::Range));
+    /// assert!(other.is_empty());
+    /// ```
     pub fn merge_into(&self, target: &mut DDSketch<M, N>) -> Result<(), MergeError> {
         target.layout().check_compatible(&self.layout())?;
         self.add_into(target);
@@ -962,6 +1011,19 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     /// total leaves out (values refused as saturated were never in a bin); a clamped
     /// record racing the clear may be left out of `clamped` or counted there after its bin
     /// was emptied (a snapshot counts no more clamped values than its top bin holds).
+    ///
+    /// ```
+    /// use tailguard::sketch::{presets, AtomicSketch};
+    ///
+    /// let s = AtomicSketch::with_layout(presets::CUBIC_LATENCY_LAYOUT);
+    /// for ns in [0, 5_000, 7_000] {
+    ///     s.record_u64(ns); // 0 goes to the zero bin: counted, and cleared too
+    /// }
+    /// assert_eq!(s.clear(), 3);
+    /// assert!(s.is_empty() && s.min().is_none() && s.max().is_none());
+    /// s.record_u64(9_000); // the configuration is kept
+    /// assert_eq!(s.count(), 1);
+    /// ```
     pub fn clear(&self) -> u64 {
         self.clear_counting_saturated().0
     }

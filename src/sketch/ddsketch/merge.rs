@@ -230,6 +230,18 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// Whether `other` can be merged into `self`, and if not, why.
+    ///
+    /// ```
+    /// use tailguard::sketch::{DDSketch, LogMapping, MergeError};
+    ///
+    /// let a = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// let b = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// assert_eq!(a.check_compatible(&b), Ok(()));
+    /// let coarser = DDSketch::<LogMapping, 256>::with_relative_accuracy(0.02, 1.0).unwrap();
+    /// assert_eq!(a.check_compatible(&coarser), Err(MergeError::Mapping));
+    /// let smaller = DDSketch::<LogMapping, 128>::with_relative_accuracy(0.01, 1.0).unwrap();
+    /// assert_eq!(a.check_compatible(&smaller), Err(MergeError::BinCount));
+    /// ```
     pub fn check_compatible<const N2: usize>(
         &self,
         other: &DDSketch<M, N2>,

@@ -29,9 +29,26 @@ pub trait Counter: Copy + Eq + Ord + core::fmt::Debug + sealed::Sealed {
     const MAX: u64;
 
     /// The count, widened.
+    ///
+    /// ```
+    /// use tailguard::sketch::Counter;
+    ///
+    /// assert_eq!(Counter::get(40_000u16), 40_000u64);
+    /// assert_eq!(u32::MAX.get(), 4_294_967_295);
+    /// ```
     fn get(self) -> u64;
 
     /// Adds up to `n`, stopping at [`MAX`](Self::MAX): returns how many were added.
+    ///
+    /// ```
+    /// use tailguard::sketch::Counter;
+    ///
+    /// let mut c: u16 = 65_000;
+    /// assert_eq!(c.add_saturating(100), 100);
+    /// assert_eq!(c.add_saturating(1_000), 435); // stops at u16::MAX
+    /// assert_eq!(c, u16::MAX);
+    /// assert_eq!(c.add_saturating(1), 0);
+    /// ```
     fn add_saturating(&mut self, n: u64) -> u64;
 }
 

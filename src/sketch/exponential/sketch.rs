@@ -77,7 +77,7 @@ use crate::sketch::sum_bounds;
 /// default `max_scale` is 20: compare with `max_scale = 8`.)
 ///
 /// ```
-/// use tailguard::sketch::ExponentialSketch;
+/// use tailguard::sketch::{ExponentialSketch, IndexMapping};
 ///
 /// let mut s = ExponentialSketch::<u32, 160>::new();
 /// s.record_u64(1_000); // one value: scale 8, the finest
@@ -89,6 +89,14 @@ use crate::sketch::sum_bounds;
 /// let p99 = s.quantile(0.99).unwrap().unwrap();
 /// assert!((p99 - 99e6).abs() <= s.relative_accuracy() * 99e6); // the exact p99: 99 ms
 /// assert_eq!((s.count(), s.min(), s.max()), (100_001, Some(1e3), Some(1e8)));
+/// // Integer sums are exact; the mean lies between min and max.
+/// assert_eq!(s.sum(), 5_000_050_001_000.0);
+/// assert!((s.mean().unwrap() - 5_000_050_001_000.0 / 100_001.0).abs() < 1e-6);
+/// // The lowest bucket (OTLP's offset) is the one of the smallest value, 1 µs.
+/// assert_eq!(s.offset(), s.mapping().index(1e3));
+/// assert!(!s.is_empty());
+/// s.record_u64(0);
+/// assert_eq!((s.zero_count(), s.clamped(), s.saturated()), (1, 0, 0));
 /// ```
 #[derive(Clone)]
 pub struct ExponentialSketch<C: Counter, const B: usize> {
@@ -201,6 +209,16 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     }
 
     /// Records a duration as whole nanoseconds (saturating at `u64::MAX`).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::sketch::ExponentialSketch;
+    ///
+    /// let mut s = ExponentialSketch::<u32, 160>::new();
+    /// s.record_duration(Duration::from_millis(2));
+    /// s.record_duration(Duration::from_nanos(2_000_000));
+    /// assert_eq!((s.count(), s.min(), s.max()), (2, Some(2e6), Some(2e6)));
+    /// ```
     #[inline]
     pub fn record_duration(&mut self, d: Duration) {
         self.record_u64(crate::clock::duration_to_nanos(d))
@@ -210,6 +228,20 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// is a zero; `+inf` is recorded as `f64::MAX` and counted by
     /// [`clamped`](Self::clamped). The bucket is found with integer operations (the
     /// float's bits and the table), exactly.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ExponentialSketch, RecordError};
+    ///
+    /// let mut s = ExponentialSketch::<u32, 160>::new();
+    /// s.record(0.25).unwrap();
+    /// s.record(-0.0).unwrap(); // a zero
+    /// s.record(f64::INFINITY).unwrap(); // held as f64::MAX, counted as clamped
+    /// assert_eq!((s.count(), s.zero_count(), s.clamped()), (3, 1, 1));
+    /// assert_eq!(s.max(), Some(f64::MAX));
+    /// assert_eq!(s.record(f64::NAN), Err(RecordError::NaN));
+    /// assert_eq!(s.record(-1.0), Err(RecordError::Negative));
+    /// assert_eq!(s.count(), 3); // refused values change nothing
+    /// ```
     pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
         if value.is_nan() {
             return Err(RecordError::NaN);

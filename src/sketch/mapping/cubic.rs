@@ -109,6 +109,16 @@ impl CubicMapping {
 
     /// The mapping of DataDog's protobuf parameters for `CUBIC` interpolation.
     /// Errors unless `gamma > 1` and both are finite.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, CubicMapping, IndexMapping};
+    ///
+    /// // The parameters a DataDog message carries give back the mapping that wrote them.
+    /// let m = CubicMapping::with_relative_accuracy(0.01).unwrap();
+    /// let back = CubicMapping::from_gamma_offset(m.gamma(), m.index_offset()).unwrap();
+    /// assert_eq!(back.index(1234.5), m.index(1234.5));
+    /// assert_eq!(CubicMapping::from_gamma_offset(1.0, 0.0), Err(ConfigError::InvalidAccuracy));
+    /// ```
     pub fn from_gamma_offset(gamma: f64, offset: f64) -> Result<Self, ConfigError> {
         // log2 (base 2); its widest bins span CUBIC_CORRECTION times ln(gamma).
         let ln_base = core::f64::consts::LN_2;

@@ -7,6 +7,14 @@ use super::bits::nearest_integer;
 use crate::sketch::error::ConfigError;
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
+///
+/// ```
+/// use tailguard::sketch::{CubicMapping, IndexMapping, Interpolation, LogMapping};
+///
+/// assert_eq!(LogMapping::INTERPOLATION, Interpolation::None);
+/// assert_eq!(CubicMapping::INTERPOLATION, Interpolation::Cubic);
+/// assert_eq!(Interpolation::Cubic as i32, 3); // DataDog's protobuf number
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Interpolation {
@@ -31,6 +39,31 @@ pub enum Interpolation {
 /// docs: the record paths call them to keep a mapping's rare cases (zero, a value a
 /// mapping computes out of line) out of the common one's way. They are no part of what a
 /// mapping means, and their defaults are right for any mapping.
+///
+/// ```
+/// use tailguard::sketch::{CubicMapping, IndexMapping, IntMapping, LogMapping, OtelMapping};
+///
+/// // What every mapping promises, whichever it is.
+/// fn check<M: IndexMapping>(alpha: f64) {
+///     let m = M::with_relative_accuracy(alpha).unwrap();
+///     assert!(m.relative_accuracy() <= alpha); // never less accurate than asked
+///     assert!(m.gamma() > 1.0 && m.index_offset().is_finite());
+///     for v in [1.3, 3.7, 1234.5, 1e9] {
+///         let i = m.index(v);
+///         // The bin holds v: between its lower bound and the next bin's (at a bin edge,
+///         // a mapping's own convention says which of the two holds it: OpenTelemetry's
+///         // buckets are `(lower, upper]`, DataDog's `[lower, upper)`).
+///         assert!(m.lower_bound(i) <= v && v <= m.lower_bound(i + 1));
+///         // Its representative is within alpha of v.
+///         assert!((m.value(i) - v).abs() <= m.relative_accuracy() * v * (1.0 + 1e-12));
+///     }
+///     assert_eq!(m.index_u64(1_000_000), m.index(1e6));
+/// }
+/// check::<LogMapping>(0.01);
+/// check::<CubicMapping>(0.01);
+/// check::<IntMapping>(0.01);
+/// check::<OtelMapping>(0.01);
+/// ```
 pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// The interpolation, as DataDog's protobuf names it.
     const INTERPOLATION: Interpolation;

@@ -299,6 +299,15 @@ impl IntMapping {
     pub const K7: IntMapping = IntMapping::of_valid_bits(7);
 
     /// The mapping with `2^k` bins per power of two. Errors if `k > 20`.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, IndexMapping, IntMapping};
+    ///
+    /// let m = IntMapping::with_mantissa_bits(6).unwrap();
+    /// assert_eq!(m, IntMapping::K6); // 64 bins per power of two
+    /// assert_eq!(m.index_u64(1 << 20) - m.index_u64(1 << 19), 64);
+    /// assert_eq!(IntMapping::with_mantissa_bits(21), Err(ConfigError::InvalidAccuracy));
+    /// ```
     pub const fn with_mantissa_bits(k: u32) -> Result<Self, ConfigError> {
         if k > INT_MAX_BITS {
             Err(ConfigError::InvalidAccuracy)

@@ -66,6 +66,19 @@ impl LogMapping {
 
     /// The mapping of DataDog's protobuf parameters, as DataDog's `NONE` interpolation
     /// defines them. Errors unless `gamma > 1` and both are finite.
+    ///
+    /// ```
+    /// use tailguard::sketch::{ConfigError, IndexMapping, LogMapping};
+    ///
+    /// let m = LogMapping::from_gamma_offset(1.02, 0.0).unwrap();
+    /// let i = m.index(1.02f64.powf(10.5)); // bins are powers of gamma: 1.02^10.5 is in the 11th
+    /// assert_eq!(m.index(1.02f64.powf(11.5)), i + 1);
+    /// let v = 1.02f64.powf(10.5);
+    /// assert!(m.lower_bound(i) <= v && v < m.lower_bound(i + 1));
+    /// assert!((m.relative_accuracy() - 0.02 / 2.02).abs() < 1e-12); // (gamma - 1) / (gamma + 1)
+    /// assert_eq!(LogMapping::from_gamma_offset(0.9, 0.0), Err(ConfigError::InvalidAccuracy));
+    /// assert!(LogMapping::from_gamma_offset(1.02, f64::NAN).is_err());
+    /// ```
     pub fn from_gamma_offset(gamma: f64, offset: f64) -> Result<Self, ConfigError> {
         let scale = Scale::from_gamma_offset(gamma, offset, 1.0, 1.0)?;
         Ok(LogMapping { scale })

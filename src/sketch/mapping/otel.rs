@@ -148,6 +148,14 @@ impl OtelMapping {
     }
 
     /// The scale: `2^scale` buckets per power of two.
+    ///
+    /// ```
+    /// use tailguard::sketch::{IndexMapping, OtelMapping};
+    ///
+    /// let m = OtelMapping::with_scale(3).unwrap();
+    /// assert_eq!(m.scale(), 3);
+    /// assert_eq!(m.index(2.0 * 1.0001) - m.index(1.0001), 8); // 2^3 buckets per power of two
+    /// ```
     pub const fn scale(&self) -> i32 {
         self.scale
     }
