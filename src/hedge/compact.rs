@@ -80,6 +80,27 @@ pub type CompactHedger<C, B = RatioBudget> =
 impl<C: Clock, K: WindowCounter, const N: usize> Hedger<C, RatioBudget, Exponential<K>, N> {
     /// A hedger over an auto-scaling window of `N` buckets per slot counted in `K`, with
     /// `config` and a [`RatioBudget`] of its ratio and cap.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::Budget;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{CompactHedger, HedgeConfig, HedgeError, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_budget_ratio(0.05).with_min_samples(5);
+    /// let hedger: CompactHedger<_> = Hedger::exponential(&clock, config).unwrap();
+    /// for _ in 0..5 {
+    ///     hedger.record(Duration::from_millis(2));
+    /// }
+    /// // The window's scale adapts: no range to choose; the delay is about the p90.
+    /// let delay = hedger.delay().unwrap();
+    /// assert!(delay >= Duration::from_millis(2) && delay <= Duration::from_micros(2_100));
+    /// assert!(hedger.budget().balance() > 0.0); // the ratio budget of the configuration
+    /// let bad = Hedger::exponential(&clock, HedgeConfig::new().with_budget_ratio(-1.0));
+    /// let _: &Result<CompactHedger<_>, _> = &bad;
+    /// assert!(matches!(bad.err(), Some(HedgeError::Budget(_))));
+    /// ```
     pub fn exponential(clock: C, config: HedgeConfig) -> Result<Self, HedgeError> {
         let budget = RatioBudget::new(config.budget_ratio, config.budget_cap)?;
         Hedger::exponential_with_budget(clock, config, budget)
@@ -89,6 +110,25 @@ impl<C: Clock, K: WindowCounter, const N: usize> Hedger<C, RatioBudget, Exponent
 impl<C: Clock, B: Budget, K: WindowCounter, const N: usize> Hedger<C, B, Exponential<K>, N> {
     /// [`exponential`](Hedger::exponential) with its own budget (one several hedgers
     /// share, say: see [`with_budget`](Hedger::with_budget)).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::budget::{Budget, TokenBucket};
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{CompactHedger, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// // One token bucket shared by two hedgers: 2 hedges per second between them, 2 at once.
+    /// let shared = TokenBucket::new(&clock, 2.0, 2).unwrap();
+    /// let config = HedgeConfig::new();
+    /// let a: CompactHedger<_, _> = Hedger::exponential_with_budget(&clock, config, &shared).unwrap();
+    /// let b: CompactHedger<_, _> = Hedger::exponential_with_budget(&clock, config, &shared).unwrap();
+    /// assert!(a.budget().try_acquire());
+    /// assert!(b.budget().try_acquire());
+    /// assert!(!a.budget().try_acquire()); // b took the last token
+    /// clock.advance(Duration::from_millis(500));
+    /// assert!(a.budget().try_acquire()); // refilled at 2 per second
+    /// ```
     pub fn exponential_with_budget(
         clock: C,
         config: HedgeConfig,

@@ -12,6 +12,23 @@ use crate::window::WindowError;
 pub const MAX_HEDGES: u8 = 2;
 
 /// What to do before the window holds `min_samples` latencies.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger, SkipReason};
+///
+/// let clock = ManualClock::new();
+/// // The default: no hedge until the window holds `min_samples` latencies.
+/// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let mut ticket = hedger.start();
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::ColdStart));
+/// // Or a fixed delay until then.
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(50)));
+/// let hedger = Hedger::new(&clock, config).unwrap();
+/// let mut ticket = hedger.start();
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Wait(Duration::from_millis(50)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ColdStart {
@@ -32,6 +49,28 @@ pub enum ColdStart {
 ///     .with_min_delay(Duration::from_millis(2))
 ///     .with_cold_start(ColdStart::Delay(Duration::from_millis(50)));
 /// assert_eq!(CONFIG.percentile(), 0.95);
+/// assert_eq!(CONFIG.percentiles(), &[0.95]);
+/// assert_eq!(CONFIG.min_delay(), Duration::from_millis(2));
+/// assert_eq!(CONFIG.cold_start(), ColdStart::Delay(Duration::from_millis(50)));
+///
+/// // Every knob has a `const` setter and a getter; what is not set keeps its default.
+/// let config = HedgeConfig::new()
+///     .with_interval(Duration::from_secs(10))
+///     .with_max_delay(Duration::from_millis(500))
+///     .with_budget_cap(20)
+///     .with_max_hedges(2)
+///     .with_cooldown(Duration::from_secs(5))
+///     .with_backoff_factor(4)
+///     .with_max_pushback(Duration::from_secs(30));
+/// assert_eq!(config.interval(), Duration::from_secs(10));
+/// assert_eq!(config.max_delay(), Duration::from_millis(500));
+/// assert_eq!((config.budget_cap(), config.max_hedges()), (20, 2));
+/// assert_eq!((config.cooldown(), config.backoff_factor()), (Duration::from_secs(5), 4));
+/// assert_eq!(config.max_pushback(), Duration::from_secs(30));
+/// assert_eq!((config.min_samples(), config.budget_ratio()), (20, 0.1)); // defaults
+/// assert!(config.rotate_on_record());
+/// assert_eq!(config.on_time_chance(), None);
+/// assert_eq!(config.with_on_time_chance(0.99).on_time_chance(), Some(0.99));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -557,6 +596,24 @@ impl Default for HedgeConfig {
 }
 
 /// Why a hedger could not be built.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{HedgeConfig, HedgeError, Hedger};
+///
+/// let clock = ManualClock::new();
+/// let config = HedgeConfig::new()
+///     .with_min_delay(Duration::from_secs(2))
+///     .with_max_delay(Duration::from_secs(1));
+/// let err = Hedger::new(&clock, config).err().unwrap();
+/// assert_eq!(err, HedgeError::InvalidDelayBounds);
+/// assert_eq!(err.to_string(), "min_delay must not exceed max_delay");
+/// let err = Hedger::new(&clock, HedgeConfig::new().with_percentiles(&[0.99, 0.5])).err();
+/// assert_eq!(err, Some(HedgeError::InvalidPercentile)); // they must rise
+/// let err = Hedger::new(&clock, HedgeConfig::new().with_max_hedges(3)).err();
+/// assert_eq!(err, Some(HedgeError::TooManyHedges));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]

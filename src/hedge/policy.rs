@@ -18,8 +18,9 @@ use crate::deadline::Deadline;
 ///
 /// ```
 /// use core::time::Duration;
-/// use tailguard::clock::ManualClock;
-/// use tailguard::hedge::{Attempt, HedgeConfig, HedgePolicy, Hedger};
+/// use tailguard::clock::{Clock, ManualClock};
+/// use tailguard::deadline::Deadline;
+/// use tailguard::hedge::{Attempt, Decision, HedgeConfig, HedgePolicy, Hedger, SkipReason};
 /// use tailguard::sketch::presets;
 ///
 /// let clock = ManualClock::new();
@@ -28,10 +29,26 @@ use crate::deadline::Deadline;
 /// // Two hedgers of different types behind one interface.
 /// let hedgers: [&dyn HedgePolicy; 2] = [&cubic, &int];
 /// for hedger in hedgers {
+///     assert_eq!((hedger.now(), hedger.max_hedges()), (clock.now(), 1));
 ///     let ticket = hedger.start();
 ///     clock.advance(Duration::from_millis(3));
 ///     assert_eq!(hedger.on_success(&ticket, Attempt::Primary), Duration::from_millis(3));
 /// }
+///
+/// // The whole lifecycle through the trait object: a cold start (20 samples by default).
+/// let hedger: &dyn HedgePolicy = &cubic;
+/// assert_eq!(hedger.delay(), Err(SkipReason::ColdStart));
+/// let deadline = Deadline::after(hedger.now(), Duration::from_millis(100));
+/// let mut ticket = hedger.start_with_deadline(deadline);
+/// assert_eq!(hedger.should_hedge(&mut ticket), Decision::Skip(SkipReason::ColdStart));
+/// hedger.on_error(&mut ticket, Attempt::Primary);
+/// clock.advance(Duration::from_millis(100));
+/// hedger.on_deadline_exceeded(&ticket);
+/// hedger.on_rate_limited(); // an HTTP 429
+/// hedger.on_rate_limited_for(Duration::from_secs(2)); // one with `Retry-After: 2`
+/// let stats = hedger.stats();
+/// assert_eq!((stats.requests, stats.errors, stats.deadline_exceeded), (2, 1, 1));
+/// assert_eq!((stats.rate_limited, stats.pushbacks), (2, 1));
 /// ```
 pub trait HedgePolicy {
     /// The hedger's clock reading.

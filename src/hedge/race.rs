@@ -9,6 +9,29 @@ use super::{Attempt, Decision, HedgePolicy, Ticket, MAX_HEDGES};
 use crate::deadline::Deadline;
 
 /// The successful result of a [`race`].
+///
+/// ```
+/// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+/// #     let mut f = core::pin::pin!(f);
+/// #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::hedge::{race, Attempt, HedgeConfig, Hedger, Winner};
+///
+/// let clock = ManualClock::new();
+/// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let primary = async {
+///     clock.advance(Duration::from_millis(7)); // the request takes 7 ms
+///     Ok::<_, ()>(42)
+/// };
+/// let no_sleep = |_: Duration| async {};
+/// let won = block_on(race(&hedger, primary, || async { Ok(0) }, no_sleep)).unwrap();
+/// let expected = Winner { value: 42, attempt: Attempt::Primary, latency: Duration::from_millis(7) };
+/// assert_eq!(won, expected);
+/// assert_eq!(hedger.window().count(), 1); // the latency was learned
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Winner<T> {
@@ -21,6 +44,32 @@ pub struct Winner<T> {
 }
 
 /// Why a [`race`] returned no answer.
+///
+/// ```
+/// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+/// #     let mut f = core::pin::pin!(f);
+/// #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// use core::time::Duration;
+/// use tailguard::clock::ManualClock;
+/// use tailguard::deadline::Deadline;
+/// use tailguard::hedge::{race, race_until, Attempt, HedgeConfig, Hedger, RaceError};
+///
+/// let clock = ManualClock::new();
+/// let hedger = Hedger::new(&clock, HedgeConfig::new()).unwrap();
+/// let no_sleep = |_: Duration| async {};
+/// // The only attempt (no backup during the cold start) fails: its error is returned.
+/// let failed = async { Err::<u32, _>("connection refused") };
+/// let err = block_on(race(&hedger, failed, || async { Ok(0) }, no_sleep)).unwrap_err();
+/// assert_eq!(err, RaceError::Failed { error: "connection refused", attempt: Attempt::Primary });
+/// assert_eq!(err.to_string(), "every attempt failed; last (Primary): connection refused");
+/// // A deadline already past: the attempts are dropped.
+/// let past = Deadline::after(hedger.now(), Duration::ZERO);
+/// let never = core::future::pending::<Result<u32, &str>>();
+/// let err = block_on(race_until(&hedger, past, never, || async { Ok(0) }, no_sleep));
+/// assert_eq!(err, Err(RaceError::DeadlineExceeded));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum RaceError<E> {
@@ -54,6 +103,32 @@ impl<E: core::error::Error> core::error::Error for RaceError<E> {}
 /// Implemented by every `FnMut(Duration) -> impl Future<Output = ()>`, so any runtime's
 /// sleep works as it is: `tokio::time::sleep`, embassy's `Timer::after` (wrapped to
 /// convert the duration), or a closure over a test clock.
+///
+/// ```
+/// use core::future::{ready, Ready};
+/// use core::time::Duration;
+/// use tailguard::hedge::Sleep;
+///
+/// // A timer of one's own: here one that records the waits it is asked for and completes
+/// // at once (a test double; a firmware timer would complete at the interrupt).
+/// struct Recording(Vec<Duration>);
+/// impl Sleep for Recording {
+///     type Future = Ready<()>;
+///     fn sleep(&mut self, duration: Duration) -> Ready<()> {
+///         self.0.push(duration);
+///         ready(())
+///     }
+/// }
+/// let mut timer = Recording(Vec::new());
+/// let _ = timer.sleep(Duration::from_millis(5));
+/// assert_eq!(timer.0, [Duration::from_millis(5)]);
+///
+/// // Any `FnMut(Duration) -> impl Future<Output = ()>` is one as it is.
+/// fn takes_sleep(mut s: impl Sleep) -> impl core::future::Future<Output = ()> {
+///     s.sleep(Duration::from_millis(1))
+/// }
+/// let _future = takes_sleep(|d: Duration| async move { std::thread::sleep(d) });
+/// ```
 pub trait Sleep {
     /// The future that completes after the time.
     type Future: Future<Output = ()>;
@@ -279,6 +354,26 @@ where
 }
 
 /// How an attempt's result counts for the hedger (the tower layer's policies return it).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::hedge::Outcome;
+///
+/// /// How a client of some RPC protocol might judge its results (the tower layer's
+/// /// `RequestPolicy::classify` returns this).
+/// fn classify(status: u16, retry_after_secs: Option<u64>) -> Outcome {
+///     match (status, retry_after_secs) {
+///         (429 | 503, Some(secs)) => Outcome::RateLimitedFor(Duration::from_secs(secs)),
+///         (429 | 503, None) => Outcome::RateLimited,
+///         (500..=599, _) => Outcome::Failure,
+///         _ => Outcome::Success,
+///     }
+/// }
+/// assert_eq!(classify(200, None), Outcome::Success);
+/// assert_eq!(classify(404, None), Outcome::Success); // an answer, if not a welcome one
+/// assert_eq!(classify(502, None), Outcome::Failure);
+/// assert_eq!(classify(429, Some(2)), Outcome::RateLimitedFor(Duration::from_secs(2)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Outcome {
@@ -592,6 +687,24 @@ fn embassy_sleep(d: Duration) -> embassy_time::Timer {
 }
 
 /// [`race`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::EmbassyClock;
+/// use tailguard::hedge::{race_embassy, Attempt, ColdStart, HedgeConfig, Hedger};
+///
+/// // On the host: embassy-time's std driver and any executor (a microcontroller has
+/// // embassy's executor and a hardware time driver).
+/// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(5)));
+/// let hedger = Hedger::new(EmbassyClock, config).unwrap();
+/// let slow = async {
+///     embassy_time::Timer::after_millis(500).await; // a stalled primary
+///     Ok::<_, ()>("primary")
+/// };
+/// let won = smol::block_on(race_embassy(&hedger, slow, || async { Ok("backup") })).unwrap();
+/// assert_eq!((won.value, won.attempt), ("backup", Attempt::Hedge(1)));
+/// assert!(won.latency >= Duration::from_millis(5) && won.latency < Duration::from_millis(500));
+/// ```
 #[cfg(feature = "embassy-time")]
 #[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub async fn race_embassy<T, E, Bk>(
@@ -606,6 +719,23 @@ where
 }
 
 /// [`race_until`] with embassy-time's `Timer` as the sleep (feature `embassy-time`).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::EmbassyClock;
+/// use tailguard::deadline::Deadline;
+/// use tailguard::hedge::{race_embassy_until, HedgeConfig, Hedger, RaceError};
+///
+/// let hedger = Hedger::new(EmbassyClock, HedgeConfig::new()).unwrap();
+/// let deadline = Deadline::after(hedger.now(), Duration::from_millis(20));
+/// let stalled = || async {
+///     embassy_time::Timer::after_secs(10).await;
+///     Ok::<_, ()>(())
+/// };
+/// let result = smol::block_on(race_embassy_until(&hedger, deadline, stalled(), stalled));
+/// assert_eq!(result, Err(RaceError::DeadlineExceeded)); // given up at 20 ms, not 10 s
+/// assert_eq!(hedger.stats().deadline_exceeded, 1);
+/// ```
 #[cfg(feature = "embassy-time")]
 #[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub async fn race_embassy_until<T, E, Bk>(

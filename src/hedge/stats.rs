@@ -129,6 +129,21 @@ pub struct Stats {
 
 impl Stats {
     /// Hedges per request, as a fraction (the extra load).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use tailguard::clock::ManualClock;
+    /// use tailguard::hedge::{ColdStart, Decision, HedgeConfig, Hedger};
+    ///
+    /// let clock = ManualClock::new();
+    /// let config = HedgeConfig::new().with_cold_start(ColdStart::Delay(Duration::from_millis(1)));
+    /// let hedger = Hedger::new(&clock, config).unwrap();
+    /// assert_eq!(hedger.stats().hedge_rate(), 0.0); // no request: no division by zero
+    /// let mut tickets = [hedger.start(), hedger.start(), hedger.start(), hedger.start()];
+    /// clock.advance(Duration::from_millis(1));
+    /// assert_eq!(hedger.should_hedge(&mut tickets[0]), Decision::Hedge);
+    /// assert_eq!(hedger.stats().hedge_rate(), 0.25); // one backup for four requests
+    /// ```
     pub fn hedge_rate(&self) -> f64 {
         if self.requests == 0 {
             0.0
