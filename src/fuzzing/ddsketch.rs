@@ -22,6 +22,24 @@ use crate::sketch::{CubicMapping, IntMapping, Interpolation, LogMapping};
 use crate::wire::Writer;
 
 /// Who wrote a message [`ddsketch_message`] generates.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{ddsketch_message, Library};
+/// use tailguard::proto::IndexConvention;
+///
+/// let mut buf = [0u8; 4096];
+/// let mut libraries = Vec::new();
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let message = ddsketch_message(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     // Python's keys are its own (`ceil`); every other library's are Go's and Java's.
+///     let python = message.library == Library::Python;
+///     assert_eq!(message.convention == IndexConvention::Python, python);
+///     libraries.push(message.library);
+/// }
+/// assert!(libraries.contains(&Library::Go) && libraries.contains(&Library::Python));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Library {
@@ -45,6 +63,34 @@ pub enum Library {
 /// Which tailguard sketch decodes a generated message exactly (with
 /// [`proto::decode_into`](crate::proto::decode_into) and the message's
 /// [`convention`](DDSketchMessage::convention)), or why none does.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{ddsketch_message, Decodes};
+/// use tailguard::proto::decode_into;
+/// use tailguard::sketch::{DDSketch, LogMapping};
+///
+/// let mut buf = [0u8; 4096];
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let message = ddsketch_message(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     let wire = &buf[..message.len];
+///     match message.decodes {
+///         // A sketch of the message's own mapping takes it.
+///         Decodes::Log(mapping) => {
+///             let mut s = DDSketch::<_, 64>::new(mapping, 1.0).unwrap();
+///             assert!(decode_into(wire, message.convention, &mut s).is_ok());
+///         }
+///         // Every sketch refuses it, unchanged.
+///         Decodes::Refused(_) => {
+///             let mut s = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+///             assert!(decode_into(wire, message.convention, &mut s).is_err());
+///             assert!(s.is_empty());
+///         }
+///         _ => {} // Cubic and Int: as Log, with their mappings
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum Decodes {
@@ -60,6 +106,41 @@ pub enum Decodes {
 
 /// Why no tailguard sketch decodes a generated message exactly. Each is something the
 /// libraries do write; a message has at most one of them.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{ddsketch_message, Decodes, Refusal};
+/// use tailguard::proto::{decode_into, DecodeError};
+/// use tailguard::sketch::{DDSketch, IntMapping, LogMapping};
+///
+/// let mut buf = [0u8; 4096];
+/// let mut refused = 0;
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let message = ddsketch_message(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     let wire = &buf[..message.len];
+///     let mut log = DDSketch::<LogMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+///     let mut int = DDSketch::<IntMapping, 64>::with_relative_accuracy(0.01, 1.0).unwrap();
+///     let error = match message.decodes {
+///         Decodes::Refused(Refusal::LinearGamma) => decode_into(wire, message.convention, &mut int),
+///         Decodes::Refused(_) => decode_into(wire, message.convention, &mut log),
+///         _ => continue,
+///     };
+///     refused += 1;
+///     // The error each refusal names (for `LINEAR`, read by a sketch of that interpolation).
+///     match (message.decodes, error) {
+///         (Decodes::Refused(Refusal::LinearGamma), Err(DecodeError::Gamma { .. })) => {}
+///         (Decodes::Refused(Refusal::FractionalCount), Err(DecodeError::InvalidCount { .. })) => {}
+///         (Decodes::Refused(Refusal::Interpolation(code)), Err(DecodeError::Interpolation { found, .. })) => {
+///             assert!(code == 2 || code == 4);
+///             assert_eq!(found, code);
+///         }
+///         (Decodes::Refused(Refusal::NegativeValues), Err(_)) => {}
+///         other => panic!("unexpected: {other:?}"),
+///     }
+/// }
+/// assert!(refused > 0);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Refusal {
@@ -77,6 +158,27 @@ pub enum Refusal {
 }
 
 /// What [`ddsketch_message`] wrote.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{ddsketch_message, Decodes, Refusal};
+/// use tailguard::proto::read_mapping;
+///
+/// let mut buf = [0u8; 1024];
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let message = ddsketch_message(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     assert!(message.len <= buf.len()); // the run of bins is cut to fit
+///     // Valid protobuf with a valid mapping (`read_mapping` checks the counts too).
+///     if message.decodes != Decodes::Refused(Refusal::FractionalCount) {
+///         assert!(read_mapping(&buf[..message.len]).is_ok());
+///     }
+///     assert!(message.count >= message.zero_count);
+///     if let Some((low, high)) = message.keys {
+///         assert!(low <= high && message.count > message.zero_count);
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct DDSketchMessage {

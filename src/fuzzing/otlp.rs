@@ -26,6 +26,30 @@ use crate::sketch::{BinLayout, DDSketch, IndexMapping, OtelMapping};
 use crate::wire::{WireType, Writer};
 
 /// Which sketches decode a point [`otlp_data_point`] generated, or why none does.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{otlp_data_point, OtlpDecodes};
+/// use tailguard::otlp;
+/// use tailguard::sketch::{DDSketch, OtelMapping};
+///
+/// let mut buf = [0u8; 4096];
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let point = otlp_data_point(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     let mut s = DDSketch::<_, 256>::new(OtelMapping::with_scale(-10).unwrap(), 1e-300).unwrap();
+///     let decoded = otlp::decode_into(&buf[..point.len], &mut s);
+///     match point.decodes {
+///         // Scale -10, the coarsest, takes every point that decodes.
+///         OtlpDecodes::Exact(mapping) => {
+///             assert_eq!(mapping.scale(), point.scale);
+///             assert!(decoded.is_ok());
+///         }
+///         OtlpDecodes::Refused(_) => assert!(decoded.is_err() && s.is_empty()),
+///         _ => {}
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OtlpDecodes {
@@ -40,6 +64,32 @@ pub enum OtlpDecodes {
 
 /// Why no sketch decodes a generated point. Each is something a writer does send (or a
 /// corrupted relay would); a point has at most one of them.
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{otlp_data_point, OtlpDecodes, OtlpRefusal};
+/// use tailguard::otlp::{self, DecodeError};
+/// use tailguard::sketch::presets;
+///
+/// let mut buf = [0u8; 4096];
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let point = otlp_data_point(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     let mut s = presets::otel_latency();
+///     let decoded = otlp::decode_into(&buf[..point.len], &mut s);
+///     match point.decodes {
+///         OtlpDecodes::Refused(OtlpRefusal::NegativeValues) => {
+///             assert_eq!(decoded.err(), Some(DecodeError::NegativeValues));
+///             assert!(point.negative > 0);
+///         }
+///         OtlpDecodes::Refused(OtlpRefusal::Count) => {
+///             assert!(matches!(decoded, Err(DecodeError::Count { .. })));
+///             assert_ne!(point.count, point.zero_count + point.positive);
+///         }
+///         _ => {}
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OtlpRefusal {
@@ -53,6 +103,32 @@ pub enum OtlpRefusal {
 
 /// What [`otlp_data_point`] wrote. Counts are what the message says (those of repeated
 /// fields: the last occurrence, as protobuf reads it).
+///
+/// ```
+/// use arbitrary::Unstructured;
+/// use tailguard::fuzzing::{otlp_data_point, OtlpDecodes};
+/// use tailguard::otlp;
+/// use tailguard::sketch::{DDSketch, OtelMapping};
+///
+/// let mut buf = [0u8; 4096];
+/// for seed in 0..64u8 {
+///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+///     let point = otlp_data_point(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+///     assert!(point.len <= buf.len() && (-10..=20).contains(&point.scale));
+///     if let (OtlpDecodes::Exact(mapping), Some((low, high))) = (point.decodes, point.buckets) {
+///         assert!(point.offset <= low && low <= high);
+///         // At the point's own scale every bucket is a bin: decoded bin for bin.
+///         let mut s = DDSketch::<_, 4096>::new(mapping, 1e-300).unwrap();
+///         let report = otlp::decode_into(&buf[..point.len], &mut s).unwrap();
+///         assert_eq!(report.added + report.saturated, point.count); // saturated: full bins
+///         // The point's own min and max, unless values saturated a bin (then estimated).
+///         assert_eq!(report.exact_stats, point.exact_stats && report.saturated == 0);
+///         if report.exact_stats {
+///             assert_eq!((s.min(), s.max()), (point.min, point.max));
+///         }
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct OtlpDataPoint {
@@ -85,7 +161,9 @@ pub struct OtlpDataPoint {
     pub max: Option<f64>,
     /// Whether a sketch the point decodes into takes its `sum`, `min` and `max`
     /// ([`Decoded::exact_stats`](crate::otlp::Decoded::exact_stats)): all three present,
-    /// consistent with the buckets, and the point not empty.
+    /// consistent with the buckets, and the point not empty. A decode that drops values
+    /// as saturated (a bucket of more than `u32::MAX` in a `DDSketch`) reports
+    /// `exact_stats` false even so: its sum is then an estimate.
     pub exact_stats: bool,
     /// Whether it is written as the SDKs' protobuf libraries write it (fields in number
     /// order, once each, zero scalars left out, counts packed), or with what else
@@ -101,6 +179,26 @@ impl OtlpDataPoint {
     /// sketch of `mapping`: `Ok` (exactly: every bucket lands in the bin that contains
     /// it), or the error it returns, leaving the sketch unchanged. A scale finer than the
     /// point's is [`DecodeError::CoarserScale`] unless the point has no positive counts.
+    ///
+    /// ```
+    /// use arbitrary::Unstructured;
+    /// use tailguard::fuzzing::otlp_data_point;
+    /// use tailguard::otlp;
+    /// use tailguard::sketch::{DDSketch, OtelMapping};
+    ///
+    /// let mut buf = [0u8; 4096];
+    /// for seed in 0..16u8 {
+    ///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+    ///     let point = otlp_data_point(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+    ///     // What it says is what decoding does, at every scale.
+    ///     for scale in -10..=20 {
+    ///         let mapping = OtelMapping::with_scale(scale).unwrap();
+    ///         let mut s = DDSketch::<_, 256>::new(mapping, 1e-300).unwrap();
+    ///         let decoded = otlp::decode_into(&buf[..point.len], &mut s).map(|_| ());
+    ///         assert_eq!(decoded, point.outcome(&mapping));
+    ///     }
+    /// }
+    /// ```
     pub fn outcome(&self, mapping: &OtelMapping) -> core::result::Result<(), DecodeError> {
         match self.decodes {
             OtlpDecodes::Refused(OtlpRefusal::Count) => Err(DecodeError::Count {
@@ -128,6 +226,28 @@ impl OtlpDataPoint {
     /// The lowest and highest bin of a sketch of `mapping` that the point's non-zero
     /// buckets fall in (bucket `i` of scale `s + d` is in bin `i >> d` of scale `s`):
     /// `None` without such buckets, or if `mapping` is finer than the point.
+    ///
+    /// ```
+    /// use arbitrary::Unstructured;
+    /// use tailguard::fuzzing::{otlp_data_point, OtlpDecodes};
+    /// use tailguard::sketch::OtelMapping;
+    ///
+    /// let mut buf = [0u8; 4096];
+    /// for seed in 0..64u8 {
+    ///     let bytes: Vec<u8> = (0..600u32).map(|i| (i * 31 + u32::from(seed) * 97) as u8).collect();
+    ///     let point = otlp_data_point(&mut Unstructured::new(&bytes), &mut buf).unwrap();
+    ///     let OtlpDecodes::Exact(own) = point.decodes else { continue };
+    ///     // At its own scale, the buckets themselves; one scale coarser, half the indices.
+    ///     assert_eq!(point.bins_at(&own), point.buckets);
+    ///     if let (Some((low, high)), Ok(coarser)) = (point.buckets, OtelMapping::with_scale(point.scale - 1)) {
+    ///         assert_eq!(point.bins_at(&coarser), Some((low >> 1, high >> 1)));
+    ///     }
+    ///     // A finer scale than the point's holds none of them.
+    ///     if let Ok(finer) = OtelMapping::with_scale(point.scale + 1) {
+    ///         assert_eq!(point.bins_at(&finer), None);
+    ///     }
+    /// }
+    /// ```
     pub fn bins_at(&self, mapping: &OtelMapping) -> Option<(i32, i32)> {
         let d = u32::try_from(self.scale.wrapping_sub(mapping.scale())).ok()?; // 0..=30
         self.buckets.map(|(lo, hi)| (lo >> d, hi >> d))
