@@ -86,6 +86,27 @@ type Slot<M, const N: usize> = OnceLock<(Key, Arc<SketchHistogram<M, N>>)>;
 /// let b = metrics::Key::from_parts("http_request_duration_seconds", &[("route", "/b")]);
 /// assert_eq!(recorder.get(&b).unwrap().rejected(), 1); // the NaN
 /// ```
+///
+/// A full recorder refuses new keys, and counts them, rather than evicting or panicking:
+///
+/// ```
+/// use tailguard::metrics::{OtelRecorder, OTEL_SECONDS_LAYOUT};
+///
+/// let recorder: OtelRecorder<2> = OtelRecorder::new();
+/// assert!(recorder.is_empty() && recorder.capacity() == 2);
+/// // Seconds, 1 µs .. 100 s.
+/// assert_eq!(recorder.layout().min_index(), OTEL_SECONDS_LAYOUT.min_index());
+/// assert!((recorder.layout().min_trackable() - 1e-6).abs() < 1e-8);
+/// metrics::with_local_recorder(&recorder, || {
+///     for route in ["/a", "/b", "/c", "/a"] {
+///         metrics::histogram!("latency_seconds", "route" => route).record(0.004);
+///     }
+/// });
+/// // Two routes fit; "/c" was refused (its handle a no-op), and "/a" found again.
+/// assert_eq!((recorder.len(), recorder.refused()), (2, 1));
+/// let a = metrics::Key::from_parts("latency_seconds", &[("route", "/a")]);
+/// assert_eq!(recorder.get(&a).unwrap().sketch().count(), 2);
+/// ```
 pub struct Recorder<M, const N: usize, const CAP: usize> {
     layout: BinLayout<M, N>,
     slots: [Slot<M, N>; CAP],
@@ -94,6 +115,19 @@ pub struct Recorder<M, const N: usize, const CAP: usize> {
 
 /// The default recorder: OpenTelemetry's buckets at scale 5 (1.08 %) over 1 µs .. 100 s
 /// in seconds, up to `CAP` histograms.
+///
+/// ```
+/// use tailguard::metrics::{OtelRecorder, OTEL_SECONDS_LAYOUT};
+///
+/// let recorder: OtelRecorder<64> = OtelRecorder::new(); // up to 64 histograms
+/// assert_eq!(recorder.layout().max_trackable(), OTEL_SECONDS_LAYOUT.max_trackable());
+/// metrics::with_local_recorder(&recorder, || {
+///     metrics::histogram!("db_query_seconds").record(0.0125);
+/// });
+/// let key = metrics::Key::from_name("db_query_seconds");
+/// let p50 = recorder.get(&key).unwrap().sketch().quantile(0.5).unwrap().unwrap();
+/// assert!((p50 - 0.0125).abs() <= 0.0109 * 0.0125); // scale 5: within 1.08 %
+/// ```
 pub type OtelRecorder<const CAP: usize> = Recorder<OtelMapping, OTEL_LATENCY_BINS, CAP>;
 
 impl<const CAP: usize> Recorder<OtelMapping, OTEL_LATENCY_BINS, CAP> {
@@ -113,6 +147,20 @@ impl<M: IndexMapping, const N: usize, const CAP: usize> Recorder<M, N, CAP> {
     /// An empty recorder whose histograms have `layout`'s bins
     /// ([`presets::OTEL_LATENCY_LAYOUT`](crate::sketch::presets::OTEL_LATENCY_LAYOUT) for
     /// nanoseconds, say).
+    ///
+    /// ```
+    /// use tailguard::metrics::Recorder;
+    /// use tailguard::sketch::presets;
+    ///
+    /// // Nanoseconds, with integer buckets: record `Duration`s' nanoseconds as they are.
+    /// let recorder: Recorder<_, _, 8> = Recorder::with_layout(presets::INT_LATENCY_LAYOUT);
+    /// metrics::with_local_recorder(&recorder, || {
+    ///     metrics::histogram!("rpc_nanos").record(250_000.0);
+    /// });
+    /// let key = metrics::Key::from_name("rpc_nanos");
+    /// assert_eq!(recorder.get(&key).unwrap().sketch().max(), Some(250_000.0));
+    /// assert_eq!(recorder.layout().mapping(), presets::INT_LATENCY_LAYOUT.mapping());
+    /// ```
     pub fn with_layout(layout: BinLayout<M, N>) -> Self {
         Recorder {
             layout,
@@ -129,6 +177,20 @@ impl<M: IndexMapping, const N: usize, const CAP: usize> Recorder<M, N, CAP> {
     /// resolves to the `metrics` crate's impl for `Arc<T>`, which does not forward it and
     /// records the values one at a time (a count of `usize::MAX` would not return), where
     /// [`SketchHistogram`]'s takes one step.
+    ///
+    /// ```
+    /// use tailguard::metrics::OtelRecorder;
+    ///
+    /// let recorder: OtelRecorder<1> = OtelRecorder::new();
+    /// let key = metrics::Key::from_name("queue_wait_seconds");
+    /// let h = recorder.histogram(&key).unwrap(); // registered: a handle to keep
+    /// h.sketch().record(0.5).unwrap();
+    /// let again = recorder.histogram(&key).unwrap(); // the same histogram
+    /// assert_eq!(again.sketch().count(), 1);
+    /// // Full: a new key is refused and counted, never evicting the first.
+    /// assert!(recorder.histogram(&metrics::Key::from_name("other")).is_none());
+    /// assert_eq!((recorder.len(), recorder.refused()), (1, 1));
+    /// ```
     pub fn histogram(&self, key: &Key) -> Option<Arc<SketchHistogram<M, N>>> {
         let found = self.probe(key, true);
         if found.is_none() {
