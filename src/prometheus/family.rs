@@ -6,6 +6,26 @@ use super::{names, EncodeError, NativeHistogram};
 
 /// One series of a [`Family`]: a sketch and the labels that tell it from the family's
 /// other series.
+///
+/// ```
+/// use tailguard::prometheus::{EncodeError, Family, Format, Series};
+/// use tailguard::sketch::presets;
+///
+/// let mut get = presets::otel_latency();
+/// get.record_u64(3_000_000);
+/// let put = presets::otel_latency();
+/// // Label sets tell a family's series apart: the same set twice is refused.
+/// let twice = [
+///     Series { sketch: &get, labels: &[("method", "GET"), ("route", "/a")] },
+///     Series { sketch: &put, labels: &[("route", "/a"), ("method", "GET")] }, // any order
+/// ];
+/// let family = Family { name: "latency_ns", help: "", series: &twice };
+/// assert_eq!(Format::Text.family_len(&family), Err(EncodeError::DuplicateSeries));
+/// // And each label name must be a valid one, not `le`.
+/// let le = [Series { sketch: &get, labels: &[("le", "1")] }];
+/// let family = Family { name: "latency_ns", help: "", series: &le };
+/// assert_eq!(Format::Text.family_len(&family), Err(EncodeError::InvalidName));
+/// ```
 #[derive(Debug)]
 pub struct Series<'a, S> {
     /// The sketch, written as a native histogram.

@@ -84,6 +84,19 @@ impl Format {
 
     /// The length of what [`encode`](Self::encode) writes
     /// ([`metric_family_len`](super::metric_family_len) or [`text_len`](super::text_len)).
+    ///
+    /// ```
+    /// use tailguard::prometheus::{EncodeError, Format};
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::otel_latency();
+    /// s.record_u64(2_000_000);
+    /// let needed = Format::Protobuf.encoded_len("rpc_ns", "RPC latency.", &s, &[]).unwrap();
+    /// let mut buf = vec![0u8; needed]; // exactly what `encode` writes
+    /// assert_eq!(Format::Protobuf.encode("rpc_ns", "RPC latency.", &s, &[], &mut buf), Ok(needed));
+    /// // A bad name is refused before any buffer is involved.
+    /// assert_eq!(Format::Text.encoded_len("rpc-ns", "", &s, &[]), Err(EncodeError::InvalidName));
+    /// ```
     pub fn encoded_len<S: NativeHistogram>(
         self,
         name: &str,
@@ -101,6 +114,22 @@ impl Format {
 
     /// Writes `sketch` in this format ([`encode_metric_family`](super::encode_metric_family)
     /// or [`encode_text`](super::encode_text)).
+    ///
+    /// ```
+    /// use tailguard::prometheus::{EncodeError, Format};
+    /// use tailguard::sketch::presets;
+    ///
+    /// let mut s = presets::otel_latency();
+    /// s.record_u64_n(2_000_000, 3);
+    /// let mut buf = [0u8; 1024];
+    /// let len = Format::Text.encode("rpc_ns", "RPC latency.", &s, &[("peer", "db")], &mut buf).unwrap();
+    /// let text = core::str::from_utf8(&buf[..len]).unwrap();
+    /// assert!(text.starts_with("# HELP rpc_ns RPC latency.\n# TYPE rpc_ns histogram\n"));
+    /// assert!(text.contains("rpc_ns_count{peer=\"db\"} 3\n"));
+    /// // Too small a buffer says how much is needed.
+    /// let err = Format::Text.encode("rpc_ns", "RPC latency.", &s, &[("peer", "db")], &mut buf[..16]);
+    /// assert_eq!(err, Err(EncodeError::BufferTooSmall { needed: len }));
+    /// ```
     pub fn encode<S: NativeHistogram>(
         self,
         name: &str,
@@ -122,6 +151,25 @@ impl Format {
 
     /// The length of what [`encode_family`](Self::encode_family) writes, or why it would
     /// fail (other than for the buffer).
+    ///
+    /// ```
+    /// use tailguard::prometheus::{Family, Format, Series};
+    /// use tailguard::sketch::presets;
+    ///
+    /// let (mut a, mut b) = (presets::otel_latency(), presets::otel_latency());
+    /// a.record_u64(1_000_000);
+    /// b.record_u64(9_000_000);
+    /// let series = [
+    ///     Series { sketch: &a, labels: &[("shard", "a")] },
+    ///     Series { sketch: &b, labels: &[("shard", "b")] },
+    /// ];
+    /// let family = Family { name: "shard_latency_ns", help: "Per shard.", series: &series };
+    /// for format in [Format::Text, Format::Protobuf] {
+    ///     let needed = format.family_len(&family).unwrap();
+    ///     let mut buf = vec![0u8; needed];
+    ///     assert_eq!(format.encode_family(&family, &mut buf), Ok(needed));
+    /// }
+    /// ```
     pub fn family_len<S: NativeHistogram>(
         self,
         family: &Family<'_, S>,
@@ -136,6 +184,27 @@ impl Format {
     /// delimited `MetricFamily` with a `Metric` per series, or one `# TYPE` line before
     /// every series' samples. [`encode`](Self::encode) is a family of one series.
     /// Series with the same label set are [`EncodeError::DuplicateSeries`].
+    ///
+    /// ```
+    /// use tailguard::prometheus::{Family, Format, Series};
+    /// use tailguard::sketch::presets;
+    ///
+    /// let (mut a, mut b) = (presets::otel_latency(), presets::otel_latency());
+    /// a.record_u64(1_000_000);
+    /// b.record_u64_n(9_000_000, 2);
+    /// let series = [
+    ///     Series { sketch: &a, labels: &[("shard", "a")] },
+    ///     Series { sketch: &b, labels: &[("shard", "b")] },
+    /// ];
+    /// let family = Family { name: "shard_latency_ns", help: "Per shard.", series: &series };
+    /// let mut buf = [0u8; 2048];
+    /// let len = Format::Text.encode_family(&family, &mut buf).unwrap();
+    /// let text = core::str::from_utf8(&buf[..len]).unwrap();
+    /// // One TYPE line for the name, then each series' samples.
+    /// assert_eq!(text.matches("# TYPE shard_latency_ns histogram").count(), 1);
+    /// assert!(text.contains("shard_latency_ns_count{shard=\"a\"} 1\n"));
+    /// assert!(text.contains("shard_latency_ns_count{shard=\"b\"} 2\n"));
+    /// ```
     pub fn encode_family<S: NativeHistogram>(
         self,
         family: &Family<'_, S>,

@@ -7,6 +7,23 @@ use std::vec::Vec;
 use super::{EncodeError, Family, Format, NativeHistogram};
 
 /// What a `/metrics` handler sends: the `Content-Type` header's value and the body.
+///
+/// ```
+/// use tailguard::prometheus::{scrape, EncodeError, Family, Series};
+/// use tailguard::sketch::presets;
+///
+/// let mut latency = presets::otel_latency();
+/// latency.record_u64(5_000_000);
+/// let series = [Series { sketch: &latency, labels: &[] }];
+/// let families = [Family { name: "job_latency_ns", help: "", series: &series }];
+/// // No Accept header (or one without protobuf): the text format.
+/// let answer = scrape("", &families).unwrap();
+/// assert!(answer.content_type.starts_with("text/plain"));
+/// assert!(String::from_utf8(answer.body).unwrap().contains("job_latency_ns_count 1\n"));
+/// // Two families of one name: Prometheus would refuse the scrape, so this does.
+/// let twice = [families[0], families[0]];
+/// assert_eq!(scrape("", &twice), Err(EncodeError::DuplicateSeries));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scrape {
     /// The format's media type ([`Format::content_type`]).

@@ -178,6 +178,19 @@ pub(super) fn encode_family<S: NativeHistogram>(
 
 /// The length of what [`encode_text`] writes, or why it would fail (other than for the
 /// buffer).
+///
+/// ```
+/// use tailguard::prometheus::{encode_text, text_len};
+/// use tailguard::sketch::presets;
+///
+/// let mut s = presets::otel_latency();
+/// s.record_u64(750_000);
+/// let needed = text_len("task_ns", "Task latency.", &s, &[("task", "flush")]).unwrap();
+/// let mut buf = vec![0u8; needed];
+/// let written = encode_text("task_ns", "Task latency.", &s, &[("task", "flush")], &mut buf).unwrap();
+/// assert_eq!(written, needed);
+/// assert!(buf.ends_with(b"task_ns_count{task=\"flush\"} 1\n"));
+/// ```
 pub fn text_len<S: NativeHistogram>(
     name: &str,
     help: &str,
