@@ -24,6 +24,7 @@ const MAX_OFFSET_SHIFT: f64 = (1u64 << 32) as f64;
 /// let len = encode(&s, IndexConvention::GoJava, &mut buf).unwrap();
 /// let m = read_mapping(&buf[..len]).unwrap();
 /// assert_eq!(m.interpolation(), Some(Interpolation::Linear));
+/// assert_eq!(m.interpolation_code(), 1); // LINEAR's number, known or not
 /// assert_eq!(m.gamma(), s.mapping().gamma());
 /// assert_eq!(m.index_offset(), 64.0); // Go's layout for this gamma
 /// let alpha = m.relative_accuracy(IndexConvention::GoJava).unwrap();

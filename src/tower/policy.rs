@@ -41,6 +41,11 @@ use crate::hedge::Outcome;
 ///     }
 /// }
 /// assert!(ReadsOnly.clone_request(&Query::Put("k".into(), "v".into())).is_none());
+/// let busy = Err(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+/// assert_eq!(ReadsOnly.classify(&busy), Outcome::RateLimited);
+/// assert_eq!(ReadsOnly.classify(&Ok(None)), Outcome::Success); // a miss is an answer
+/// // `deadline` was not implemented: no request has one.
+/// assert!(ReadsOnly.deadline(&Query::Get("k".into())).is_none());
 /// ```
 pub trait RequestPolicy<Req, Res, E> {
     /// A copy of `request` for a backup attempt, or `None` when it must not be sent twice
