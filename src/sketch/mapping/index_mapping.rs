@@ -189,7 +189,10 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
         }
     }
 
-    /// The smallest value of bin `index`.
+    /// The lower edge of bin `index`: its smallest value, for DataDog's mappings (bins
+    /// `[lower, upper)`); for [`OtelMapping`](super::OtelMapping), whose buckets are
+    /// `(lower, upper]` as OpenTelemetry's, the edge just below its values (a value
+    /// exactly on it is in the bin below).
     fn lower_bound(&self, index: i32) -> f64;
 
     /// The representative value of bin `index`: `lower_bound(index) * (1 + alpha)`.
