@@ -62,7 +62,10 @@ impl fmt::Display for EncodeError {
                 f,
                 "scale {scale} is coarser than Prometheus's coarsest schema (-4)"
             ),
-            EncodeError::InvalidName => f.write_str("not a valid Prometheus metric or label name"),
+            EncodeError::InvalidName => f.write_str(concat!(
+                "not a valid Prometheus name: a metric's is [a-zA-Z_:][a-zA-Z0-9_:]*, a label's ",
+                "[a-zA-Z_][a-zA-Z0-9_]*, not `le`, not starting `__`, once per series"
+            )),
             EncodeError::DuplicateSeries => {
                 f.write_str("two series with the same name and labels in one scrape")
             }
@@ -82,5 +85,8 @@ mod tests {
         assert!(std::format!("{e}").contains("-7"));
         let e = EncodeError::BufferTooSmall { needed: 42 };
         assert!(std::format!("{e}").contains("42"));
+        // What is allowed, not only that it was not.
+        let e = std::format!("{}", EncodeError::InvalidName);
+        assert!(e.contains("[a-zA-Z_:][a-zA-Z0-9_:]*") && e.contains("`le`"));
     }
 }

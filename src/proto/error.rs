@@ -82,7 +82,9 @@ impl fmt::Display for DecodeError {
             DecodeError::WireType { field, wire_type } => {
                 write!(f, "unexpected wire type {wire_type} for field {field}")
             }
-            DecodeError::InvalidMapping => f.write_str("missing or invalid index mapping"),
+            DecodeError::InvalidMapping => f.write_str(
+                "missing or invalid index mapping: gamma must be finite and above 1, the offset finite",
+            ),
             DecodeError::Interpolation { found, expected } => write!(
                 f,
                 "interpolation {found} does not match the sketch's ({expected})"
@@ -181,5 +183,7 @@ mod tests {
         assert!(std::format!("{e}").contains("1.5"));
         let e = EncodeError::BufferTooSmall { needed: 42 };
         assert!(std::format!("{e}").contains("42"));
+        let e = DecodeError::InvalidMapping;
+        assert!(std::format!("{e}").contains("gamma must be finite and above 1"));
     }
 }
