@@ -223,13 +223,15 @@ const SPARSE_ENTRY: u32 = 17;
 /// `indexOffset`; or, for Go and Java, from any gamma and offset; for `LINEAR`, also
 /// the accuracies `tanh(2^-(k+1))` whose gamma is `2^(2^-k)`. Keys are those of values
 /// from 1e-9 to 1e12 at that mapping. Counts are whole numbers, mostly small, some of
-/// `u32::MAX` and above (up to 1e300); dense runs hold zeros. About one message in
-/// eight carries one [`Refusal`] (fractional counts, negative values); Java's
+/// `u32::MAX` and above (up to 1e300); dense runs hold zeros. Some messages (about one
+/// in sixteen from arbitrary bytes) carry one [`Refusal`] (fractional counts, negative
+/// values, which Python's messages never hold); Java's
 /// `QUADRATIC` and `QUARTIC` and the non-power-of-two `LINEAR` gammas are refusals too.
 /// [`DDSketchMessage::decodes`] says which: the message is valid protobuf and valid
 /// DDSketch either way.
 ///
-/// The run of bins is cut to what fits in `buf` (8 bytes a bin). Errors with
+/// The run of bins is cut to what fits in `buf` (8 bytes a dense bin, up to 17 a sparse
+/// entry). Errors with
 /// [`arbitrary::Error::IncorrectFormat`] if `buf` is shorter than 64 bytes.
 ///
 /// ```

@@ -863,8 +863,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
     }
 
     /// The largest value recorded, or `None`: to one part per million, rounded down (to the
-    /// edge of its bin where that part reaches across one), so never above the value and
-    /// always in its bin.
+    /// edge of its bin where that part reaches across one), so never above the value and,
+    /// for a value in the range, in its bin (a value above the range, counted in the top
+    /// bin, is read as itself to that part per million, past the top bin's edge).
     pub fn max(&self) -> Option<f64> {
         self.min()?;
         let key = self.max_key.load(Relaxed);
