@@ -150,10 +150,11 @@ impl<M: IndexMapping, const N: usize, const CAP: usize> Recorder<M, N, CAP> {
     ///
     /// ```
     /// use tailguard::metrics::Recorder;
-    /// use tailguard::sketch::presets;
+    /// use tailguard::sketch::{presets, IntMapping};
     ///
     /// // Nanoseconds, with integer buckets: record `Duration`s' nanoseconds as they are.
-    /// let recorder: Recorder<_, _, 8> = Recorder::with_layout(presets::INT_LATENCY_LAYOUT);
+    /// let recorder: Recorder<IntMapping, { presets::INT_LATENCY_BINS }, 8> =
+    ///     Recorder::with_layout(presets::INT_LATENCY_LAYOUT);
     /// metrics::with_local_recorder(&recorder, || {
     ///     metrics::histogram!("rpc_nanos").record(250_000.0);
     /// });
