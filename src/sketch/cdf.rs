@@ -182,6 +182,53 @@ pub(super) fn ends_u64(v: u64, f: &FloatStats, i: &IntStats) -> Ends {
     ints.and(floats)
 }
 
+/// Where `v` (not NaN) lies against a sketch's exact statistics of floats and integers:
+/// against the floats' min and max as floats, and against the integers' exactly. Not
+/// through the sketch's `min` and `max`, which round an integer of 2^53 or more to a
+/// float: a min of 2^53 + 1 reads as 2^53, and `rank(2^53)` would count it though 2^53
+/// is below it; a max of 2^60 + 1 reads as 2^60, and `rank(2^60)` would count it, past
+/// `exact(u)` where the buckets are exact.
+pub(super) fn ends_exact(v: f64, f: &FloatStats, i: &IntStats) -> Ends {
+    if v < 0.0 {
+        // Below every value (all are 0 or more): the rounding does not matter here.
+        return ends_f64(v, Some((0.0, 0.0)));
+    }
+    // An integer `m` is above `v` exactly when it is above `floor(v)`, and at or below
+    // `v` when at or below `floor(v)` (which saturates from 2^64 up, above every `u64`).
+    let floor = floor_u64(v);
+    let ints = if i.min <= i.max {
+        Ends {
+            below_every: floor < i.min,
+            at_or_above_every: floor >= i.max,
+        }
+    } else {
+        Ends::EMPTY // no integers (their empty min is above their max)
+    };
+    // An empty float part's min and max are +inf and -inf: it says nothing.
+    let floats = Ends {
+        below_every: v < f.min,
+        at_or_above_every: v >= f.max,
+    };
+    ints.and(floats)
+}
+
+/// `floor(x)` of a non-negative float as an integer (`u64::MAX` from 2^64 up, 0 for a
+/// negative one), with integer operations only.
+pub(crate) fn floor_u64(x: f64) -> u64 {
+    let bits = x.to_bits();
+    let field = (bits >> 52) as u32; // the exponent field, if the sign is 0
+    if bits >> 63 != 0 || field < 1023 {
+        return 0; // below 1
+    }
+    let e = field.wrapping_sub(1023); // x in [2^e, 2^(e + 1))
+    let m = (bits & ((1 << 52) - 1)) | 1 << 52;
+    match e {
+        0..=51 => m >> 52u32.wrapping_sub(e),
+        52..=63 => m << e.wrapping_sub(52),
+        _ => u64::MAX,
+    }
+}
+
 /// The share `rank / count`, or `None` for no values.
 #[inline]
 pub(crate) fn fraction(rank: u64, count: u64) -> Option<f64> {

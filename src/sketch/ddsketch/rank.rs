@@ -5,7 +5,7 @@
 use core::time::Duration;
 
 use super::DDSketch;
-use crate::sketch::cdf::{ends_f64, ends_u64, fraction, sum_of_bins, Cut, Ends};
+use crate::sketch::cdf::{ends_exact, ends_u64, fraction, sum_of_bins, Cut, Ends};
 use crate::sketch::error::InvalidValue;
 use crate::sketch::mapping::IndexMapping;
 
@@ -62,7 +62,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     pub fn rank(&self, v: f64) -> Result<u64, InvalidValue> {
         let cut = Cut::of_f64(&self.layout(), v)?;
-        Ok(self.rank_of(cut, || ends_f64(v, self.min().zip(self.max()))))
+        // The exact statistics, not `min` and `max`, which round integers of 2^53 or more.
+        let (f, i) = (&self.float_stats, &self.int_stats);
+        Ok(self.rank_of(cut, || ends_exact(v, f, i)))
     }
 
     /// [`rank`](Self::rank) of an integer value (nanoseconds, say), which never fails.

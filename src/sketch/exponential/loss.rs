@@ -2,6 +2,7 @@
 //! are counted, and valued from their bucket to take them out of the sums that hold them.
 
 use super::index::{self, mapping_at};
+use crate::sketch::cdf::floor_u64;
 use crate::sketch::mapping::IndexMapping;
 use crate::sketch::stats::{
     forget_dropped, max_of, min_of, Dropped, Extremes, FloatStats, IntStats,
@@ -49,23 +50,6 @@ impl Debt {
             f.sum = (f.sum - self.get() as f64).max(-(i.sum() as f64));
             *self = Debt::NONE;
         }
-    }
-}
-
-/// `floor(x)` of a non-negative float as an integer (`u64::MAX` from 2^64 up, 0 for a
-/// negative one), with integer operations only.
-pub(super) fn floor_u64(x: f64) -> u64 {
-    let bits = x.to_bits();
-    let field = (bits >> 52) as u32; // the exponent field, if the sign is 0
-    if bits >> 63 != 0 || field < 1023 {
-        return 0; // below 1
-    }
-    let e = field.wrapping_sub(1023); // x in [2^e, 2^(e + 1))
-    let m = (bits & ((1 << 52) - 1)) | 1 << 52;
-    match e {
-        0..=51 => m >> 52u32.wrapping_sub(e),
-        52..=63 => m << e.wrapping_sub(52),
-        _ => u64::MAX,
     }
 }
 

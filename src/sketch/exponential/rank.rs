@@ -7,11 +7,9 @@ use core::time::Duration;
 
 use super::counter::Counter;
 use super::index;
-use super::loss::floor_u64;
 use super::sketch::ExponentialSketch;
-use crate::sketch::cdf::{ends_f64, ends_u64, fraction, Cut, Ends};
+use crate::sketch::cdf::{ends_exact, ends_u64, fraction, Cut, Ends};
 use crate::sketch::error::InvalidValue;
-use crate::sketch::stats::{FloatStats, IntStats};
 
 impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
     /// The number of values held at or below `v`, as the buckets tell it: the zero bucket
@@ -217,32 +215,4 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
             }
         }
     }
-}
-
-/// Where `v` (not NaN) lies against the exact statistics: against the floats' min and max
-/// as floats, and against the integers' exactly. Not through [`min`](ExponentialSketch::min)
-/// and [`max`](ExponentialSketch::max), which round an integer of 2^53 or more to a float:
-/// a max of 2^60 + 1 reads as 2^60, and `rank(2^60)` would count it, past `exact(u)`.
-fn ends_exact(v: f64, f: &FloatStats, i: &IntStats) -> Ends {
-    if v < 0.0 {
-        // Below every value (all are 0 or more): the rounding does not matter here.
-        return ends_f64(v, Some((0.0, 0.0)));
-    }
-    // An integer `m` is above `v` exactly when it is above `floor(v)`, and at or below
-    // `v` when at or below `floor(v)` (which saturates from 2^64 up, above every `u64`).
-    let floor = floor_u64(v);
-    let ints = if i.min <= i.max {
-        Ends {
-            below_every: floor < i.min,
-            at_or_above_every: floor >= i.max,
-        }
-    } else {
-        Ends::EMPTY // no integers (their empty min is above their max)
-    };
-    // An empty float part's min and max are +inf and -inf: it says nothing.
-    let floats = Ends {
-        below_every: v < f.min,
-        at_or_above_every: v >= f.max,
-    };
-    ints.and(floats)
 }
