@@ -109,6 +109,42 @@ fn a_quantile_on_a_power_of_two_edge_is_within_the_reported_accuracy() {
     assert!((got - 8.0).abs() <= s.relative_accuracy() * 8.0, "{got}");
 }
 
+/// A range from `f64::MIN_POSITIVE` reaches below the normal floats: `OtelMapping`'s
+/// lowest bucket holds every subnormal (from the smallest up), and the cubic mapping's
+/// lowest bin reads no exponent there. A quantile among subnormals is then within its bin
+/// and `[min, max]`, not within alpha (as `quantile` and `min_trackable` say); the log
+/// mapping keeps alpha.
+#[test]
+fn a_quantile_among_subnormals_is_within_its_bin_and_the_extremes() {
+    fn median<M: IndexMapping>(mut s: DDSketch<M, 512>, values: &[f64]) -> (f64, f64) {
+        values.iter().for_each(|&v| s.record(v).unwrap());
+        assert_eq!((s.zero_count(), s.clamped()), (0, 0), "in the range");
+        (s.quantile(0.5).unwrap().unwrap(), s.relative_accuracy())
+    }
+    let otel = DDSketch::new(OtelMapping::with_scale(0).unwrap(), f64::MIN_POSITIVE).unwrap();
+    assert_eq!(otel.min_trackable(), 5e-324);
+    let values = [1e-320, 2e-320, 3e-320, 1e-300];
+    // The exact median is 2e-320; the answer, the bucket's representative 2^-1023 * 4 / 3,
+    // is within the bucket, up to 2^-1022.
+    let (got, alpha) = median(otel, &values);
+    assert!((1e-320..=f64::MIN_POSITIVE).contains(&got), "{got:e}");
+    assert!((got - 2e-320).abs() > alpha * 2e-320, "{got:e}");
+    // The cubic mapping: the median 2.2086e-308, a subnormal, answered 1.4 % off.
+    let cubic = DDSketch::<CubicMapping, 512>::with_relative_accuracy(0.01, f64::MIN_POSITIVE);
+    let values = [2.2086249853423434e-308, 2.2086249853423434e-308, 2.5e-308];
+    let (got, alpha) = median(cubic.unwrap(), &values);
+    let want = values[1];
+    assert!(want < f64::MIN_POSITIVE && (values[0]..=values[2]).contains(&got));
+    assert!((got - want).abs() > alpha * want, "{got:e}");
+    // The log mapping keeps alpha on the subnormals of its range.
+    let log = DDSketch::<LogMapping, 512>::with_relative_accuracy(0.01, f64::MIN_POSITIVE);
+    let log = log.unwrap();
+    let want = log.min_trackable();
+    assert!(want < f64::MIN_POSITIVE);
+    let (got, alpha) = median(log, &[want, want, 2.5e-308]);
+    assert!((got - want).abs() <= alpha * want, "{got:e}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 

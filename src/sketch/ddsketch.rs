@@ -717,7 +717,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// within `alpha` of the exact sample quantile `sorted[rank]` when that value lies in
     /// the range ([`min_trackable`](Self::min_trackable) up to
     /// [`max_trackable`](Self::max_trackable)); one below the range is answered from the
-    /// zero bin (0), one above it from the top bin. `q = 0` and `q = 1` return the exact
+    /// zero bin (0), one above it from the top bin. A range from about `f64::MIN_POSITIVE`
+    /// can reach below the normal floats, and there (a subnormal `sorted[rank]`) only
+    /// [`LogMapping`](super::LogMapping) keeps `alpha`: the other mappings' bins of the
+    /// subnormals are wider (see [`min_trackable`](BinLayout::min_trackable)), and the
+    /// answer is only within the bin and `[min, max]`. `q = 0` and `q = 1` return the exact
     /// min and max, and every answer is clamped into `[min, max]` (which can only bring it
     /// closer to the truth).
     ///

@@ -167,7 +167,9 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     /// For a range from about `f64::MIN_POSITIVE`, this can be a subnormal: the lowest bin
     /// then reaches below the normal floats, where [`CubicMapping`](super::CubicMapping)
     /// and [`IntMapping`](super::IntMapping), which read the exponent field, do not keep
-    /// their relative accuracy (a subnormal's quantile can be off by more than alpha).
+    /// their relative accuracy (a subnormal's quantile can be off by more than alpha), and
+    /// [`OtelMapping`](super::OtelMapping)'s lowest bucket holds every subnormal (as the
+    /// OpenTelemetry SDKs put them: the first value is then the smallest subnormal).
     /// [`LogMapping`](super::LogMapping) and ranges from any larger value are not affected.
     pub fn min_trackable(&self) -> f64 {
         first_value_of_index(&self.mapping, self.min_index)
