@@ -5,7 +5,7 @@
 
 use core::time::Duration;
 use tailguard::clock::ManualClock;
-use tailguard::sketch::{presets, AtomicSketch};
+use tailguard::sketch::{presets, AtomicSketch, IndexMapping};
 use tailguard::window::{Window, WindowConfig};
 
 const QS: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
@@ -49,4 +49,42 @@ fn a_windows_quantiles_are_its_snapshots_within_min_and_max() {
             last = got;
         }
     }
+}
+
+/// The cached quantile is its bin's representative rounded to `f32` (as `cached_quantile`
+/// says): within alpha of the values of the bin but for that rounding, `2^-24` of it. On a
+/// bin's first value, exactly alpha below the representative, the rounding up goes past
+/// alpha (a third of the preset's edges), never past alpha and `2^-24`.
+#[test]
+fn a_cached_quantile_is_within_alpha_and_its_f32_rounding() {
+    let clock = ManualClock::new();
+    let config = WindowConfig::new()
+        .with_quantile(0.5)
+        .with_warmup_records(0);
+    let layout = presets::LOG_LATENCY_LAYOUT;
+    let m = *layout.mapping();
+    let mut beyond_alpha = 0;
+    for i in layout.min_index()..layout.min_index() + layout.bin_count() as i32 {
+        // The first value of bin i, by bisection near its computed edge.
+        let edge = m.lower_bound(i);
+        let (mut below, mut first) = ((edge * 0.999).to_bits(), (edge * 1.001).to_bits());
+        while first - below > 1 {
+            let mid = below + (first - below) / 2;
+            if m.index(f64::from_bits(mid)) >= i {
+                first = mid;
+            } else {
+                below = mid;
+            }
+        }
+        let v = f64::from_bits(first);
+        let w = Window::with_layout(&clock, layout, config).unwrap();
+        w.record(v).unwrap();
+        w.maintain();
+        let got = w.cached_quantile().unwrap();
+        let alpha = w.relative_accuracy();
+        let err = (got - v).abs() / v;
+        assert!(err <= alpha + f64::from(f32::EPSILON) / 2.0, "{v}: {got}");
+        beyond_alpha += usize::from(err > alpha);
+    }
+    assert!(beyond_alpha > 0);
 }
