@@ -285,3 +285,27 @@ fn common_foreign_gammas_are_within_the_bound() {
         }
     }
 }
+
+/// The bound holds as computed but for the rounding a quantile of the sketch carries far
+/// from 1 (the quantile promise's slack, docs/guarantees.md): a Python `CUBIC` message at
+/// the gamma of tailguard's 1 % cubic mapping decodes bin for bin (`exact`), and its value
+/// just above a bin edge, near 0.002, is answered 2.5e-14 beyond `b`, within `2^-40`.
+#[test]
+fn far_from_one_the_bound_carries_the_quantiles_rounding() {
+    let w = Writer {
+        code: 3,
+        gamma: 1.02020202020202,
+        offset: 0.0,
+        convention: IndexConvention::Python,
+    };
+    let v = 0.001992103473243;
+    let msg = w.message(&[v, v, 1.0], false);
+    let mut sketch =
+        DDSketch::<CubicMapping, BINS>::with_relative_accuracy(0.01, MIN_VALUE).unwrap();
+    let report = decode_rebinned(&msg, w.convention, &mut sketch).unwrap();
+    assert!(report.exact);
+    let got = sketch.quantile(0.5).unwrap().unwrap();
+    let error = (got - v).abs() / v;
+    assert!(error > report.relative_error, "{got}");
+    assert!(error <= report.relative_error + 2f64.powi(-40), "{got}");
+}

@@ -52,7 +52,8 @@ pub struct Rebinned {
     /// The relative error the added values carry, within the sketch's range: the
     /// sketch's relative accuracy when `exact`, otherwise `a + b + a * b` for the
     /// writer's accuracy `a` and the sketch's `b` (see the
-    /// [module docs](crate::proto#re-binning-foreign-sketches)).
+    /// [module docs](crate::proto#re-binning-foreign-sketches)). Far from 1 a quantile
+    /// can pass it by the rounding [`DDSketch::quantile`] allows there.
     pub relative_error: f64,
 }
 
