@@ -264,3 +264,27 @@ fn every_distribution_at_every_accuracy() {
         }
     }
 }
+
+/// The rank rule's product is computed in `f64`, as DataDog's libraries compute it:
+/// `q = 0.7` of 11 values is rank 7 (`0.7 * 10` rounds to 7), not the 6 that the exact
+/// product of the `f64` 0.7, a hair below 7, floors to. From 2^53 values up `count - 1`
+/// itself rounds: the median of 2^60 ones and 2^60 twos is rank 2^60, a two.
+#[test]
+fn the_rank_is_the_f64_products_floor() {
+    use tailguard::sketch::ExponentialSketch;
+    let mut s = DDSketch::<LogMapping, 2048>::with_relative_accuracy(0.01, 0.5).unwrap();
+    (1..=11).for_each(|v| s.record(f64::from(v)).unwrap());
+    assert_eq!(0.7 * 10.0, 7.0);
+    let got = s.quantile(0.7).unwrap().unwrap();
+    assert!((got - 8.0).abs() <= s.relative_accuracy() * 8.0, "{got}");
+    let mut e = ExponentialSketch::<u64, 8>::new();
+    e.record(1.0).unwrap();
+    e.record(2.0).unwrap();
+    for _ in 0..60 {
+        let copy = e.clone();
+        e.merge(&copy);
+    }
+    assert_eq!(e.count(), 1 << 61);
+    let got = e.quantile(0.5).unwrap().unwrap();
+    assert!((got - 2.0).abs() <= e.relative_accuracy() * 2.0, "{got}");
+}

@@ -712,8 +712,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The value at quantile `q` (0 = min, 0.5 = median, 1 = max), or `None` if empty.
     ///
-    /// Convention (DataDog's Go and Java): with `rank = floor(q * (count - 1))`, returns the
-    /// representative of the first bin whose cumulative count exceeds `rank`, so it is
+    /// Convention (DataDog's Go and Java): with `rank = floor(q * (count - 1))`, the product
+    /// computed in `f64` as those libraries compute it (so `q = 0.7` of 11 values is rank
+    /// 7: `0.7 * 10` rounds to 7, though the `f64` nearest 0.7 is a hair below it; from
+    /// 2^53 values up, where `count - 1` itself rounds, the rank can be many ranks from the
+    /// exact product's floor, `count` at most, which is answered with the max), returns
+    /// the representative of the first bin whose cumulative count exceeds `rank`, so it is
     /// within `alpha` of the exact sample quantile `sorted[rank]` when that value lies in
     /// the range ([`min_trackable`](Self::min_trackable) up to
     /// [`max_trackable`](Self::max_trackable)); one below the range is answered from the

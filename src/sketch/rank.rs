@@ -4,7 +4,7 @@
 //! union of the occupied ranges of one or more atomic sketches.
 //!
 //! Convention (DataDog's Go and Java): quantile `q` of `count` values is the value of rank
-//! `floor(q * (count - 1))` (from 0), and a sketch answers with the representative value of
+//! `floor(q * (count - 1))` (from 0, the product computed in `f64`), and a sketch answers with the representative value of
 //! the first bin whose cumulative count, the zero bin first, exceeds that rank (0 for the
 //! zero bin). That is within `alpha` of the exact sample quantile `sorted[rank]` when
 //! that value lies in the sketch's range (the zero and top bins hold what falls outside).

@@ -669,7 +669,8 @@ impl<C: Counter, const B: usize> ExponentialSketch<C, B> {
 
     /// The value at quantile `q` (0 = min, 0.5 = median, 1 = max), or `None` if empty:
     /// the representative of the bucket holding rank `floor(q * (count - 1))` (the rank
-    /// rule of [`DDSketch::quantile`](crate::sketch::DDSketch::quantile)), clamped into
+    /// rule of [`DDSketch::quantile`](crate::sketch::DDSketch::quantile), the product
+    /// computed in `f64`: with `u64` counters a count past 2^53 rounds it), clamped into
     /// `[min, max]`; within [`relative_accuracy`](Self::relative_accuracy) of the exact
     /// sample quantile. `q = 0` and `q = 1` are the exact min and max.
     ///
