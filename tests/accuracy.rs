@@ -288,3 +288,29 @@ fn the_rank_is_the_f64_products_floor() {
     let got = e.quantile(0.5).unwrap().unwrap();
     assert!((got - 2.0).abs() <= e.relative_accuracy() * 2.0, "{got}");
 }
+
+/// A range past `f64::MAX` (`max_trackable` is `+inf`): the bin of `f64::MAX` holds finite
+/// values, but its representative `lower_bound * (1 + alpha)` overflows, and a recorded
+/// `+inf` makes the max `+inf`, so clamping into `[min, max]` kept the `+inf`: the median
+/// of `f64::MAX`, `f64::MAX` and `+inf` was `+inf`. `f64::MAX` is within alpha of every
+/// value of that bin.
+#[test]
+fn a_bin_whose_representative_overflows_answers_within_alpha() {
+    use tailguard::sketch::AtomicSketch;
+    let mut s = DDSketch::<LogMapping, 1024>::with_relative_accuracy(0.5, 1.0).unwrap();
+    assert_eq!(s.max_trackable(), f64::INFINITY);
+    let top = s.mapping().index(f64::MAX);
+    assert_eq!(s.mapping().value(top), f64::INFINITY);
+    let atomic = AtomicSketch::with_layout(s.layout());
+    for v in [f64::MAX, f64::MAX, f64::INFINITY] {
+        s.record(v).unwrap();
+        atomic.record(v).unwrap();
+    }
+    assert_eq!(s.max(), Some(f64::INFINITY));
+    let alpha = s.relative_accuracy();
+    for q in [0.25, 0.5] {
+        let got = s.quantile(q).unwrap().unwrap();
+        assert!((got - f64::MAX).abs() <= alpha * f64::MAX, "q = {q}: {got}");
+        assert_eq!(atomic.quantile(q).unwrap(), Some(got));
+    }
+}

@@ -202,11 +202,32 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         }
     }
 
-    /// The representative value of the bin at position `pos` (below `N`).
+    /// The representative value of the bin at position `pos` (below `N`): the mapping's,
+    /// but `f64::MAX` for a bin of finite values whose `lower_bound * (1 + alpha)`
+    /// overflows (the bin of `f64::MAX` in a range past it), which is within alpha of
+    /// each of them: `f64::MAX - v < lower_bound * (1 + alpha) - lower_bound <= alpha v`.
     #[inline]
     pub(crate) fn value_at(&self, pos: usize) -> f64 {
         // pos < N < i32::MAX, and min_index + N fits in an i32.
-        self.mapping.value(self.min_index.wrapping_add(pos as i32))
+        let index = self.min_index.wrapping_add(pos as i32);
+        let value = self.mapping.value(index);
+        if value == f64::INFINITY {
+            return self.overflowed_value(index);
+        }
+        value
+    }
+
+    /// [`value_at`](Self::value_at) of bin `index`, whose representative overflowed:
+    /// `f64::MAX` if the bin starts at a finite value, `+inf` for a bin past the floats
+    /// (the top bin of such a range, which holds the values clamped into it).
+    #[cold]
+    #[inline(never)]
+    fn overflowed_value(&self, index: i32) -> f64 {
+        if self.mapping.lower_bound(index) < f64::INFINITY {
+            f64::MAX
+        } else {
+            f64::INFINITY
+        }
     }
 
     /// The upper edge of the bin at position `pos` (below `N`) as a whole number: see
