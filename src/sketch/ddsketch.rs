@@ -718,8 +718,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// 2^53 values up, where `count - 1` itself rounds, the rank can be many ranks from the
     /// exact product's floor, `count` at most, which is answered with the max), returns
     /// the representative of the first bin whose cumulative count exceeds `rank`, so it is
-    /// within `alpha` of the exact sample quantile `sorted[rank]` when that value lies in
-    /// the range ([`min_trackable`](Self::min_trackable) up to
+    /// within `alpha` (but for the rounding of the keys and representatives far from 1, a
+    /// hair docs/guarantees.md bounds, and for the edges of the finest
+    /// [`IntMapping`](super::IntMapping)s, see its docs) of the exact sample quantile
+    /// `sorted[rank]` when that value lies in the range
+    /// ([`min_trackable`](Self::min_trackable) up to
     /// [`max_trackable`](Self::max_trackable)); one below the range is answered from the
     /// zero bin (0), one above it from the top bin. A range from about `f64::MIN_POSITIVE`
     /// can reach below the normal floats, and there (a subnormal `sorted[rank]`) only
