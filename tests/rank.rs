@@ -881,3 +881,28 @@ fn exponential_ranks_count_whole_buckets_after_downscales() {
         assert_eq!(s.rank_u64(v), in_or_below, "{v} in ({lo:e}, {hi:e}]");
     }
 }
+
+/// The upper edge `u` of a bin is at most `v (1 + alpha) / (1 - alpha)` above its first
+/// value `v` only to the keys' rounding far from 1: at 1 % near 2^830, 1e-13 past it, so a
+/// value that far above `v` still shares its bin and counts in `rank(v)` (the bound with
+/// the true `u` holds, as `rank(v)` docs state).
+#[test]
+fn far_from_one_an_upper_edge_is_past_the_ratio_by_a_hair() {
+    let m = LogMapping::with_relative_accuracy(0.01).unwrap();
+    let v = 7.067374090333661e249;
+    let i = m.index(v);
+    assert!(
+        m.index(v.next_down()) < i,
+        "v is the first value of its bin"
+    );
+    let mut s = DDSketch::<LogMapping, 256>::new(m, 1e249).unwrap();
+    let alpha = s.relative_accuracy();
+    let ratio_edge = v * ((1.0 + alpha) / (1.0 - alpha));
+    let above = ratio_edge.next_up();
+    assert_eq!(m.index(above), i, "past the ratio, still in v's bin");
+    assert!(above / ratio_edge - 1.0 <= 2f64.powi(-33));
+    s.record(v).unwrap();
+    s.record(above).unwrap();
+    s.record(v * 4.0).unwrap();
+    assert_eq!(s.rank(v), Ok(2));
+}

@@ -20,7 +20,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     ///
     /// Let `exact(x)` be the number of recorded values at or below `x`, and `u` the upper
     /// edge of `v`'s bin: the first value the mapping puts in a higher bin, at most
-    /// `v * (1 + alpha) / (1 - alpha)`. For `v` in the trackable range
+    /// `v * (1 + alpha) / (1 - alpha)` (far from 1, to the rounding hair of the keys that
+    /// docs/guarantees.md bounds for quantiles: 1e-13 past it near 2^830 at 1 %). For `v`
+    /// in the trackable range
     /// (`min_trackable <= v < max_trackable`):
     ///
     /// `exact(v) <= rank(v) <= exact(u)`, plus [`clamped`](Self::clamped) if `v` is in the
