@@ -44,8 +44,9 @@ pub enum EncodeError {
     /// (reserved for Prometheus's own labels) or stands twice in one series' labels.
     InvalidName,
     /// Two series of one [`Family`](super::Family) have the same label set (in any
-    /// order), or two families of one scrape the same name: Prometheus would refuse the
-    /// scrape.
+    /// order), or two families of one scrape the same name, or one family's name another's
+    /// with `_bucket`, `_count` or `_sum` appended (the text format's samples of a
+    /// histogram): Prometheus's parsers would refuse the scrape.
     DuplicateSeries,
 }
 

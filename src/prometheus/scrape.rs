@@ -32,6 +32,17 @@ pub struct Scrape {
     pub body: Vec<u8>,
 }
 
+/// Whether two families' names clash in one scrape: the same name, or one the other's with
+/// a suffix of the text format's histogram samples (`m` writes `m_bucket`, `m_count` and
+/// `m_sum`, so a family `m_count` beside it is a second `TYPE` for `m` to the Go parser).
+fn collide(a: &str, b: &str) -> bool {
+    let suffixed = |long: &str, short: &str| {
+        long.strip_prefix(short)
+            .is_some_and(|rest| ["_bucket", "_count", "_sum"].contains(&rest))
+    };
+    a == b || suffixed(a, b) || suffixed(b, a)
+}
+
 /// The answer to a scrape whose `Accept` header is `accept` (empty if it sent none):
 /// every family in the format it asks for ([`Format::from_accept`]: protobuf native
 /// histograms for a Prometheus with them enabled, the text format otherwise), one after
@@ -39,8 +50,10 @@ pub struct Scrape {
 /// this, answer with the content type and the body (and 500 on an error, which is the
 /// program's: bad names or a repeated series, never the scraper's input).
 ///
-/// Families must have distinct names ([`EncodeError::DuplicateSeries`] otherwise): put a
-/// name's label sets in one [`Family`]. With hyper (`examples/prometheus_gateway.rs`):
+/// Families must have distinct names, none another's with `_bucket`, `_count` or `_sum`
+/// appended (the text format's samples of a histogram: the Go parser and client_golang
+/// refuse such a scrape in either format), [`EncodeError::DuplicateSeries`] otherwise: put
+/// a name's label sets in one [`Family`]. With hyper (`examples/prometheus_gateway.rs`):
 ///
 /// ```
 /// use tailguard::prometheus::{scrape, Family, Series};
@@ -67,7 +80,7 @@ pub fn scrape<S: NativeHistogram>(
     let mut len = 0usize;
     for (i, family) in families.iter().enumerate() {
         let earlier = families.get(..i).unwrap_or(&[]);
-        if earlier.iter().any(|e| e.name == family.name) {
+        if earlier.iter().any(|e| collide(e.name, family.name)) {
             return Err(EncodeError::DuplicateSeries);
         }
         len = len.saturating_add(format.family_len(family)?);
@@ -133,6 +146,48 @@ mod tests {
             }
             .unwrap();
             assert_eq!(got.body, want[..n + m]);
+        }
+    }
+
+    /// A histogram `m` writes `m_bucket`, `m_count` and `m_sum` in the text format, so a
+    /// family named one of those in the same scrape collides with it: the Go parser
+    /// (`expfmt`, promtool's `check metrics`, client_golang's gatherer) refuses the body
+    /// ("second TYPE line for metric name"). Refused, in either order and either format.
+    #[test]
+    fn a_family_named_as_another_histograms_samples_is_refused() {
+        let s = presets::otel_latency();
+        let series = [Series {
+            sketch: &s,
+            labels: &[],
+        }];
+        fn fam<'a, S>(name: &'a str, series: &'a [Series<'a, S>]) -> Family<'a, S> {
+            Family {
+                name,
+                help: "",
+                series,
+            }
+        }
+        for suffix in ["_bucket", "_count", "_sum"] {
+            let other = std::format!("m{suffix}");
+            for accept in ["", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"] {
+                assert_eq!(
+                    scrape(accept, &[fam("m", &series), fam(&other, &series)]),
+                    Err(EncodeError::DuplicateSeries),
+                    "{other}"
+                );
+                assert_eq!(
+                    scrape(accept, &[fam(&other, &series), fam("m", &series)]),
+                    Err(EncodeError::DuplicateSeries),
+                    "{other}"
+                );
+            }
+        }
+        // Other names that merely share a prefix are fine.
+        for other in ["m_buckets", "m_total", "mm_count", "m_count_x", "n_sum"] {
+            assert!(
+                scrape("", &[fam("m", &series), fam(other, &series)]).is_ok(),
+                "{other}"
+            );
         }
     }
 
