@@ -10,7 +10,9 @@
 //!
 //! Prints `count N`, `min X`, `max X`, then one line per quantile (`p50 X`, `p99.9 X`, ...;
 //! defaults 0.5 0.9 0.95 0.99 0.999). Every answer is within the sketch's relative accuracy
-//! of the exact quantile `sorted[floor(q * (n - 1))]`.
+//! of the exact quantile `sorted[floor(q * (n - 1))]` when that is 0 or in the sketch's range
+//! (every normal float at the default accuracy); a note on stderr counts the values read
+//! below the range (subnormals, say), which count as 0 or as the range's bottom.
 //!
 //! A line that is not a finite, non-negative number is reported on stderr with its line
 //! number and makes the exit code 2 (the valid lines are still counted); `--skip-invalid`
@@ -318,13 +320,22 @@ fn write_otlp<M: IndexMapping + 'static>(
 
 fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, String> {
     let mut invalid = 0usize;
+    // Values above 0 below the range (subnormals at the default accuracy): recorded, but
+    // answered as 0 or as the range's bottom, not within alpha.
+    let bottom = sketch.min_trackable().max(f64::MIN_POSITIVE);
+    let mut below = 0u64;
     let stdin = io::stdin().lock();
     for (number, line) in stdin.split(b'\n').enumerate() {
         let line = line.map_err(|e| format!("reading stdin: {e}"))?;
         let text = String::from_utf8_lossy(&line);
         let text = text.trim();
         let recorded = match text.parse::<f64>() {
-            Ok(v) if v.is_finite() => sketch.record(v).map_err(|e| e.to_string()),
+            Ok(v) if v.is_finite() => {
+                if v > 0.0 && v < bottom {
+                    below += 1;
+                }
+                sketch.record(v).map_err(|e| e.to_string())
+            }
             Ok(v) => Err(format!("{v} is not finite")),
             Err(_) if text.is_empty() => Err("empty line".to_string()),
             Err(_) => Err("not a number".to_string()),
@@ -333,6 +344,12 @@ fn read_stdin<M: IndexMapping>(sketch: &mut DDSketch<M, BINS>) -> Result<usize, 
             invalid += 1;
             eprintln!("line {}: {why}: {text:?}", number + 1);
         }
+    }
+    if below > 0 {
+        eprintln!(
+            "note: {below} values below {bottom:e}, the sketch's range, count as 0 or as its \
+             bottom: quantiles among them are not within the accuracy"
+        );
     }
     Ok(invalid)
 }

@@ -529,3 +529,27 @@ fn extreme_accuracies_the_mapping_takes_answer_within_them() {
         );
     }
 }
+
+/// A subnormal value (below 2^-1022) is a finite, non-negative number the tool takes, but
+/// no mapping's range reaches it at the default accuracy: the log sketch counts it as 0,
+/// the otel one in the bucket of 2^-1022. Neither answer is within alpha of it, so the
+/// tool says so on stderr (the module docs promise every answer within alpha otherwise).
+#[test]
+fn values_below_the_range_get_a_note() {
+    for mapping in ["log", "otel", "cubic", "int"] {
+        let out = run(&["--mapping", mapping], "0\n1e-310\n1e308\n");
+        assert!(out.status.success(), "{mapping}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let p50 = field(&stdout, "p50");
+        assert!((p50 - 1e-310).abs() > 0.01 * 1e-310, "{mapping}: {p50}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains("1 values below"),
+            "{mapping}: no note in {stderr:?}"
+        );
+    }
+    // Values in the range: no such note.
+    let out = run(&[], "0\n1e-300\n1e308\n");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("values below"), "{stderr:?}");
+}
