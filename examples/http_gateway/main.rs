@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Options: `--requests N` (default 50,000; 10,000 with `--ttft`), `--concurrency N`
-//! (default 20).
+//! (default 20, at most 10,000: each client is a task with pooled connections).
 //!
 //! * The backend ([`loopback`], in the support crate) listens on 127.0.0.1; every attempt
 //!   draws its own latency; a handler whose client goes away (a cancelled loser) is
@@ -69,12 +69,20 @@ fn parse_options() -> Result<Options, String> {
             .filter(|&n| n > 0)
             .ok_or(format!("{flag} needs a positive integer"))
     };
+    // The client pool holds 4 connections per client: a count past this would overflow
+    // it (and spawn as many tasks).
+    const MAX_CONCURRENCY: usize = 10_000;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--csv" => options.csv = true,
             "--ttft" => options.ttft = true,
             "--requests" => options.requests = number("--requests", args.next())?,
-            "--concurrency" => options.concurrency = number("--concurrency", args.next())?,
+            "--concurrency" => {
+                options.concurrency = number("--concurrency", args.next())?;
+                if options.concurrency > MAX_CONCURRENCY {
+                    return Err(format!("--concurrency is at most {MAX_CONCURRENCY}"));
+                }
+            }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
