@@ -361,6 +361,14 @@ impl<C: Clock, M: IndexMapping, const N: usize, const SLOTS: usize> Window<C, M,
     /// ```
     #[inline]
     pub fn record(&self, value: f64) -> Result<(), RecordError> {
+        // Refused before the clock is read: a refused value changes nothing, not even the
+        // rotation (and the expiry) a record at this time would do.
+        if value.is_nan() {
+            return Err(RecordError::NaN);
+        }
+        if value < 0.0 {
+            return Err(RecordError::Negative);
+        }
         let now = self.clock.now();
         let previous = self
             .slot_at(now, self.config.rotate_on_record)

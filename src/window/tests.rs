@@ -442,3 +442,22 @@ fn snapshot_merges_every_slot() {
     assert!(w.merge_into(&mut other).is_err());
     assert_eq!(other.count(), 0);
 }
+
+/// A refused value (NaN, negative) changes nothing: not even the rotation a record at that
+/// time would have done, which would expire values and withdraw the cached quantile.
+#[test]
+fn a_refused_value_changes_nothing_not_even_the_rotation() {
+    let clock = ManualClock::new();
+    let config = WindowConfig::new().with_interval(Duration::from_secs(10));
+    let window = Window::with_layout(&clock, presets::INT_LATENCY_LAYOUT, config).unwrap();
+    window.record_u64(1_000_000);
+    window.maintain();
+    let cached = window.cached_quantile();
+    assert!(cached.is_some());
+    clock.advance(Duration::from_secs(100)); // a record now would empty the window
+    for refused in [f64::NAN, -1.0, f64::NEG_INFINITY] {
+        assert!(window.record(refused).is_err());
+    }
+    assert_eq!((window.expired(), window.rotations()), (0, 0));
+    assert_eq!(window.cached_quantile(), cached);
+}
