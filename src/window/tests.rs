@@ -461,3 +461,33 @@ fn a_refused_value_changes_nothing_not_even_the_rotation() {
     assert_eq!((window.expired(), window.rotations()), (0, 0));
     assert_eq!(window.cached_quantile(), cached);
 }
+
+/// A clock reset before the window's origin (a timer that wrapped, on a window built with
+/// the clock well past zero) restarts the window in its first interval, which lasts until
+/// the clock passes the origin again: nothing recorded meanwhile is forgotten. With the
+/// origin at zero the window forgets at the pace of the clock after the reset.
+#[test]
+fn a_clock_reset_before_the_origin_holds_the_first_interval() {
+    let origin = 1u64 << 50; // about 13 days of uptime
+    let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+    let w = window(&clock, WindowConfig::new());
+    clock.advance(300 * SEC);
+    w.record_duration(Duration::from_millis(5));
+    clock.set(Instant::from_nanos(5)); // the timer wrapped
+    w.record_duration(Duration::from_millis(9));
+    assert_eq!((w.count(), w.expired()), (1, 1));
+    clock.advance(3_600 * SEC); // an hour of the new clock: still the first interval
+    assert_eq!((w.count(), w.expired()), (1, 1));
+
+    let clock = ManualClock::starting_at(Instant::from_nanos(origin));
+    let config = WindowConfig::new();
+    let w: Window<_, IntMapping, { presets::INT_LATENCY_BINS }, 3> =
+        Window::with_origin(&clock, presets::INT_LATENCY_LAYOUT, config, Instant::ZERO).unwrap();
+    clock.advance(300 * SEC);
+    w.record_duration(Duration::from_millis(5));
+    clock.set(Instant::from_nanos(5));
+    w.record_duration(Duration::from_millis(9));
+    assert_eq!((w.count(), w.expired()), (1, 1));
+    clock.advance(60 * SEC); // two intervals: forgotten
+    assert_eq!((w.count(), w.expired()), (0, 2));
+}
