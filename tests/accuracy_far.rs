@@ -4,13 +4,12 @@
 
 use tailguard::sketch::{presets, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping};
 
-/// The largest `(got - v).abs() / v - relative_accuracy()` over `samples` bin edges of `m`
-/// (each edge's first value and the float just below it) with exponents in `lo..hi`:
-/// each recorded between values half and twice it, so that the median is its bin's
-/// representative, not an extreme. Panics unless most edges were checked.
-fn worst_excess<M: IndexMapping + Copy>(m: M, lo: i32, hi: i32, samples: u32) -> f64 {
-    let (mut worst, mut checked) = (0f64, 0u32);
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+/// Up to `samples` bin edges of `m` with exponents in `lo..hi` (drawn from `seed`): each
+/// edge's first value and the float just below it, found by bisection over the floats'
+/// bits near the mapping's `lower_bound`. Edges the bisection cannot bracket are skipped.
+fn edges<M: IndexMapping>(m: &M, lo: i32, hi: i32, samples: u32, seed: u64) -> Vec<[f64; 2]> {
+    let mut found = Vec::new();
+    let mut state = seed;
     for _ in 0..samples {
         state ^= state << 13;
         state ^= state >> 7;
@@ -18,7 +17,6 @@ fn worst_excess<M: IndexMapping + Copy>(m: M, lo: i32, hi: i32, samples: u32) ->
         let e = lo + (state % (hi - lo) as u64) as i32;
         let v0 = (1.0 + (state >> 20) as f64 / (1u64 << 44) as f64) * 2f64.powi(e);
         let i = m.index(v0);
-        // The first value of bin i: bisection over the floats' bits near its edge.
         let edge = m.lower_bound(i);
         let (mut a, mut b) = (
             (edge * (1.0 - 1e-6)).to_bits(),
@@ -35,20 +33,32 @@ fn worst_excess<M: IndexMapping + Copy>(m: M, lo: i32, hi: i32, samples: u32) ->
                 a = mid;
             }
         }
-        for v in [f64::from_bits(b), f64::from_bits(a)] {
-            let Ok(mut s) = DDSketch::<M, 16384>::new(m, v / 4.0) else {
-                continue;
-            };
-            for x in [v / 2.0, v, v * 2.0] {
-                s.record(x).unwrap();
-            }
-            if s.clamped() > 0 || s.zero_count() > 0 {
-                continue;
-            }
-            let got = s.quantile(0.5).unwrap().unwrap();
-            worst = worst.max((got - v).abs() / v - s.relative_accuracy());
-            checked += 1;
+        found.push([f64::from_bits(b), f64::from_bits(a)]);
+    }
+    found
+}
+
+/// The largest `(got - v).abs() / v - relative_accuracy()` over `samples` bin edges of `m`
+/// ([`edges`]), each recorded between values half and twice it, so that the median is its
+/// bin's representative, not an extreme. Panics unless most edges were checked.
+fn worst_excess<M: IndexMapping + Copy>(m: M, lo: i32, hi: i32, samples: u32) -> f64 {
+    let (mut worst, mut checked) = (0f64, 0u32);
+    for v in edges(&m, lo, hi, samples, 0x9E37_79B9_7F4A_7C15)
+        .into_iter()
+        .flatten()
+    {
+        let Ok(mut s) = DDSketch::<M, 16384>::new(m, v / 4.0) else {
+            continue;
+        };
+        for x in [v / 2.0, v, v * 2.0] {
+            s.record(x).unwrap();
         }
+        if s.clamped() > 0 || s.zero_count() > 0 {
+            continue;
+        }
+        let got = s.quantile(0.5).unwrap().unwrap();
+        worst = worst.max((got - v).abs() / v - s.relative_accuracy());
+        checked += 1;
     }
     assert!(
         checked >= samples,
@@ -117,51 +127,27 @@ fn a_bin_edge_far_from_one_is_within_alpha_and_a_rounding_hair() {
 fn integer_excess(k: u32, lo: i32, hi: i32, samples: u32) -> (f64, f64) {
     let m = IntMapping::with_mantissa_bits(k).unwrap();
     let (mut worst_share, mut worst, mut checked) = (0f64, 0f64, 0u32);
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(k);
-    for _ in 0..samples {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let e = lo + (state % (hi - lo) as u64) as i32;
-        let v0 = (1.0 + (state >> 20) as f64 / (1u64 << 44) as f64) * 2f64.powi(e);
-        let i = m.index(v0);
-        let edge = m.lower_bound(i);
-        let (mut a, mut b) = (
-            (edge * (1.0 - 1e-6)).to_bits(),
-            (edge * (1.0 + 1e-6)).to_bits(),
+    let seed = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(k);
+    // Half and twice `v`, or as far as 4096 bins reach: the median is then the
+    // representative of `v`'s bin, not clamped to an extreme.
+    let spread = 2f64.powf(2f64.powi(12 - k as i32)).min(2.0);
+    for v in edges(&m, lo, hi, samples, seed).into_iter().flatten() {
+        let mut s = DDSketch::<IntMapping, 16384>::new(m, v / spread / 1.001).unwrap();
+        for x in [v / spread, v, v * spread] {
+            s.record(x).unwrap();
+        }
+        assert_eq!(
+            (s.clamped(), s.zero_count()),
+            (0, 0),
+            "k={k} v={v:e} {:e}",
+            s.max_trackable()
         );
-        if m.index(f64::from_bits(a)) >= i || m.index(f64::from_bits(b)) < i {
-            continue;
-        }
-        while b - a > 1 {
-            let mid = a + (b - a) / 2;
-            if m.index(f64::from_bits(mid)) >= i {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        // Half and twice `v`, or as far as 4096 bins reach: the median is then the
-        // representative of `v`'s bin, not clamped to an extreme.
-        let spread = 2f64.powf(2f64.powi(12 - k as i32)).min(2.0);
-        for v in [f64::from_bits(b), f64::from_bits(a)] {
-            let mut s = DDSketch::<IntMapping, 16384>::new(m, v / spread / 1.001).unwrap();
-            for x in [v / spread, v, v * spread] {
-                s.record(x).unwrap();
-            }
-            assert_eq!(
-                (s.clamped(), s.zero_count()),
-                (0, 0),
-                "k={k} v={v:e} {:e}",
-                s.max_trackable()
-            );
-            let got = s.quantile(0.5).unwrap().unwrap();
-            let excess = (got - v).abs() / v - s.relative_accuracy();
-            let hair = (v.log2().abs() + 1.0) * 2f64.powi(k as i32 - 51);
-            worst_share = worst_share.max(excess / hair);
-            worst = worst.max(excess);
-            checked += 1;
-        }
+        let got = s.quantile(0.5).unwrap().unwrap();
+        let excess = (got - v).abs() / v - s.relative_accuracy();
+        let hair = (v.log2().abs() + 1.0) * 2f64.powi(k as i32 - 51);
+        worst_share = worst_share.max(excess / hair);
+        worst = worst.max(excess);
+        checked += 1;
     }
     assert!(checked >= samples, "{checked} edges of {samples} samples");
     (worst_share, worst)
