@@ -708,21 +708,21 @@ proptest! {
 
     #[test]
     fn an_int_window_of_3_slots_keeps_every_promise(cfg in cfg(), start in start(), ops in ops()) {
-        run::<_, _, 3>(presets::INT_LATENCY_LAYOUT, cfg, start, &ops)?;
+        run::<_, { presets::INT_LATENCY_BINS }, 3>(presets::INT_LATENCY_LAYOUT, cfg, start, &ops)?;
     }
 
     #[test]
     fn an_int_window_of_2_slots_keeps_every_promise(cfg in cfg(), start in start(), ops in ops()) {
-        run::<_, _, 2>(presets::INT_LATENCY_LAYOUT, cfg, start, &ops)?;
+        run::<_, { presets::INT_LATENCY_BINS }, 2>(presets::INT_LATENCY_LAYOUT, cfg, start, &ops)?;
     }
 
     #[test]
     fn a_log_window_of_5_slots_keeps_every_promise(cfg in cfg(), start in start(), ops in ops()) {
-        run::<_, _, 5>(presets::LOG_LATENCY_LAYOUT, cfg, start, &ops)?;
+        run::<_, { presets::LOG_LATENCY_BINS }, 5>(presets::LOG_LATENCY_LAYOUT, cfg, start, &ops)?;
     }
 
     #[test]
     fn an_mcu_window_of_8_slots_keeps_every_promise(cfg in cfg(), start in start(), ops in ops()) {
-        run::<_, _, 8>(presets::MCU_LATENCY_LAYOUT, cfg, start, &ops)?;
+        run::<_, { presets::MCU_LATENCY_BINS }, 8>(presets::MCU_LATENCY_LAYOUT, cfg, start, &ops)?;
     }
 }
