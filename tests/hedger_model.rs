@@ -267,7 +267,7 @@ fn drive<M: WindowKind, const N: usize>(
     hedger: &Hedger<&ManualClock, RatioBudget, M, N>,
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
-    let config = *hedger.config();
+    let config = hedger.config();
     let mut model = Model::default();
     let mut tickets: Vec<Ticket> = Vec::new();
     // Whether each ticket's primary failed (the ticket keeps it privately).

@@ -120,7 +120,7 @@ fn a_reset_hedger_behaves_as_a_fresh_one() {
     // A refused configuration changes nothing.
     let bad = config.with_max_hedges(0);
     assert!(used.reset(&clock, bad, budget()).is_err());
-    assert_eq!(used.config(), &old);
+    assert_eq!(used.config(), old);
 
     let fresh: McuHedger<_> = Hedger::with_budget(&clock, config, budget(), layout).unwrap();
     used.reset(&clock, config, budget()).unwrap();

@@ -7,6 +7,13 @@ use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 /// Fixed-point units per token: millionths, so a ratio of 0.6 deposits exactly 600,000.
 const UNITS_PER_TOKEN: u32 = 1_000_000;
 
+/// The deposit and cap stored as zero: a default
+/// [`HedgeConfig`](crate::hedge::HedgeConfig)'s budget (10 %, 50 tokens), so that a
+/// `static` hedger built with the defaults is zero bytes, in `.bss` (a hedge test checks
+/// that they agree). Others cost a XOR with these when read.
+const ZERO_DEPOSIT: u32 = UNITS_PER_TOKEN / 10;
+const ZERO_CAP: u32 = 50 * UNITS_PER_TOKEN;
+
 /// A ratio budget: every request deposits `ratio` of a token, every hedge withdraws one
 /// whole token; the balance is capped.
 ///
@@ -34,11 +41,12 @@ const UNITS_PER_TOKEN: u32 = 1_000_000;
 /// assert!(budget.try_acquire()); // ten requests paid for one hedge
 /// assert_eq!((budget.granted(), budget.denied()), (2, 1));
 /// ```
-#[derive(Debug)]
 pub struct RatioBudget<C: Clock = NoClock> {
-    /// Millionths of a token.
-    balance: AtomicU32,
+    /// Millionths of a token below the cap (0: full, as a budget starts).
+    missing: AtomicU32,
+    /// Millionths of a token per request, XOR [`ZERO_DEPOSIT`].
     deposit: u32,
+    /// Millionths of a token, XOR [`ZERO_CAP`].
     cap: u32,
     allowance: Option<TokenBucket<C>>,
     tally: Tally,
@@ -125,9 +133,9 @@ impl RatioBudget {
             }
             let cap = cap.wrapping_mul(UNITS_PER_TOKEN); // cap <= MAX_CAP: no overflow
             Ok(RatioBudget {
-                balance: AtomicU32::new(cap),
-                deposit: ppm,
-                cap,
+                missing: AtomicU32::new(0),
+                deposit: ppm ^ ZERO_DEPOSIT,
+                cap: cap ^ ZERO_CAP,
                 allowance: None,
                 tally: Tally::new(),
             })
@@ -188,7 +196,7 @@ impl RatioBudget {
             // a `Result` only if nothing in it has a destructor).
             match TokenBucket::<C>::emission(per_second, burst) {
                 Ok((shift, emission)) => Ok(RatioBudget {
-                    balance: self.balance,
+                    missing: self.missing,
                     deposit: self.deposit,
                     cap: self.cap,
                     allowance: Some(TokenBucket::with_emission(clock, shift, emission, burst)),
@@ -217,9 +225,9 @@ impl Default for RatioBudget {
     /// ```
     fn default() -> Self {
         RatioBudget {
-            balance: AtomicU32::new(10 * UNITS_PER_TOKEN),
-            deposit: UNITS_PER_TOKEN / 10,
-            cap: 10 * UNITS_PER_TOKEN,
+            missing: AtomicU32::new(0),
+            deposit: (UNITS_PER_TOKEN / 10) ^ ZERO_DEPOSIT,
+            cap: (10 * UNITS_PER_TOKEN) ^ ZERO_CAP,
             allowance: None,
             tally: Tally::new(),
         }
@@ -238,7 +246,7 @@ impl<C: Clock> RatioBudget<C> {
     /// assert_eq!(RatioBudget::from_parts_per_million(50_000, 10).unwrap().ratio(), 0.05);
     /// ```
     pub fn ratio(&self) -> f64 {
-        f64::from(self.deposit) / f64::from(UNITS_PER_TOKEN)
+        f64::from(self.deposit()) / f64::from(UNITS_PER_TOKEN)
     }
 
     /// The most tokens the ratio balance holds.
@@ -255,7 +263,19 @@ impl<C: Clock> RatioBudget<C> {
     /// assert_eq!((0..10).filter(|_| budget.try_acquire()).count(), 3);
     /// ```
     pub fn cap(&self) -> u32 {
-        self.cap / UNITS_PER_TOKEN
+        self.units_cap() / UNITS_PER_TOKEN
+    }
+
+    /// The deposit per request in millionths of a token.
+    #[inline(always)]
+    fn deposit(&self) -> u32 {
+        self.deposit ^ ZERO_DEPOSIT
+    }
+
+    /// The cap in millionths of a token.
+    #[inline(always)]
+    fn units_cap(&self) -> u32 {
+        self.cap ^ ZERO_CAP
     }
 
     /// The minimum allowance, if any.
@@ -276,11 +296,35 @@ impl<C: Clock> RatioBudget<C> {
     }
 }
 
+/// The budget as configured and its balance (the stored words are XOR defaults).
+///
+/// ```
+/// use tailguard::budget::RatioBudget;
+///
+/// let budget = RatioBudget::new(0.25, 3).unwrap();
+/// let shown = format!("{budget:?}");
+/// assert!(shown.contains("ratio: 0.25") && shown.contains("cap: 3") && shown.contains("balance: 3.0"));
+/// ```
+impl<C: Clock + core::fmt::Debug> core::fmt::Debug for RatioBudget<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RatioBudget")
+            .field("ratio", &self.ratio())
+            .field("cap", &self.cap())
+            .field("balance", &self.balance())
+            .field("allowance", &self.allowance)
+            .field("tally", &self.tally)
+            .finish()
+    }
+}
+
 impl<C: Clock> Budget for RatioBudget<C> {
     fn try_acquire(&self) -> bool {
+        let cap = self.units_cap();
         let from_ratio = self
-            .balance
-            .fetch_update(Relaxed, Relaxed, |b| b.checked_sub(UNITS_PER_TOKEN))
+            .missing
+            .fetch_update(Relaxed, Relaxed, |m| {
+                m.checked_add(UNITS_PER_TOKEN).filter(|&after| after <= cap)
+            })
             .is_ok();
         let granted = from_ratio || self.allowance.as_ref().is_some_and(|a| a.try_acquire());
         self.tally.count(granted)
@@ -288,19 +332,22 @@ impl<C: Clock> Budget for RatioBudget<C> {
 
     fn on_request(&self) {
         // Err only means the balance was already at the cap: nothing to write.
-        let _ = self.balance.fetch_update(Relaxed, Relaxed, |b| {
-            (b < self.cap).then(|| b.saturating_add(self.deposit).min(self.cap))
+        let deposit = self.deposit();
+        let _ = self.missing.fetch_update(Relaxed, Relaxed, |m| {
+            (m > 0).then(|| m.saturating_sub(deposit))
         });
     }
 
     fn penalize(&self, tokens: u32) {
         let units = tokens.saturating_mul(UNITS_PER_TOKEN);
-        let before = match self
-            .balance
-            .fetch_update(Relaxed, Relaxed, |b| Some(b.saturating_sub(units)))
+        let cap = self.units_cap();
+        let missing = match self
+            .missing
+            .fetch_update(Relaxed, Relaxed, |m| Some(m.saturating_add(units).min(cap)))
         {
-            Ok(b) | Err(b) => b,
+            Ok(m) | Err(m) => m,
         };
+        let before = cap.saturating_sub(missing);
         // The rest from the allowance, in whole tokens (rounded down: at most `tokens` in
         // all). In 64 bits: `units` saturates at 4,294.97 tokens, which would leave the
         // allowance untouched by a larger penalty when the ratio balance is nearly full.
@@ -318,14 +365,15 @@ impl<C: Clock> Budget for RatioBudget<C> {
 
     /// Empties the ratio balance (fractions of a token included) and the allowance.
     fn drain(&self) {
-        self.balance.store(0, Relaxed);
+        self.missing.store(self.units_cap(), Relaxed);
         if let Some(allowance) = &self.allowance {
             allowance.drain();
         }
     }
 
     fn balance(&self) -> f64 {
-        let own = f64::from(self.balance.load(Relaxed)) / f64::from(UNITS_PER_TOKEN);
+        let own = self.units_cap().saturating_sub(self.missing.load(Relaxed));
+        let own = f64::from(own) / f64::from(UNITS_PER_TOKEN);
         own + self.allowance.as_ref().map_or(0.0, |a| a.balance())
     }
 
@@ -341,6 +389,17 @@ impl<C: Clock> Budget for RatioBudget<C> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    /// A default hedge configuration's budget is stored as zero words (a `static` hedger
+    /// built with the defaults is `.bss`), and a full budget as no missing units.
+    #[test]
+    fn the_hedge_defaults_budget_is_stored_as_zero() {
+        let config = crate::hedge::HedgeConfig::new();
+        let b = RatioBudget::new(config.budget_ratio(), config.budget_cap()).unwrap();
+        assert_eq!((b.deposit, b.cap, b.missing.load(Relaxed)), (0, 0, 0));
+        assert!(b.allowance.is_none());
+        assert_eq!((b.ratio(), b.cap(), b.balance()), (0.1, 50, 50.0));
+    }
     use crate::clock::ManualClock;
     use core::time::Duration;
 

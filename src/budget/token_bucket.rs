@@ -219,7 +219,7 @@ impl<C: Clock> TokenBucket<C> {
         let mut raw = self.tat.load_raw();
         loop {
             let now = self.coarse.at(self.clock.now());
-            let (ahead, beyond) = self.ahead(AtomicCoarseInstant::age_of(raw, &self.coarse, now));
+            let (ahead, beyond) = self.ahead(raw.age(&self.coarse, now));
             let new = f(ahead);
             let target = match (new, beyond) {
                 (Some(ahead), _) => ahead,

@@ -109,9 +109,22 @@ impl CoarseClock {
             unit: Divisor::new(unit_ns),
             // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
             // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
-            // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`age_of` counts one era more
+            // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`RawStamp::age` counts one era more
             // when either word is the top one, which two eras share.)
             era_limit: (unit_ns / 4).saturating_sub(1),
+        }
+    }
+
+    /// Each field XOR `key`'s. A structure that must be all zero bytes when built with
+    /// its defaults (so that a `static` of it is `.bss`, not `.data` and a copy in flash)
+    /// stores its clock as `clock.xor(default)` and reads it as `stored.xor(default)`: the
+    /// XOR with a constant costs an instruction or two per field read.
+    #[inline(always)]
+    pub(crate) const fn xor(self, key: Self) -> Self {
+        CoarseClock {
+            origin_ns: self.origin_ns ^ key.origin_ns,
+            unit: self.unit.xor(key.unit),
+            era_limit: self.era_limit ^ key.era_limit,
         }
     }
 
@@ -166,7 +179,7 @@ impl CoarseClock {
 }
 
 /// The era word of a reading at the origin: `era_tag(0)`.
-const FIRST_ERA: u32 = 1;
+pub(crate) const FIRST_ERA: u32 = 1;
 
 /// The largest era word: the last two eras (the last 8.6 s of the 584-year range) share it.
 const TOP_ERA: u32 = u32::MAX;
@@ -212,12 +225,20 @@ pub(crate) enum Age {
 
 /// A [`CoarseInstant`] stamp in two native 32-bit atomics: lock-free and interrupt-safe on
 /// every target. See the [module docs](self).
-pub(crate) struct AtomicCoarseInstant {
+///
+/// The era word is stored XOR `ERA_KEY`, so that the stamp is zero bytes when it holds
+/// what it starts with: [`never`](Self::never) with the default key 0, the origin's
+/// reading with [`FIRST_ERA`] ([`OriginStamp`]).
+pub(crate) struct AtomicCoarseInstant<const ERA_KEY: u32 = 0> {
     /// The stamp's ticks modulo 2^32.
     low: AtomicU32,
-    /// The era of the reading the stamp was written with, or 0 if none was.
+    /// The era of the reading the stamp was written with, or 0 if none was; XOR `ERA_KEY`.
     era: AtomicU32,
 }
+
+/// A stamp that starts at its clock's origin (a window's published interval), zero bytes
+/// until it is first written.
+pub(crate) type OriginStamp = AtomicCoarseInstant<FIRST_ERA>;
 
 /// An [`AtomicCoarseInstant`]'s two words as loaded, for a compare-and-swap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,15 +253,43 @@ impl RawStamp {
     pub(crate) const fn is_never(&self) -> bool {
         self.era == 0
     }
+
+    /// The age of this stamp at reading `now` of `clock`.
+    #[inline]
+    pub(crate) fn age(self, clock: &CoarseClock, now: CoarseInstant) -> Age {
+        // The common case first: written in the reading's own era (the same 4.3 s), so less
+        // than 2^32 ns = 2^29 ticks apart and the low words alone give the age. (A reading's
+        // era is never 0, the "never written" word.)
+        if self.era == now.era {
+            return Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(self.low) as i32));
+        }
+        if self.era == 0 {
+            return Age::Never;
+        }
+        // Both eras are at most u32::MAX: the difference fits an i64. The top era word
+        // stands for two eras: count the one that may be hidden.
+        let eras = i64::from(now.era).wrapping_sub(i64::from(self.era));
+        let hidden = u64::from(now.era == TOP_ERA || self.era == TOP_ERA);
+        if eras.unsigned_abs().wrapping_add(hidden) > clock.era_limit {
+            return if eras > 0 {
+                Age::LongAgo
+            } else {
+                Age::FarAhead
+            };
+        }
+        // Within the limit the true age is below 2^31 ticks either way: the wrapping
+        // difference of the low words is exact.
+        Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(self.low) as i32))
+    }
 }
 
-impl AtomicCoarseInstant {
+impl<const ERA_KEY: u32> AtomicCoarseInstant<ERA_KEY> {
     /// A stamp that was never written: its age is [`Age::Never`].
     #[cfg(not(loom))]
     pub(crate) const fn never() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
-            era: AtomicU32::new(0),
+            era: AtomicU32::new(ERA_KEY),
         }
     }
 
@@ -249,7 +298,7 @@ impl AtomicCoarseInstant {
     pub(crate) fn never() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
-            era: AtomicU32::new(0),
+            era: AtomicU32::new(ERA_KEY),
         }
     }
 
@@ -259,7 +308,7 @@ impl AtomicCoarseInstant {
     pub(crate) const fn at_origin() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
-            era: AtomicU32::new(FIRST_ERA),
+            era: AtomicU32::new(FIRST_ERA ^ ERA_KEY),
         }
     }
 
@@ -268,7 +317,7 @@ impl AtomicCoarseInstant {
     pub(crate) fn at_origin() -> Self {
         AtomicCoarseInstant {
             low: AtomicU32::new(0),
-            era: AtomicU32::new(FIRST_ERA),
+            era: AtomicU32::new(FIRST_ERA ^ ERA_KEY),
         }
     }
 
@@ -282,11 +331,11 @@ impl AtomicCoarseInstant {
     /// [module docs](self#the-rule-for-writers)).
     #[inline]
     pub(crate) fn store(&self, ticks: u64, written: CoarseInstant) {
-        self.era.store(written.era, Ordering::Relaxed);
+        self.era.store(written.era ^ ERA_KEY, Ordering::Relaxed);
         self.low.store(ticks as u32, Ordering::Release);
     }
 
-    /// The stamp's two words, for [`age_of`](Self::age_of) and
+    /// The stamp's two words, for [`RawStamp::age`] and
     /// [`compare_exchange`](Self::compare_exchange).
     #[inline]
     pub(crate) fn load_raw(&self) -> RawStamp {
@@ -294,42 +343,14 @@ impl AtomicCoarseInstant {
         let low = self.low.load(Ordering::Acquire);
         RawStamp {
             low,
-            era: self.era.load(Ordering::Relaxed),
+            era: self.era.load(Ordering::Relaxed) ^ ERA_KEY,
         }
     }
 
     /// The age of the stamp at reading `now` of `clock`.
     #[inline]
     pub(crate) fn age(&self, clock: &CoarseClock, now: CoarseInstant) -> Age {
-        Self::age_of(self.load_raw(), clock, now)
-    }
-
-    /// The age of a stamp loaded with [`load_raw`](Self::load_raw).
-    #[inline]
-    pub(crate) fn age_of(raw: RawStamp, clock: &CoarseClock, now: CoarseInstant) -> Age {
-        // The common case first: written in the reading's own era (the same 4.3 s), so less
-        // than 2^32 ns = 2^29 ticks apart and the low words alone give the age. (A reading's
-        // era is never 0, the "never written" word.)
-        if raw.era == now.era {
-            return Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(raw.low) as i32));
-        }
-        if raw.era == 0 {
-            return Age::Never;
-        }
-        // Both eras are at most u32::MAX: the difference fits an i64. The top era word
-        // stands for two eras: count the one that may be hidden.
-        let eras = i64::from(now.era).wrapping_sub(i64::from(raw.era));
-        let hidden = u64::from(now.era == TOP_ERA || raw.era == TOP_ERA);
-        if eras.unsigned_abs().wrapping_add(hidden) > clock.era_limit {
-            return if eras > 0 {
-                Age::LongAgo
-            } else {
-                Age::FarAhead
-            };
-        }
-        // Within the limit the true age is below 2^31 ticks either way: the wrapping
-        // difference of the low words is exact.
-        Age::Ticks(i64::from((now.ticks as u32).wrapping_sub(raw.low) as i32))
+        self.load_raw().age(clock, now)
     }
 
     /// Replaces the stamp with `ticks` (written at reading `written`) if it still holds
@@ -349,7 +370,7 @@ impl AtomicCoarseInstant {
         written: CoarseInstant,
     ) -> Result<(), RawStamp> {
         if current.era != written.era {
-            self.era.store(written.era, Ordering::Relaxed);
+            self.era.store(written.era ^ ERA_KEY, Ordering::Relaxed);
         }
         // A strong exchange: a spurious failure would leave a newer era over an old stamp.
         match self.low.compare_exchange(
@@ -361,13 +382,13 @@ impl AtomicCoarseInstant {
             Ok(_) => Ok(()),
             Err(low) => Err(RawStamp {
                 low,
-                era: self.era.load(Ordering::Relaxed),
+                era: self.era.load(Ordering::Relaxed) ^ ERA_KEY,
             }),
         }
     }
 }
 
-impl fmt::Debug for AtomicCoarseInstant {
+impl<const ERA_KEY: u32> fmt::Debug for AtomicCoarseInstant<ERA_KEY> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let raw = self.load_raw();
         f.debug_struct("AtomicCoarseInstant")
@@ -384,6 +405,9 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
+    /// A stamp with the default key.
+    type Stamp = AtomicCoarseInstant;
+
     fn ms_clock() -> CoarseClock {
         CoarseClock::from_nanos(0, MS).unwrap()
     }
@@ -392,12 +416,15 @@ mod tests {
     fn a_stamp_at_the_origin_is_the_reading_at_the_origin() {
         for origin in [0, 5, 7 << 40] {
             let clock = CoarseClock::from_nanos(origin, MS).unwrap();
-            let stored = AtomicCoarseInstant::never();
+            let stored = Stamp::never();
             stored.store_now(clock.at(clock.origin()));
-            assert_eq!(
-                AtomicCoarseInstant::at_origin().load_raw(),
-                stored.load_raw()
-            );
+            assert_eq!(Stamp::at_origin().load_raw(), stored.load_raw());
+            // Keyed by the first era, the same reading (stored as zero bytes).
+            assert_eq!(OriginStamp::at_origin().load_raw(), stored.load_raw());
+            let keyed = OriginStamp::never();
+            keyed.store_now(clock.at(clock.origin()));
+            assert_eq!(keyed.load_raw(), stored.load_raw());
+            assert_eq!(OriginStamp::never().load_raw(), Stamp::never().load_raw());
         }
     }
 
@@ -409,7 +436,7 @@ mod tests {
     #[test]
     fn a_stamp_reads_its_age_and_then_long_ago() {
         let clock = CoarseClock::new(Instant::ZERO, Duration::from_millis(1)).unwrap();
-        let stamp = AtomicCoarseInstant::never();
+        let stamp = Stamp::never();
         let t0 = Instant::from_nanos(5_000_000_000);
         stamp.store_now(clock.at(t0));
 
@@ -492,7 +519,7 @@ mod tests {
     #[test]
     fn never_written_reads_never() {
         let c = ms_clock();
-        let s = AtomicCoarseInstant::never();
+        let s = Stamp::never();
         for ns in [0, 1 << 40, u64::MAX] {
             assert_eq!(s.age(&c, at(&c, ns)), Age::Never);
         }
@@ -501,7 +528,7 @@ mod tests {
     #[test]
     fn exact_ages_both_ways_at_any_reading() {
         let c = ms_clock();
-        let s = AtomicCoarseInstant::never();
+        let s = Stamp::never();
         for base in [
             0,
             1 << 31,
@@ -531,7 +558,7 @@ mod tests {
         let c = ms_clock();
         let horizon = duration_to_nanos(c.horizon());
         assert!(horizon > 12 * 86_400 * 1_000_000_000, "{horizon}");
-        let s = AtomicCoarseInstant::never();
+        let s = Stamp::never();
         let w = 1u64 << 45;
         s.store_now(at(&c, w));
         // Exactly a multiple of the low word's wrap later: the low words are equal.
@@ -549,7 +576,7 @@ mod tests {
     #[test]
     fn a_stamp_ahead_of_its_writer_reads_negative() {
         let c = CoarseClock::from_nanos(0, 8).unwrap();
-        let s = AtomicCoarseInstant::never();
+        let s = Stamp::never();
         let w = at(&c, 1 << 50);
         s.store(w.ticks() + (1 << 20), w);
         assert_eq!(s.age(&c, w), Age::Ticks(-(1 << 20)));
@@ -571,7 +598,7 @@ mod tests {
             let c = CoarseClock::from_nanos(origin, unit).unwrap();
             let w = c.at(Instant::from_nanos(written_ns));
             let stamp = w.ticks().saturating_add_signed(offset);
-            let s = AtomicCoarseInstant::never();
+            let s = Stamp::never();
             s.store(stamp, w);
             // Half the cases read near the writer, the rest anywhere.
             let read_ns = near.map_or(read_ns, |d| written_ns.saturating_add_signed(d));
@@ -594,7 +621,7 @@ mod tests {
     #[test]
     fn compare_exchange_swaps_only_the_expected_stamp() {
         let c = ms_clock();
-        let s = AtomicCoarseInstant::never();
+        let s = Stamp::never();
         let raw = s.load_raw();
         let w = at(&c, 1 << 42);
         assert_eq!(s.compare_exchange(raw, w.ticks() + 3, w), Ok(()));
@@ -621,9 +648,19 @@ mod tests {
     /// first, so a reader that sees the new low word sees its era.)
     #[test]
     fn a_coarse_stamp_is_read_as_written() {
+        read_as_written::<0>();
+    }
+
+    /// The same with the era word keyed (a window's epoch, [`OriginStamp`]).
+    #[test]
+    fn a_keyed_coarse_stamp_is_read_as_written() {
+        read_as_written::<FIRST_ERA>();
+    }
+
+    fn read_as_written<const ERA_KEY: u32>() {
         loom::model(|| {
             let clock = CoarseClock::new(Instant::ZERO, Duration::from_nanos(1 << 20)).unwrap();
-            let stamp = Arc::new(AtomicCoarseInstant::never());
+            let stamp = Arc::new(AtomicCoarseInstant::<ERA_KEY>::never());
             let written = clock.at(Instant::from_nanos(7 << 40));
             let writer = {
                 let stamp = stamp.clone();

@@ -15,8 +15,10 @@ pub(crate) struct Divisor {
     /// `(mul_high(magic, x) [+ the add step]) >> shift`.
     magic: u64,
     shift: u32,
-    /// The reciprocal needs 65 bits: the `(x - q) / 2 + q` step adds the top one.
-    add: bool,
+    /// 1 if the reciprocal needs 65 bits: the `(x - q) / 2 + q` step adds the top one.
+    /// (Not a `bool`: its spare values would be a niche, and an `Option` of a type holding
+    /// a divisor, `RatioBudget`'s allowance, would not be zero bytes at `None`.)
+    add: u8,
 }
 
 impl Divisor {
@@ -28,7 +30,19 @@ impl Divisor {
             d,
             magic,
             shift,
-            add,
+            add: add as u8,
+        }
+    }
+
+    /// Each field XOR `key`'s: a divisor stored as its difference from a default is zero
+    /// bytes at the default (see `CoarseClock::xor`), and XOR `key` again gives it back.
+    #[inline(always)]
+    pub(crate) const fn xor(self, key: Self) -> Self {
+        Divisor {
+            d: self.d ^ key.d,
+            magic: self.magic ^ key.magic,
+            shift: self.shift ^ key.shift,
+            add: self.add ^ key.add,
         }
     }
 
@@ -43,7 +57,7 @@ impl Divisor {
         if self.magic == 0 {
             x >> self.shift
         } else {
-            divide_by_reciprocal(x, self.magic, self.shift, self.add)
+            divide_by_reciprocal(x, self.magic, self.shift, self.add != 0)
         }
     }
 

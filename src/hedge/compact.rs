@@ -13,9 +13,11 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 /// [`COMPACT_LATENCY_BUCKETS`] (64) OpenTelemetry exponential buckets counted in `u16`,
 /// whose scale follows the latencies, so there is no range to guess and no latency is
 /// clamped. The policy, the integer-only decision path and `const` construction are
-/// [`McuHedger`](super::McuHedger)'s, in a seventh of its memory (1,016 bytes against
-/// 7,224 with a [`RatioBudget`] on a Cortex-M0; BENCHMARKS.md has the firmware
-/// comparison); the price is accuracy: the hedge delay is the upper edge of the bucket
+/// [`McuHedger`](super::McuHedger)'s, in a seventh of its memory (1,000 bytes against
+/// 7,208 with a [`RatioBudget`] on a Cortex-M0; BENCHMARKS.md has the firmware
+/// comparison), and built with the default configuration (from [`Instant::ZERO`]) it is
+/// all zero bytes, so a `static` of it is `.bss`, with no copy in flash (another
+/// configuration's static is `.data`); the price is accuracy: the hedge delay is the upper edge of the bucket
 /// that holds the percentile, so up to a bucket's width above it, and the buckets are
 /// 4.4 % to 19 % wide (relative accuracy 2.2 % to 8.6 %) as the interval's spread allows
 /// (41 %, an accuracy of 17 %, where it spans more than 570:1 to 645:1, by how the range

@@ -59,13 +59,14 @@ mod kind;
 mod on_time;
 mod policy;
 mod race;
+mod settings;
 mod stats;
 
 use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
-use crate::clock::{duration_to_nanos, nanos_to_duration, Clock, Instant};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseInstant};
+use crate::clock::{nanos_to_duration, Clock, Instant};
 use crate::deadline::Deadline;
 use crate::sketch::presets::{
     self, CUBIC_LATENCY_BINS, INT_LATENCY_BINS, LOG_LATENCY_BINS, MCU_LATENCY_BINS,
@@ -81,59 +82,15 @@ pub use compact::CompactHedger;
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
 use kind::sealed::{Kind, Learner};
 pub use kind::{Exponential, WindowKind};
-use on_time::OnTime;
 pub use policy::HedgePolicy;
 pub use race::{race, race_until, Outcome, RaceError, Sleep, Winner};
 #[cfg(feature = "embassy-time")]
 pub use race::{race_embassy, race_embassy_until};
 #[cfg(feature = "tower")]
 pub(crate) use race::{RaceCore, RaceEnd, Slots};
+use settings::Settings;
 use stats::Counters;
 pub use stats::Stats;
-
-/// The finest cooldown tick: 2^20 ns (about 1 ms).
-const COOLDOWN_MIN_UNIT_NS: u64 = 1 << 20;
-
-/// The longest pushback, in ticks of the cooldown clock: a pushback's end is stamped ahead
-/// of its writer's reading, and a coarse stamp must stay within 2^29 ticks of it (the
-/// [rule for writers](crate::clock::coarse#the-rule-for-writers)). About six days with
-/// the finest tick, more with cooldowns beyond 13 days.
-const PUSHBACK_TICKS_LIMIT: u32 = (1 << 29) - 1;
-
-/// The coarse clock of a cooldown: ticks of about 1 ms, or coarser for cooldowns so long
-/// that the clock's horizon must grow to hold them (the horizon is about `unit * 2^30`;
-/// a unit of `4 * (cooldown / 2^32 + 2)` ns puts the cooldown inside it, and makes a
-/// cooldown of `Duration::MAX` last for every reading of the clock).
-const fn cooldown_clock(cooldown: Duration) -> CoarseClock {
-    let need = (duration_to_nanos(cooldown) >> 32).saturating_add(2);
-    let unit = match need.saturating_mul(4).checked_next_power_of_two() {
-        Some(unit) => unit,
-        None => 1 << 63,
-    };
-    let unit = if unit < COOLDOWN_MIN_UNIT_NS {
-        COOLDOWN_MIN_UNIT_NS
-    } else {
-        unit
-    };
-    CoarseClock::with_unit_at_least_8(0, unit)
-}
-
-/// The longest pushback in cooldown ticks, `ticks` capped at [`PUSHBACK_TICKS_LIMIT`].
-const fn pushback_limit(ticks: u64) -> u32 {
-    if ticks < PUSHBACK_TICKS_LIMIT as u64 {
-        ticks as u32
-    } else {
-        PUSHBACK_TICKS_LIMIT
-    }
-}
-
-/// The cold-start delay in nanoseconds, if any.
-const fn cold_start_nanos(cold_start: ColdStart) -> Option<u64> {
-    match cold_start {
-        ColdStart::Delay(d) => Some(duration_to_nanos(d)),
-        ColdStart::NoHedge => None,
-    }
-}
 
 /// What a hedger's configuration and origin make of it, checked: the window's
 /// configuration and parts.
@@ -439,23 +396,15 @@ pub struct Hedger<
 > {
     window: <M as Kind>::Window<C, N>,
     budget: B,
-    config: HedgeConfig,
+    /// What it keeps of its configuration, stored so that a hedger built with the
+    /// defaults is zero bytes (see [`Settings`]).
+    settings: Settings,
     counters: Counters,
-    /// The clock of the cooldown, and the cooldown in its ticks.
-    cooldown_clock: CoarseClock,
-    cooldown_ticks: u64,
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,
     /// When the last server's pushback ends (written only before `rate_limited_at`, so
     /// read only once that is set), and the longest one in the cooldown clock's ticks.
     pushback_until: AtomicCoarseInstant,
-    max_pushback_ticks: u32,
-    /// The configuration's delays in nanoseconds: decisions add and compare integers.
-    min_delay_ns: u64,
-    max_delay_ns: u64,
-    cold_start_ns: Option<u64>,
-    /// The on-time rule, if configured.
-    on_time: Option<OnTime>,
 }
 
 /// The delays of a decision, in nanoseconds.
@@ -516,7 +465,7 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// `on_request`) uses integer operations only, refreshes of the window's threshold
 /// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
 /// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
-/// 7 KB with a [`RatioBudget`] (7,224 bytes on a Cortex-M0 or M4F; 7,136 with a
+/// 7 KB with a [`RatioBudget`] (7,208 bytes on a Cortex-M0 or M4F; 7,120 with a
 /// `&RatioBudget`).
 ///
 /// ```
@@ -714,25 +663,13 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     const_unless_loom! {
         /// The hedger of a window built for `config`.
         fn assemble(window: <M as Kind>::Window<C, N>, config: HedgeConfig, budget: B) -> Self {
-            let cooldown_clock = cooldown_clock(config.cooldown);
-            let max_pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
             Hedger {
                 window,
                 budget,
-                config,
+                settings: Settings::new(&config),
                 counters: Counters::new(),
-                cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
-                cooldown_clock,
                 rate_limited_at: AtomicCoarseInstant::never(),
                 pushback_until: AtomicCoarseInstant::never(),
-                max_pushback_ticks: pushback_limit(max_pushback_ticks),
-                min_delay_ns: duration_to_nanos(config.min_delay),
-                max_delay_ns: duration_to_nanos(config.max_delay),
-                cold_start_ns: cold_start_nanos(config.cold_start),
-                on_time: match config.on_time_chance {
-                    Some(chance) => Some(OnTime::new(chance)),
-                    None => None,
-                },
             }
         }
     }
@@ -770,37 +707,21 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     pub fn reset(&mut self, clock: C, config: HedgeConfig, budget: B) -> Result<(), HedgeError> {
         let origin = clock.now();
         let parts = Parts::new(config, origin)?;
-        let cooldown_clock = cooldown_clock(config.cooldown);
-        let max_pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
         // As `from_parts` builds them; the destructuring names every field.
         let Hedger {
             window,
             budget: self_budget,
-            config: self_config,
+            settings,
             counters,
-            cooldown_clock: self_cooldown_clock,
-            cooldown_ticks,
             rate_limited_at,
             pushback_until,
-            max_pushback_ticks: self_max_pushback_ticks,
-            min_delay_ns,
-            max_delay_ns,
-            cold_start_ns,
-            on_time,
         } = self;
         window.reset_from_parts(clock, parts.window_config, parts.window);
         *self_budget = budget;
-        *self_config = config;
+        *settings = Settings::new(&config);
         *counters = Counters::new();
-        *cooldown_ticks = cooldown_clock.ticks_in(config.cooldown);
-        *self_cooldown_clock = cooldown_clock;
         *rate_limited_at = AtomicCoarseInstant::never();
         *pushback_until = AtomicCoarseInstant::never();
-        *self_max_pushback_ticks = pushback_limit(max_pushback_ticks);
-        *min_delay_ns = duration_to_nanos(config.min_delay);
-        *max_delay_ns = duration_to_nanos(config.max_delay);
-        *cold_start_ns = cold_start_nanos(config.cold_start);
-        *on_time = config.on_time_chance.map(OnTime::new);
         Ok(())
     }
 
@@ -922,7 +843,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         // timeout cap) is not hedged for nothing. One load and integer operations: with
         // an integer mapping the whole decision is free of floats and 64-bit divisions.
         let learned = self.window.cached_upper_bound();
-        let Some(base) = learned.or(self.cold_start_ns) else {
+        let Some(base) = learned.or(self.settings.cold_start_ns()) else {
             return Err(SkipReason::ColdStart);
         };
         let base = self.clamp(base);
@@ -934,7 +855,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
             (delay, delay) // the common case
         } else {
             let own = match learned {
-                Some(_) if self.config.per_hedge_percentiles() => self
+                Some(_) if self.settings.per_hedge_percentiles() => self
                     .window
                     .cached_upper_bound_of(usize::from(hedges))
                     .map(|ns| self.raise(self.clamp(ns), backing_off)),
@@ -959,7 +880,8 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     #[inline]
     fn clamp(&self, ns: u64) -> u64 {
         // min <= max (validated): max-then-min is a clamp that cannot panic.
-        ns.max(self.min_delay_ns).min(self.max_delay_ns)
+        let settings = &self.settings;
+        ns.max(settings.min_delay_ns()).min(settings.max_delay_ns())
     }
 
     /// A clamped delay, raised during a back-off (and clamped again).
@@ -967,8 +889,8 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     fn raise(&self, delay: u64, backing_off: bool) -> u64 {
         if backing_off {
             delay
-                .saturating_mul(u64::from(self.config.backoff_factor))
-                .min(self.max_delay_ns)
+                .saturating_mul(u64::from(self.settings.backoff_factor()))
+                .min(self.settings.max_delay_ns())
         } else {
             delay
         }
@@ -984,12 +906,13 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         if raw.is_never() {
             return Ok(false); // the common case: no clock reading needed
         }
-        let reading = self.cooldown_clock.at(now);
+        let clock = self.settings.cooldown_clock();
+        let reading = clock.at(now);
         if self.pushed_back(reading) {
             return Err(SkipReason::BackPressure);
         }
-        let backing_off = match AtomicCoarseInstant::age_of(raw, &self.cooldown_clock, reading) {
-            Age::Ticks(d) => d.unsigned_abs() < self.cooldown_ticks,
+        let backing_off = match raw.age(&clock, reading) {
+            Age::Ticks(d) => d.unsigned_abs() < self.settings.cooldown_ticks(),
             // The cooldown clock's horizon is beyond the cooldown (see `cooldown_clock`).
             Age::Never | Age::LongAgo | Age::FarAhead => false,
         };
@@ -1002,9 +925,10 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// reading.
     #[inline]
     fn pushed_back(&self, reading: CoarseInstant) -> bool {
-        match self.pushback_until.age(&self.cooldown_clock, reading) {
+        let settings = &self.settings;
+        match self.pushback_until.age(&settings.cooldown_clock(), reading) {
             // The age is negative before the end.
-            Age::Ticks(d) => d < 0 && d.unsigned_abs() <= u64::from(self.max_pushback_ticks),
+            Age::Ticks(d) => d < 0 && d.unsigned_abs() <= u64::from(settings.max_pushback_ticks()),
             Age::Never | Age::LongAgo | Age::FarAhead => false,
         }
     }
@@ -1045,7 +969,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     }
 
     fn decide(&self, ticket: &mut Ticket, now: Instant) -> Decision {
-        if ticket.hedges >= self.config.max_hedges {
+        if ticket.hedges >= self.settings.max_hedges() {
             return Decision::Skip(SkipReason::MaxHedges);
         }
         let Delays {
@@ -1065,12 +989,12 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
             // Never two backups at once (percentiles whose delays coincide, or both
             // clamped to a bound): each at least the shortest delay after the one before.
             let last = ticket.hedged_at.as_nanos();
-            due = due.max(last.saturating_add(self.min_delay_ns));
+            due = due.max(last.saturating_add(self.settings.min_delay_ns()));
         }
         // Without a deadline (the common case) nothing below can be too late.
         if ticket.deadline != NO_DEADLINE {
             let deadline = ticket.deadline.as_nanos();
-            let too_late = match &self.on_time {
+            let too_late = match &self.settings.on_time() {
                 // Deadline-aware hedging (see `on_time`), off the percentile rule's path.
                 Some(rule) if learned => {
                     due = self.on_time_due(rule, ticket, due, backing_off);
@@ -1230,7 +1154,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// assert_eq!(hedger.delay(), Ok(Duration::from_millis(10)));
     /// ```
     pub fn on_rate_limited(&self) {
-        self.rate_limited_at_reading(self.cooldown_clock.at(self.now()));
+        self.rate_limited_at_reading(self.settings.cooldown_clock().at(self.now()));
     }
 
     /// [`on_rate_limited`](Self::on_rate_limited) at `reading` of the cooldown clock.
@@ -1276,15 +1200,17 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// ```
     pub fn on_rate_limited_for(&self, pushback: Duration) {
         let now = self.now();
-        let reading = self.cooldown_clock.at(now);
-        let max = self.config.max_pushback;
+        let settings = &self.settings;
+        let clock = settings.cooldown_clock();
+        let reading = clock.at(now);
+        let max = settings.config().max_pushback;
         let wanted = pushback.min(max);
         // The ticks to the one the pushback ends in (shifts, no division). An end past the
         // clock's last reading (2^64 ns) is kept at it: shortened, so counted.
         let end_at = now.saturating_add(wanted);
-        let end = self.cooldown_clock.at(end_at);
+        let end = clock.at(end_at);
         let ahead = end.ticks().saturating_sub(reading.ticks());
-        let limit = u64::from(self.max_pushback_ticks);
+        let limit = u64::from(settings.max_pushback_ticks());
         if pushback > max || ahead > limit || end_at.duration_since(now) < wanted {
             Counters::bump(&self.counters.pushbacks_clamped);
         }
@@ -1376,11 +1302,11 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
     /// let clock = ManualClock::new();
     /// let config = HedgeConfig::new().with_percentile(0.95).with_max_hedges(2);
     /// let hedger = Hedger::new(&clock, config).unwrap();
-    /// assert_eq!(*hedger.config(), config);
+    /// assert_eq!(hedger.config(), config);
     /// assert_eq!((hedger.config().percentile(), hedger.config().max_hedges()), (0.95, 2));
     /// ```
-    pub fn config(&self) -> &HedgeConfig {
-        &self.config
+    pub fn config(&self) -> HedgeConfig {
+        self.settings.config()
     }
 
     /// Records a latency observed outside the ticket lifecycle (warming up from a
@@ -1413,7 +1339,7 @@ where
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Hedger")
-            .field("config", &self.config)
+            .field("config", &self.settings.config())
             .field("window", &self.window)
             .finish_non_exhaustive()
     }

@@ -35,6 +35,27 @@ pub(super) struct OnTime {
 }
 
 impl OnTime {
+    /// No rule (a level of 0, which [`new`](Self::new) never makes).
+    pub(super) const OFF: OnTime = OnTime {
+        level: 0,
+        complement: Divisor::new(ONE),
+    };
+
+    /// Whether this is a rule (not [`OFF`](Self::OFF)).
+    #[inline]
+    pub(super) const fn is_on(&self) -> bool {
+        self.level != 0
+    }
+
+    /// Each field XOR `key`'s (for a hedger's stored settings).
+    #[inline(always)]
+    pub(super) const fn xor(self, key: Self) -> Self {
+        OnTime {
+            level: self.level ^ key.level,
+            complement: self.complement.xor(key.complement),
+        }
+    }
+
     /// The rule for `chance` (validated in (0, 1)), rounded to 1/65,536 and kept inside.
     pub(super) const fn new(chance: f64) -> Self {
         let scaled = sixteenths(chance);

@@ -48,6 +48,11 @@ impl Quantile {
         }
     }
 
+    /// Its `f64`'s bits (what [`inside`](Self::inside) reads back).
+    pub(crate) const fn to_bits(self) -> u64 {
+        self.0.to_bits()
+    }
+
     /// Whether it asks for the minimum (`q = 0`).
     pub(crate) const fn is_min(self) -> bool {
         self.0 == 0.0

@@ -62,6 +62,12 @@ pub struct WindowConfig {
     pub(super) rotate_on_record: bool,
 }
 
+/// The configuration whose window a `static` holds as zero bytes (in `.bss`, with no image
+/// in flash): the window of a default [`HedgeConfig`](crate::hedge::HedgeConfig), which
+/// publishes its percentile from its `min_samples` (20) values on. A hedge test checks
+/// that the two agree.
+pub(crate) const ZERO_CONFIG: WindowConfig = WindowConfig::new().with_min_count(20);
+
 impl WindowConfig {
     /// The defaults: 30 s intervals, p90 cached, refreshed when a bin's count reaches a
     /// power of two or a multiple of 1,024, every second, and on every record until the

@@ -18,7 +18,7 @@ mod rank;
 mod reset;
 mod seqlock;
 
-pub(crate) use config::Parts;
+pub(crate) use config::{Parts, ZERO_CONFIG};
 pub use config::{WindowConfig, WindowError, MAX_CACHED_QUANTILES};
 pub use exponential::{ExponentialWindow, WindowCounter};
 pub use presets::{

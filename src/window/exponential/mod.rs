@@ -18,7 +18,7 @@ use threshold::Threshold;
 use super::interval;
 use super::seqlock::SeqLock;
 use super::{Parts, WindowConfig, WindowError};
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
+use crate::clock::coarse::{Age, CoarseClock, CoarseInstant, OriginStamp};
 use crate::clock::{Clock, Instant};
 use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
@@ -110,10 +110,11 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 /// ```
 pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: usize = 3> {
     clock: C,
-    /// Ticks are intervals since the window's origin.
+    /// Ticks are intervals since the window's origin; XOR [`ZERO_INTERVALS`] (read it with
+    /// [`intervals`](Self::intervals)).
     intervals: CoarseClock,
     /// The published interval.
-    epoch: AtomicCoarseInstant,
+    epoch: OriginStamp,
     /// The logical slot (interval number modulo `SLOTS`) of the published interval.
     current: AtomicU32,
     /// Logical slot `l`'s slot is `l ^ (map >> 4l & 15)`: a rescale swaps the current
@@ -123,8 +124,9 @@ pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: u
     changes: SeqLock,
     /// Held by the one caller rotating or rescaling.
     rotating: AtomicBool,
-    /// Whether records rotate and rescale (else maintenance does).
-    rotate_on_record: bool,
+    /// Whether records leave rotations and rescales to maintenance (false, the default,
+    /// so that a default window is zero bytes).
+    maintenance_rotates: bool,
     /// A rescale records asked maintenance for: the finest indices of the values they
     /// clamped, biased (`i ^ i32::MIN` as `u32`) so that integer order is theirs, the
     /// lowest complemented (0 in both: none).
@@ -284,13 +286,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
             };
             ExponentialWindow {
                 clock,
-                intervals,
-                epoch: AtomicCoarseInstant::at_origin(),
+                intervals: intervals.xor(ZERO_INTERVALS),
+                epoch: OriginStamp::at_origin(),
                 current: AtomicU32::new(0),
                 map: AtomicU32::new(0),
                 changes: SeqLock::new(),
                 rotating: AtomicBool::new(false),
-                rotate_on_record: true,
+                maintenance_rotates: false,
                 wanted_low: AtomicU32::new(0),
                 wanted_high: AtomicU32::new(0),
                 expired: AtomicU32::new(0),
@@ -333,7 +335,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// ```
     #[must_use]
     pub const fn with_rotate_on_record(mut self, rotate: bool) -> Self {
-        self.rotate_on_record = rotate;
+        self.maintenance_rotates = !rotate;
         self
     }
 
@@ -438,7 +440,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// Adds a value of finest index `fine` (`None`: a zero) to the slot of `now`.
     #[inline]
     fn add(&self, now: Instant, fine: Option<i32>, key: u32) {
-        let logical = self.logical_at(now, self.rotate_on_record);
+        let logical = self.logical_at(now, !self.maintenance_rotates);
         match self.physical(logical).record(fine, key) {
             Outcome::Counted(n) => self.after_record(n),
             outcome => self.settle(now, logical, fine, key, outcome),
@@ -512,7 +514,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                         // An earlier interval's slot is not rescaled: the published
                         // interval's takes the value (it is in the window too).
                         logical = current;
-                    } else if !self.rotate_on_record {
+                    } else if self.maintenance_rotates {
                         self.ask_for_rescale(fine.unwrap_or(0));
                         fine = Some(self.clamp(state, index));
                     } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS / 2 {
@@ -541,6 +543,12 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         index.clamp(config.base, top) << config.downshift
     }
 
+    /// The interval clock (stored XOR [`ZERO_INTERVALS`]).
+    #[inline(always)]
+    fn intervals(&self) -> CoarseClock {
+        self.intervals.xor(ZERO_INTERVALS)
+    }
+
     /// Slot `logical`'s slot.
     #[inline(always)]
     fn physical(&self, logical: u32) -> &Slot<K, B> {
@@ -562,8 +570,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// reading behind the window.
     #[inline]
     fn logical_at(&self, now: Instant, rotate: bool) -> u32 {
-        let reading = self.intervals.at(now);
-        match self.epoch.age(&self.intervals, reading) {
+        let intervals = self.intervals();
+        let reading = intervals.at(now);
+        match self.epoch.age(&intervals, reading) {
             Age::Ticks(0) => self.current.load(Acquire),
             age if interval::in_window(age, SLOTS) => Self::logical(reading.ticks()),
             Age::Ticks(d) if d > 0 && rotate => self.rotate(reading),
@@ -637,10 +646,11 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     /// the range the window has seen, for the intervals that will take them.
     #[cold]
     fn rotate(&self, mut reading: CoarseInstant) -> u32 {
-        if interval::behind(self.epoch.age(&self.intervals, reading), SLOTS) {
+        let intervals = self.intervals();
+        if interval::behind(self.epoch.age(&intervals, reading), SLOTS) {
             // A stale reading (a recorder delayed after reading the clock, an old `now`
             // passed in) is not a clock that went back: read the clock again.
-            reading = self.intervals.at(self.clock.now());
+            reading = intervals.at(self.clock.now());
         }
         if self
             .rotating
@@ -651,7 +661,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
         // The leaving slots (the spare among them, which early records of the next
         // interval take).
-        let age = self.epoch.age(&self.intervals, reading);
+        let age = self.epoch.age(&intervals, reading);
         let Some((first, leaving)) = interval::leaving(age, reading, SLOTS) else {
             // Another caller has just rotated.
             self.rotating.store(false, Release);
@@ -1033,6 +1043,14 @@ fn nibble(l: u32) -> u32 {
 fn last_bucket<const B: usize>() -> i32 {
     (B as i32).wrapping_sub(1) // 2 <= B <= 2^16
 }
+
+/// The interval clock a window stores as zero bytes: the default configuration's from
+/// [`Instant::ZERO`], so that a `static` window (or hedger) built with the defaults and
+/// that origin is all zeros, in `.bss` (no image of it in flash).
+const ZERO_INTERVALS: CoarseClock = match intervals(Instant::ZERO, WindowConfig::new().interval()) {
+    Ok(intervals) => intervals,
+    Err(_) => panic!("the default interval is valid"),
+};
 
 /// The interval clock of a window whose first interval starts at `origin`.
 const fn intervals(origin: Instant, interval: Duration) -> Result<CoarseClock, WindowError> {

@@ -17,7 +17,7 @@ use crate::sketch::key_of_u64;
 use crate::sketch::rank::Quantile;
 use crate::sync::{const_unless_loom, AtomicU32, Ordering::*};
 use crate::window::cache::{decode_bound, encode_bound};
-use crate::window::{Parts, MAX_CACHED_QUANTILES};
+use crate::window::{Parts, MAX_CACHED_QUANTILES, ZERO_CONFIG};
 
 /// A cached bound when there is no quantile (encoded bounds stay below 2^31).
 const NONE: u32 = u32::MAX;
@@ -32,7 +32,22 @@ const ROUNDS: u32 = 4;
 
 /// The cached quantiles' settings and published words.
 pub(super) struct Threshold {
-    quantiles: [Quantile; MAX_CACHED_QUANTILES],
+    /// XOR [`ZERO_SETTINGS`] (read them with [`settings`](Self::settings)), and each bound
+    /// complemented, so that a default hedger's threshold is zero bytes.
+    settings: Settings,
+    state: AtomicU32,
+    /// The encoded upper edges of the quantiles' buckets, [`NONE`] without a quantile;
+    /// complemented.
+    bounds: [AtomicU32; MAX_CACHED_QUANTILES],
+    /// The values the last refresh counted (saturating).
+    counted: AtomicU32,
+}
+
+/// What a window's configuration sets for its cached quantiles.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    /// The quantiles' bits (each a [`Quantile`] inside (0, 1)).
+    quantiles: [u64; MAX_CACHED_QUANTILES],
     /// How many are configured: 0 caches none.
     quantile_count: u8,
     /// A bucket's count that is a multiple of `refresh_mask + 1` asks for a refresh
@@ -42,41 +57,101 @@ pub(super) struct Threshold {
     warmup: u32,
     /// A quantile is published only from a refresh that counted this many values.
     min_count: u32,
-    state: AtomicU32,
-    /// The encoded upper edges of the quantiles' buckets, [`NONE`] without a quantile.
-    bounds: [AtomicU32; MAX_CACHED_QUANTILES],
-    /// The values the last refresh counted (saturating).
-    counted: AtomicU32,
+}
+
+/// The settings stored as zero bytes: those of the window a default
+/// [`HedgeConfig`](crate::hedge::HedgeConfig) builds ([`ZERO_CONFIG`]), so that a `static`
+/// hedger built with the defaults is all zeros, in `.bss` rather than `.data` (and a copy
+/// in flash). Other settings cost nothing more than a XOR with this on each read.
+const ZERO_SETTINGS: Settings = match Parts::new(ZERO_CONFIG, Instant::ZERO) {
+    Ok(parts) => Settings::of(
+        &parts,
+        ZERO_CONFIG.warmup_records(),
+        ZERO_CONFIG.min_count(),
+    ),
+    Err(_) => panic!("the default configuration is valid"),
+};
+
+impl Settings {
+    /// The settings of a window configuration's checked `parts`.
+    const fn of(parts: &Parts, warmup: u32, min_count: u32) -> Self {
+        let [first, second] = parts.quantiles;
+        Settings {
+            quantiles: [first.to_bits(), second.to_bits()],
+            quantile_count: parts.quantile_count,
+            refresh_mask: parts.refresh_mask,
+            warmup,
+            min_count: if min_count == 0 { 1 } else { min_count },
+        }
+    }
+
+    /// Each field XOR `key`'s.
+    const fn xor(self, key: Self) -> Self {
+        let ([a, b], [ka, kb]) = (self.quantiles, key.quantiles);
+        Settings {
+            quantiles: [a ^ ka, b ^ kb],
+            quantile_count: self.quantile_count ^ key.quantile_count,
+            refresh_mask: self.refresh_mask ^ key.refresh_mask,
+            warmup: self.warmup ^ key.warmup,
+            min_count: self.min_count ^ key.min_count,
+        }
+    }
+
+    /// The quantiles (each inside (0, 1), as `of` was given them).
+    fn quantiles(&self) -> [Quantile; MAX_CACHED_QUANTILES] {
+        self.quantiles
+            .map(|bits| Quantile::inside(f64::from_bits(bits)).unwrap_or(Quantile::MEDIAN))
+    }
 }
 
 impl Threshold {
     const_unless_loom! {
         /// Settings that cache no quantile.
         pub(super) fn none() -> Self {
-            Threshold {
-                quantiles: [Quantile::MEDIAN; MAX_CACHED_QUANTILES],
+            let none = Settings {
+                quantiles: [Quantile::MEDIAN.to_bits(); MAX_CACHED_QUANTILES],
                 quantile_count: 0,
                 refresh_mask: u32::MAX,
                 warmup: 0,
                 min_count: 0,
-                state: AtomicU32::new(0),
-                bounds: [AtomicU32::new(NONE), AtomicU32::new(NONE)],
-                counted: AtomicU32::new(0),
-            }
+            };
+            Self::with(none)
         }
     }
 
     const_unless_loom! {
         /// The settings of a window configuration's checked `parts`.
         pub(super) fn of(parts: &Parts, warmup: u32, min_count: u32) -> Self {
-            let mut threshold = Threshold::none();
-            threshold.quantiles = parts.quantiles;
-            threshold.quantile_count = parts.quantile_count;
-            threshold.refresh_mask = parts.refresh_mask;
-            threshold.warmup = warmup;
-            threshold.min_count = if min_count == 0 { 1 } else { min_count };
-            threshold
+            Self::with(Settings::of(parts, warmup, min_count))
         }
+    }
+
+    const_unless_loom! {
+        fn with(settings: Settings) -> Self {
+            Threshold {
+                settings: settings.xor(ZERO_SETTINGS),
+                state: AtomicU32::new(0),
+                bounds: [AtomicU32::new(!NONE), AtomicU32::new(!NONE)],
+                counted: AtomicU32::new(0),
+            }
+        }
+    }
+
+    /// How many quantiles are configured (0: none).
+    #[inline(always)]
+    fn quantile_count(&self) -> u8 {
+        self.settings.quantile_count ^ ZERO_SETTINGS.quantile_count
+    }
+
+    /// The count mask that asks for a refresh.
+    #[inline(always)]
+    fn refresh_mask(&self) -> u32 {
+        self.settings.refresh_mask ^ ZERO_SETTINGS.refresh_mask
+    }
+
+    /// The settings (stored XOR [`ZERO_SETTINGS`]).
+    fn settings(&self) -> Settings {
+        self.settings.xor(ZERO_SETTINGS)
     }
 
     /// Whether a record that brought its bucket to `n` values asks for a refresh: at every
@@ -84,14 +159,14 @@ impl Threshold {
     /// unasked, however many buckets a shift spreads over) and multiple of `refresh_mask + 1`.
     #[inline(always)]
     pub(super) fn asks(&self, n: u32) -> bool {
-        self.quantile_count != 0 && (n & n.wrapping_sub(1) == 0 || n & self.refresh_mask == 0)
+        self.quantile_count() != 0 && (n & n.wrapping_sub(1) == 0 || n & self.refresh_mask() == 0)
     }
 
     /// Leaves a refresh request for the next maintenance (a read-modify-write, so that the
     /// maintenance that takes it sees this caller's writes).
     #[inline]
     pub(super) fn ask(&self) {
-        if self.quantile_count != 0 {
+        if self.quantile_count() != 0 {
             self.state.fetch_or(WANTED, Release);
         }
     }
@@ -99,10 +174,10 @@ impl Threshold {
     /// The `i`-th cached bound, if there is one.
     #[inline]
     fn bound(&self, i: usize) -> Option<u64> {
-        if i >= usize::from(self.quantile_count) {
+        if i >= usize::from(self.quantile_count()) {
             return None;
         }
-        let word = self.bounds.get(i)?.load(Acquire);
+        let word = !self.bounds.get(i)?.load(Acquire);
         (word != NONE).then(|| decode_bound(word))
     }
 }
@@ -116,8 +191,9 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     pub(crate) fn maintain_at(&self, now: Instant) {
         self.rotate_and_rescale(now);
         let t = &self.threshold;
-        if t.quantile_count != 0
-            && (t.state.load(Relaxed) & WANTED != 0 || t.counted.load(Relaxed) < t.warmup)
+        let settings = t.settings();
+        if settings.quantile_count != 0
+            && (t.state.load(Relaxed) & WANTED != 0 || t.counted.load(Relaxed) < settings.warmup)
         {
             self.refresh();
         }
@@ -157,13 +233,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         else {
             return false;
         };
-        let trusted = count >= u64::from(t.min_count);
+        let trusted = count >= u64::from(t.settings().min_count);
         for (word, bound) in t.bounds.iter().zip(bounds) {
             let encoded = match bound {
                 Some(bound) if trusted => encode_bound(bound),
                 _ => NONE,
             };
-            word.store(encoded, Release);
+            word.store(!encoded, Release);
         }
         t.counted
             .store(u32::try_from(count).unwrap_or(u32::MAX), Relaxed);
@@ -179,12 +255,13 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         if count == 0 {
             return (bounds, 0);
         }
-        let configured = usize::from(t.quantile_count);
+        let settings = t.settings();
+        let configured = usize::from(settings.quantile_count);
         let mut ranks = [u64::MAX; MAX_CACHED_QUANTILES];
         for ((rank, bound), q) in ranks
             .iter_mut()
             .zip(&mut bounds)
-            .zip(t.quantiles)
+            .zip(settings.quantiles())
             .take(configured)
         {
             *rank = q.rank(count);
