@@ -441,9 +441,47 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     #[inline]
     fn add(&self, now: Instant, fine: Option<i32>, key: u32) {
         let logical = self.logical_at(now, !self.maintenance_rotates);
-        match self.physical(logical).record(fine, key) {
+        let slot = self.physical(logical);
+        match slot.record(fine, key) {
             Outcome::Counted(n) => self.after_record(n),
-            outcome => self.settle(now, logical, fine, key, outcome),
+            Outcome::OutOfRange(state, index) if self.maintenance_rotates => {
+                self.clamp_and_record(now, logical, slot, fine, key, (state, index));
+            }
+            outcome => self.settle(now, logical, slot, fine, key, outcome),
+        }
+    }
+
+    /// A value outside its slot when records leave rescales to maintenance: asks for one
+    /// and counts the value in the nearest bucket, as [`settle`](Self::settle) would, on a
+    /// shorter path (through `settle`'s loop it was the longest record that does not
+    /// rotate, past 400 instructions on the Cortex-M4F). Anything else, the first look's
+    /// slot no longer the published interval's included, goes to `settle`.
+    #[cold]
+    #[inline(never)]
+    fn clamp_and_record<'a>(
+        &'a self,
+        now: Instant,
+        logical: u32,
+        slot: &'a Slot<K, B>,
+        fine: Option<i32>,
+        key: u32,
+        (state, index): (State, i32),
+    ) {
+        if logical != self.current.load(Acquire) {
+            return self.settle(
+                now,
+                logical,
+                slot,
+                fine,
+                key,
+                Outcome::OutOfRange(state, index),
+            );
+        }
+        self.ask_for_rescale(fine.unwrap_or(0));
+        let fine = Some(self.clamp(state, index));
+        match slot.record(fine, key) {
+            Outcome::Counted(n) => self.after_record(n),
+            outcome => self.settle(now, logical, slot, fine, key, outcome),
         }
     }
 
@@ -455,21 +493,24 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         }
     }
 
-    /// The rest of [`add`](Self::add), out of line: what the first look's `outcome` asks
-    /// for, and the looks after it.
+    /// The rest of [`add`](Self::add), out of line: what the first look's `outcome` (in
+    /// `slot`, logical slot `logical`'s then) asks for, and the looks after it. A look
+    /// after a clamp takes the same slot again: if a rescale has swapped it out since, it
+    /// is closed and the record comes back as a retry, which looks the slot up afresh.
     #[cold]
     #[inline(never)]
-    fn settle(
-        &self,
+    fn settle<'a>(
+        &'a self,
         now: Instant,
         mut logical: u32,
+        mut slot: &'a Slot<K, B>,
         mut fine: Option<i32>,
         key: u32,
         mut outcome: Outcome,
     ) {
         for attempt in 1..=ATTEMPTS {
             if attempt > 1 {
-                outcome = self.physical(logical).record(fine, key);
+                outcome = slot.record(fine, key);
             }
             match outcome {
                 Outcome::Counted(n) => return self.after_record(n),
@@ -486,6 +527,7 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                     if logical != current && self.physical(logical).state().is_closed() {
                         logical = current;
                     }
+                    slot = self.physical(logical);
                 }
                 Outcome::Unconfigured(state) => {
                     if let Some(fine) = fine {
@@ -497,7 +539,6 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                         // swapped out meanwhile is closed, and the next look finds the slot
                         // the map gives), which keeps a slot's first record, the longest
                         // that does not rotate, under 400 instructions on the Cortex-M4F.
-                        let slot = self.physical(logical);
                         if slot.configure(state, fit::<B>(low, high)) {
                             match slot.record(Some(fine), key) {
                                 Outcome::Counted(n) => return self.after_record(n),
@@ -514,12 +555,17 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
                         // An earlier interval's slot is not rescaled: the published
                         // interval's takes the value (it is in the window too).
                         logical = current;
+                        slot = self.physical(logical);
                     } else if self.maintenance_rotates {
                         self.ask_for_rescale(fine.unwrap_or(0));
                         fine = Some(self.clamp(state, index));
-                    } else if !self.rescale(logical, state, index) && attempt >= ATTEMPTS / 2 {
+                    } else if self.rescale(logical, state, index) {
+                        slot = self.physical(logical); // swapped for the rescaled one
+                    } else if attempt >= ATTEMPTS / 2 {
                         // Another caller has been rotating or rescaling all along.
                         fine = Some(self.clamp(state, index));
+                    } else {
+                        slot = self.physical(logical);
                     }
                 }
             }
