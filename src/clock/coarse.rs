@@ -109,8 +109,8 @@ impl CoarseClock {
             unit: Divisor::new(unit_ns),
             // A gap of d eras is below (d + 1) * 2^32 ns; the low word is exact while the
             // gap plus the writer's offset (< 2^29 ticks) stays below 2^31 ticks. With
-            // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`RawStamp::age` counts one era more
-            // when either word is the top one, which two eras share.)
+            // d + 1 <= unit / 4 the gap is below 2^30 ticks. (`RawStamp::age` counts one
+            // era more when either word is the top one, which two eras share.)
             era_limit: (unit_ns / 4).saturating_sub(1),
         }
     }

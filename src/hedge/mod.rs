@@ -403,7 +403,7 @@ pub struct Hedger<
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,
     /// When the last server's pushback ends (written only before `rate_limited_at`, so
-    /// read only once that is set), and the longest one in the cooldown clock's ticks.
+    /// read only once that is set).
     pushback_until: AtomicCoarseInstant,
 }
 

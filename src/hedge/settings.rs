@@ -13,7 +13,8 @@ use crate::clock::duration_to_nanos;
 
 /// A hedger's configuration and what its decisions read of it, each field stored XOR
 /// [`ZERO`](Self::ZERO)'s and read back, one field at a time, by its accessor.
-#[derive(Debug, Clone, Copy)]
+/// (No `Debug`: the words are not the values; the hedger's shows its configuration.)
+#[derive(Clone, Copy)]
 pub(super) struct Settings {
     /// The configuration, for [`Hedger::config`](super::Hedger::config) and the rarely
     /// read fields.
@@ -192,7 +193,7 @@ const fn pushback_limit(ticks: u64) -> u32 {
 
 /// A [`HedgeConfig`] as integer words (which a XOR can take to zero): its 64-bit fields,
 /// then its 32-bit ones.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct ConfigWords {
     wide: [u64; 10],
     narrow: [u32; 11],

@@ -44,7 +44,7 @@ pub(super) struct Threshold {
 }
 
 /// What a window's configuration sets for its cached quantiles.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 struct Settings {
     /// The quantiles' bits (each a [`Quantile`] inside (0, 1)).
     quantiles: [u64; MAX_CACHED_QUANTILES],
