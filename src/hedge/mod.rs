@@ -65,7 +65,7 @@ mod stats;
 use core::time::Duration;
 
 use crate::budget::{Budget, RatioBudget};
-use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseInstant};
+use crate::clock::coarse::{Age, AtomicCoarseInstant, CoarseClock, CoarseInstant};
 use crate::clock::{nanos_to_duration, Clock, Instant};
 use crate::deadline::Deadline;
 use crate::sketch::presets::{
@@ -908,7 +908,7 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         }
         let clock = self.settings.cooldown_clock();
         let reading = clock.at(now);
-        if self.pushed_back(reading) {
+        if self.pushed_back(&clock, reading) {
             return Err(SkipReason::BackPressure);
         }
         let backing_off = match raw.age(&clock, reading) {
@@ -919,16 +919,17 @@ impl<C: Clock, B: Budget, M: WindowKind, const N: usize> Hedger<C, B, M, N> {
         Ok(backing_off)
     }
 
-    /// Whether a server's pushback still holds hedging off at `reading`. Its end is at
-    /// most `max_pushback` ahead of the reading it was written with, so one further ahead
-    /// (a clock that went back) has ended: a pushback never lasts `max_pushback` past any
-    /// reading.
+    /// Whether a server's pushback still holds hedging off at `reading` of the cooldown
+    /// `clock`. Its end is at most `max_pushback` ahead of the reading it was written with,
+    /// so one further ahead (a clock that went back) has ended: a pushback never lasts
+    /// `max_pushback` past any reading.
     #[inline]
-    fn pushed_back(&self, reading: CoarseInstant) -> bool {
-        let settings = &self.settings;
-        match self.pushback_until.age(&settings.cooldown_clock(), reading) {
+    fn pushed_back(&self, clock: &CoarseClock, reading: CoarseInstant) -> bool {
+        match self.pushback_until.age(clock, reading) {
             // The age is negative before the end.
-            Age::Ticks(d) => d < 0 && d.unsigned_abs() <= u64::from(settings.max_pushback_ticks()),
+            Age::Ticks(d) => {
+                d < 0 && d.unsigned_abs() <= u64::from(self.settings.max_pushback_ticks())
+            }
             Age::Never | Age::LongAgo | Age::FarAhead => false,
         }
     }
