@@ -94,6 +94,18 @@ for board in "${boards[@]}"; do
     p99[$variant]=$(field p99_us '^INFO +hedged Summary')
     hedger[$variant]=$(grep -Eo 'sizes: hedger \([A-Za-z]+\) [0-9]+ B' "$decoded" | grep -Eo '[0-9]+ B$')
     peak[$variant]=$(field peak '^INFO +stack of the run')
+    # The compact hedger is a static of a preset (not the default configuration): all zero
+    # bytes, so in .bss, with no copy in flash. rustup's llvm-nm (llvm-tools).
+    if [ "$variant" = compact ]; then
+      rustup component add llvm-tools >/dev/null 2>&1 || true
+      nm=$(ls "$(rustc --print sysroot)"/lib/rustlib/*/bin/llvm-nm | head -n 1)
+      section=$("$nm" -C "$elf" | awk '/run::HEDGER/ { print $2 }')
+      echo "--- the compact hedger static on $machine: section symbol type '$section' (b: .bss)"
+      if [ "$section" != b ] && [ "$section" != B ]; then
+        echo "the embassy firmware's compact hedger static is not in .bss on $machine" >&2
+        exit 1
+      fi
+    fi
   done
   # The compact hedger hedges as well as McuHedger on the same run: the same stalls, as many
   # rescued, and a hedged p99 at most 5 % above McuHedger's (lower is as good).

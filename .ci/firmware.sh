@@ -54,19 +54,19 @@ for board in "${boards[@]}"; do
 done
 bash ../.ci/check-int-path.sh # (this script runs in firmware/)
 
-# A CompactHedger static built with the default configuration is all zero bytes, so it is
-# in .bss (RAM the startup code zeroes), with no image of it in flash (.data). The size
-# harness's static (src/count/size.rs), on the M0; rustup's llvm-nm (check-int-path.sh
-# installed llvm-tools).
+# A CompactHedger static of a preset (here the embassy firmware's configuration, not the
+# defaults) is all zero bytes, so it is in .bss (RAM the startup code zeroes), with no
+# image of it in flash (.data). The size harness's static (src/count/size.rs), on the M0;
+# rustup's llvm-nm (check-int-path.sh installed llvm-tools).
 nm=$(ls "$(rustc --print sysroot)"/lib/rustlib/*/bin/llvm-nm | head -n 1)
 TG_COUNT_OP=size-hedger-compact-static TG_COUNT_K=1 CARGO_TARGET_DIR=target/bss \
   cargo build -q --release --locked --features count --target thumbv6m-none-eabi \
   --bin tailguard-firmware
 section=$("$nm" -C target/bss/thumbv6m-none-eabi/release/tailguard-firmware \
   | awk '/compact_hedger_static::HEDGER/ { print $2 }')
-echo "--- a default CompactHedger static: section symbol type '$section' (b: .bss)"
+echo "--- a PresetCompactHedger static: section symbol type '$section' (b: .bss)"
 if [ "$section" != b ] && [ "$section" != B ]; then
-  echo "the default CompactHedger static is not in .bss" >&2
+  echo "the PresetCompactHedger static is not in .bss" >&2
   exit 1
 fi
 

@@ -88,6 +88,7 @@ pub mod hedge;
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
 pub mod otlp;
+pub mod preset;
 pub mod prometheus;
 pub mod proto;
 pub mod registry;

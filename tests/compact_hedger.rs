@@ -4,9 +4,11 @@
 
 use core::time::Duration;
 
+use tailguard::budget::{Budget, RatioBudget};
 use tailguard::clock::{Clock, Instant, ManualClock};
 use tailguard::hedge::{
-    Attempt, CompactHedger, Decision, HedgeConfig, HedgePolicy, Hedger, McuHedger, SkipReason,
+    Attempt, CompactHedger, Decision, HedgeConfig, HedgePolicy, HedgePreset, Hedger, McuHedger,
+    PresetCompactHedger, SkipReason,
 };
 use tailguard::sketch::presets;
 
@@ -105,4 +107,51 @@ fn the_compact_hedger_rescues_what_the_mcu_hedger_does_in_a_fifth_of_the_memory(
         core::mem::size_of_val(&compact),
         core::mem::size_of_val(&mcu)
     );
+}
+
+/// The firmware's configuration, as a preset.
+struct Sensor;
+impl HedgePreset for Sensor {
+    const CONFIG: HedgeConfig = HedgeConfig::new()
+        .with_min_samples(20)
+        .with_min_delay(Duration::from_micros(200))
+        .with_interval(Duration::from_secs(1))
+        .with_budget_cap(10);
+}
+
+/// A hedger of a preset (which stores that configuration as zero bytes) decides as a
+/// hedger built with the same configuration that stores it as it is, request by request.
+#[test]
+fn a_preset_hedger_decides_as_one_built_with_its_configuration() {
+    let requests = latencies(20_000);
+    let preset_clock = ManualClock::new();
+    let preset: PresetCompactHedger<_, Sensor> =
+        Hedger::preset(&preset_clock, Instant::ZERO).unwrap();
+    let plain_clock = ManualClock::new();
+    let budget = RatioBudget::new(Sensor::CONFIG.budget_ratio(), Sensor::CONFIG.budget_cap());
+    let plain: CompactHedger<_> = Hedger::exponential_with_origin(
+        &plain_clock,
+        Sensor::CONFIG,
+        budget.unwrap(),
+        Instant::ZERO,
+    )
+    .unwrap();
+    assert_eq!(preset.config(), plain.config());
+    assert_eq!(
+        (
+            preset.budget().ratio(),
+            preset.budget().cap(),
+            preset.budget().balance()
+        ),
+        (0.1, 10, 10.0)
+    );
+    let (preset_rescued, preset_delays) = run(&preset, &preset_clock, &requests);
+    let (plain_rescued, plain_delays) = run(&plain, &plain_clock, &requests);
+    assert_eq!(
+        (preset_rescued, &preset_delays),
+        (plain_rescued, &plain_delays)
+    );
+    assert_eq!(preset.stats(), plain.stats());
+    assert_eq!(preset.budget().balance(), plain.budget().balance());
+    assert!(preset_rescued > 700, "{preset_rescued}");
 }

@@ -12,8 +12,8 @@ use tailguard::budget::{Budget, RatioBudget};
 use tailguard::clock::{Clock, Instant, ManualClock};
 use tailguard::deadline::Deadline;
 use tailguard::hedge::{
-    Attempt, ColdStart, CompactHedger, Decision, Exponential, HedgeConfig, Hedger, IntHedger,
-    McuHedger, SkipReason, Ticket, WindowKind,
+    Attempt, ColdStart, CompactHedger, Decision, Exponential, HedgeConfig, HedgePreset, Hedger,
+    IntHedger, McuHedger, SkipReason, Ticket, WindowKind,
 };
 use tailguard::sketch::presets;
 
@@ -508,6 +508,26 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     proptest::collection::vec(op(), 1..120)
 }
 
+/// A preset unlike the defaults in every field: a hedger keyed by it keeps every other
+/// configuration as its XOR with this one's.
+struct Odd;
+impl HedgePreset for Odd {
+    const CONFIG: HedgeConfig = HedgeConfig::new()
+        .with_percentiles(&[0.7, 0.95])
+        .with_interval(Duration::from_millis(250))
+        .with_min_delay(Duration::from_micros(300))
+        .with_max_delay(Duration::from_secs(3))
+        .with_min_samples(5)
+        .with_cold_start(ColdStart::Delay(Duration::from_millis(3)))
+        .with_budget_ratio(0.25)
+        .with_budget_cap(7)
+        .with_cooldown(Duration::from_secs(2))
+        .with_backoff_factor(3)
+        .with_rotate_on_record(false)
+        .with_on_time_chance(0.8)
+        .with_max_pushback(Duration::from_secs(10));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
@@ -559,6 +579,25 @@ proptest! {
             Hedger::exponential(&clock, config);
         if let Ok(hedger) = built {
             drive(&clock, &hedger, &ops)?;
+        }
+    }
+
+    #[test]
+    fn a_compact_hedger_keyed_by_another_preset_keeps_every_promise(
+        config in config(),
+        start in start(),
+        ops in ops(),
+    ) {
+        let clock = start_clock(start);
+        let built: Result<Hedger<_, RatioBudget, Exponential<u16, Odd>, 64>, _> =
+            Hedger::preset_with_budget(&clock, RatioBudget::default(), Instant::ZERO);
+        let mut hedger = built.unwrap();
+        let budget = RatioBudget::new(config.budget_ratio(), config.budget_cap());
+        if let Ok(budget) = budget {
+            if hedger.reset(&clock, config, budget).is_ok() {
+                prop_assert_eq!(hedger.config(), config);
+                drive(&clock, &hedger, &ops)?;
+            }
         }
     }
 }

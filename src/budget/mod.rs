@@ -23,6 +23,33 @@ use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 pub use ratio::RatioBudget;
 pub use token_bucket::TokenBucket;
 
+/// A [`RatioBudget`]'s ratio and cap known when the program is compiled, as a type: a
+/// `RatioBudget<_, P>` built with them ([`RatioBudget::preset`]) is all zero bytes, so a
+/// `static` of it is `.bss` rather than `.data` (no copy of it in flash). Other ratios and
+/// caps still work, each read a XOR away. Every
+/// [`HedgePreset`](crate::hedge::HedgePreset) is one, with its configuration's budget.
+///
+/// ```
+/// use tailguard::budget::{Budget, BudgetPreset, RatioBudget};
+/// use tailguard::clock::NoClock;
+///
+/// struct Gateway;
+/// impl BudgetPreset for Gateway {
+///     const RATIO: f64 = 0.02;
+///     const CAP: u32 = 100;
+/// }
+///
+/// let budget = RatioBudget::<NoClock, Gateway>::preset().unwrap();
+/// assert_eq!((budget.ratio(), budget.cap()), (0.02, 100));
+/// assert!(budget.try_acquire()); // it starts full
+/// ```
+pub trait BudgetPreset {
+    /// The deposit per request, in tokens (as [`RatioBudget::new`]'s `ratio`).
+    const RATIO: f64;
+    /// The most tokens saved up (as [`RatioBudget::new`]'s `cap`).
+    const CAP: u32;
+}
+
 /// The common interface of hedge budgets.
 ///
 /// ```

@@ -1,18 +1,14 @@
 //! [`RatioBudget`]: each request deposits a share of a token, each hedge spends one.
 
-use super::{Budget, BudgetError, Tally, TokenBucket};
+use core::marker::PhantomData;
+
+use super::{Budget, BudgetError, BudgetPreset, Tally, TokenBucket};
 use crate::clock::{Clock, NoClock};
+use crate::preset::Defaults;
 use crate::sync::{const_unless_loom, AtomicU32, Ordering::Relaxed};
 
 /// Fixed-point units per token: millionths, so a ratio of 0.6 deposits exactly 600,000.
 const UNITS_PER_TOKEN: u32 = 1_000_000;
-
-/// The deposit and cap stored as zero: a default
-/// [`HedgeConfig`](crate::hedge::HedgeConfig)'s budget (10 %, 50 tokens), so that a
-/// `static` hedger built with the defaults is zero bytes, in `.bss` (a hedge test checks
-/// that they agree). Others cost a XOR with these when read.
-const ZERO_DEPOSIT: u32 = UNITS_PER_TOKEN / 10;
-const ZERO_CAP: u32 = 50 * UNITS_PER_TOKEN;
 
 /// A ratio budget: every request deposits `ratio` of a token, every hedge withdraws one
 /// whole token; the balance is capped.
@@ -22,6 +18,12 @@ const ZERO_CAP: u32 = 50 * UNITS_PER_TOKEN;
 /// rounded to the nearest millionth, so up to twice a ratio below 1e-6): the balance is integer millionths of a token (0.6 means 60 %, not
 /// 100 % as with a truncated float), and the check and the withdrawal are one
 /// compare-and-swap, so racing threads can never overdraw it. It starts full.
+///
+/// `P` is the [`BudgetPreset`] whose ratio and cap the budget stores as zero bytes (a
+/// budget of any other ratio or cap costs a XOR per read): with its preset's, a budget is
+/// all zero bytes, so a `static` of it is `.bss` (see [`RatioBudget::preset`]). The
+/// default, [`Defaults`], is a default [`HedgeConfig`](crate::hedge::HedgeConfig)'s
+/// budget (10 %, 50 tokens).
 ///
 /// At low traffic a ratio alone allows almost nothing; [`with_min_allowance`] adds a
 /// clocked [`TokenBucket`] that is spent when the ratio balance is empty (as Finagle and
@@ -41,15 +43,56 @@ const ZERO_CAP: u32 = 50 * UNITS_PER_TOKEN;
 /// assert!(budget.try_acquire()); // ten requests paid for one hedge
 /// assert_eq!((budget.granted(), budget.denied()), (2, 1));
 /// ```
-pub struct RatioBudget<C: Clock = NoClock> {
+pub struct RatioBudget<C: Clock = NoClock, P = Defaults> {
     /// Millionths of a token below the cap (0: full, as a budget starts).
     missing: AtomicU32,
-    /// Millionths of a token per request, XOR [`ZERO_DEPOSIT`].
+    /// Millionths of a token per request, XOR `P`'s ([`Keys::DEPOSIT`]).
     deposit: u32,
-    /// Millionths of a token, XOR [`ZERO_CAP`].
+    /// Millionths of a token, XOR `P`'s ([`Keys::CAP`]).
     cap: u32,
     allowance: Option<TokenBucket<C>>,
     tally: Tally,
+    preset: PhantomData<fn() -> P>,
+}
+
+/// The deposit and cap a budget of preset `P` stores as zero (those of the defaults if
+/// `P`'s are invalid: a key only has to be fixed, and [`RatioBudget::preset`] refuses
+/// them).
+struct Keys<P>(PhantomData<P>);
+
+impl<P: BudgetPreset> Keys<P> {
+    const DEPOSIT: u32 = match parts_per_million(P::RATIO) {
+        Some(ppm) => ppm,
+        None => UNITS_PER_TOKEN / 10,
+    };
+    const CAP: u32 = match units_of_cap(P::CAP) {
+        Some(units) => units,
+        None => 50 * UNITS_PER_TOKEN,
+    };
+}
+
+/// `ratio` in millionths of a token, rounded to the nearest, if it is in [0, 1000].
+const fn parts_per_million(ratio: f64) -> Option<u32> {
+    if !(ratio >= 0.0 && ratio <= 1000.0) {
+        return None;
+    }
+    // Rounded half away from zero, as `libm::round`: x is in [0, 1e9], so the cast
+    // truncates to its floor and `x - whole` is exact (Sterbenz; or whole = 0).
+    let x = ratio * 1e6;
+    let whole = x as u32;
+    Some(if x - whole as f64 >= 0.5 {
+        whole.wrapping_add(1) // at most 1e9
+    } else {
+        whole
+    })
+}
+
+/// A cap of `cap` tokens in millionths, if it is in [1, [`RatioBudget::MAX_CAP`]].
+const fn units_of_cap(cap: u32) -> Option<u32> {
+    if cap == 0 || cap > RatioBudget::MAX_CAP {
+        return None;
+    }
+    Some(cap.wrapping_mul(UNITS_PER_TOKEN)) // no overflow below MAX_CAP
 }
 
 impl RatioBudget {
@@ -88,19 +131,10 @@ impl RatioBudget {
         /// assert_eq!(BUDGET.cap(), 10);
         /// ```
         pub fn new(ratio: f64, cap: u32) -> Result<Self, BudgetError> {
-            if !(ratio >= 0.0 && ratio <= 1000.0) {
-                return Err(BudgetError::InvalidRatio);
+            match parts_per_million(ratio) {
+                Some(ppm) => Self::from_parts_per_million(ppm, cap),
+                None => Err(BudgetError::InvalidRatio),
             }
-            // Rounded half away from zero, as `libm::round`: x is in [0, 1e9], so the cast
-            // truncates to its floor and `x - whole` is exact (Sterbenz; or whole = 0).
-            let x = ratio * 1e6;
-            let whole = x as u32;
-            let ppm = if x - whole as f64 >= 0.5 {
-                whole.wrapping_add(1) // at most 1e9
-            } else {
-                whole
-            };
-            Self::from_parts_per_million(ppm, cap)
         }
     }
 
@@ -125,20 +159,63 @@ impl RatioBudget {
         /// assert_eq!(no_cap, Some(BudgetError::InvalidCap));
         /// ```
         pub fn from_parts_per_million(ppm: u32, cap: u32) -> Result<Self, BudgetError> {
-            if cap == 0 || cap > Self::MAX_CAP {
+            let Some(cap) = units_of_cap(cap) else {
                 return Err(BudgetError::InvalidCap);
-            }
+            };
             if ppm > 1000 * UNITS_PER_TOKEN {
                 return Err(BudgetError::InvalidRatio);
             }
-            let cap = cap.wrapping_mul(UNITS_PER_TOKEN); // cap <= MAX_CAP: no overflow
-            Ok(RatioBudget {
+            Ok(Self::of_units(ppm, cap))
+        }
+    }
+}
+
+impl<P: BudgetPreset> RatioBudget<NoClock, P> {
+    const_unless_loom! {
+        /// The budget of `P`'s ratio and cap, starting full: all zero bytes, so a `static`
+        /// of it is `.bss` (no image in flash, nothing for the startup code to copy).
+        /// Errors as [`new`](RatioBudget::new) does for `P`'s ratio and cap.
+        ///
+        /// ```
+        /// use tailguard::budget::{Budget, BudgetPreset, RatioBudget};
+        /// use tailguard::clock::NoClock;
+        ///
+        /// /// 5 % of traffic, at most 8 tokens.
+        /// struct Sensors;
+        /// impl BudgetPreset for Sensors {
+        ///     const RATIO: f64 = 0.05;
+        ///     const CAP: u32 = 8;
+        /// }
+        ///
+        /// static BUDGET: RatioBudget<NoClock, Sensors> = match RatioBudget::preset() {
+        ///     Ok(budget) => budget,
+        ///     Err(_) => panic!("invalid ratio or cap"), // a compile error
+        /// };
+        ///
+        /// assert_eq!((BUDGET.ratio(), BUDGET.cap(), BUDGET.balance()), (0.05, 8, 8.0));
+        /// ```
+        pub fn preset() -> Result<Self, BudgetError> {
+            let Some(ppm) = parts_per_million(P::RATIO) else {
+                return Err(BudgetError::InvalidRatio);
+            };
+            match units_of_cap(P::CAP) {
+                Some(cap) => Ok(Self::of_units(ppm, cap)),
+                None => Err(BudgetError::InvalidCap),
+            }
+        }
+    }
+
+    const_unless_loom! {
+        /// The full budget of a checked deposit and cap, in millionths of a token.
+        fn of_units(deposit: u32, cap: u32) -> Self {
+            RatioBudget {
                 missing: AtomicU32::new(0),
-                deposit: ppm ^ ZERO_DEPOSIT,
-                cap: cap ^ ZERO_CAP,
+                deposit: deposit ^ Keys::<P>::DEPOSIT,
+                cap: cap ^ Keys::<P>::CAP,
                 allowance: None,
                 tally: Tally::new(),
-            })
+                preset: PhantomData,
+            }
         }
     }
 
@@ -174,7 +251,7 @@ impl RatioBudget {
             self,
             per_second: f64,
             clock: C,
-        ) -> Result<RatioBudget<C>, BudgetError> {
+        ) -> Result<RatioBudget<C, P>, BudgetError> {
             // `ceil(per_second)` clamped to [1, MAX_BURST]: the cast saturates (NaN gives
             // 0), and a fraction above it rounds up. A NaN or out-of-range rate is refused
             // by the bucket.
@@ -201,6 +278,7 @@ impl RatioBudget {
                     cap: self.cap,
                     allowance: Some(TokenBucket::with_emission(clock, shift, emission, burst)),
                     tally: self.tally,
+                    preset: PhantomData,
                 }),
                 Err(e) => {
                     // Not dropped: a `const fn` cannot run `C`'s destructor.
@@ -224,17 +302,11 @@ impl Default for RatioBudget {
     /// assert!(budget.allowance().is_none());
     /// ```
     fn default() -> Self {
-        RatioBudget {
-            missing: AtomicU32::new(0),
-            deposit: (UNITS_PER_TOKEN / 10) ^ ZERO_DEPOSIT,
-            cap: (10 * UNITS_PER_TOKEN) ^ ZERO_CAP,
-            allowance: None,
-            tally: Tally::new(),
-        }
+        Self::of_units(UNITS_PER_TOKEN / 10, 10 * UNITS_PER_TOKEN)
     }
 }
 
-impl<C: Clock> RatioBudget<C> {
+impl<C: Clock, P: BudgetPreset> RatioBudget<C, P> {
     /// The deposit per request, in tokens.
     ///
     /// ```
@@ -269,13 +341,13 @@ impl<C: Clock> RatioBudget<C> {
     /// The deposit per request in millionths of a token.
     #[inline(always)]
     fn deposit(&self) -> u32 {
-        self.deposit ^ ZERO_DEPOSIT
+        self.deposit ^ Keys::<P>::DEPOSIT
     }
 
     /// The cap in millionths of a token.
     #[inline(always)]
     fn units_cap(&self) -> u32 {
-        self.cap ^ ZERO_CAP
+        self.cap ^ Keys::<P>::CAP
     }
 
     /// The minimum allowance, if any.
@@ -305,7 +377,7 @@ impl<C: Clock> RatioBudget<C> {
 /// let shown = format!("{budget:?}");
 /// assert!(shown.contains("ratio: 0.25") && shown.contains("cap: 3") && shown.contains("balance: 3.0"));
 /// ```
-impl<C: Clock + core::fmt::Debug> core::fmt::Debug for RatioBudget<C> {
+impl<C: Clock + core::fmt::Debug, P: BudgetPreset> core::fmt::Debug for RatioBudget<C, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RatioBudget")
             .field("ratio", &self.ratio())
@@ -317,7 +389,7 @@ impl<C: Clock + core::fmt::Debug> core::fmt::Debug for RatioBudget<C> {
     }
 }
 
-impl<C: Clock> Budget for RatioBudget<C> {
+impl<C: Clock, P: BudgetPreset> Budget for RatioBudget<C, P> {
     fn try_acquire(&self) -> bool {
         let cap = self.units_cap();
         let from_ratio = self
@@ -399,6 +471,38 @@ mod tests {
         assert_eq!((b.deposit, b.cap, b.missing.load(Relaxed)), (0, 0, 0));
         assert!(b.allowance.is_none());
         assert_eq!((b.ratio(), b.cap(), b.balance()), (0.1, 50, 50.0));
+    }
+
+    struct Tiny;
+    impl BudgetPreset for Tiny {
+        const RATIO: f64 = 0.000_000_4; // rounds to 0 millionths
+        const CAP: u32 = RatioBudget::MAX_CAP;
+    }
+
+    struct Invalid;
+    impl BudgetPreset for Invalid {
+        const RATIO: f64 = f64::NAN;
+        const CAP: u32 = 0;
+    }
+
+    /// A preset's budget is stored as zero words; any other ratio and cap against it reads
+    /// back as given; an invalid preset is refused but still keys others.
+    #[test]
+    fn a_presets_budget_is_stored_as_zero() {
+        let b = RatioBudget::<NoClock, Tiny>::preset().unwrap();
+        assert_eq!((b.deposit, b.cap, b.missing.load(Relaxed)), (0, 0, 0));
+        assert_eq!((b.ratio(), b.cap()), (0.0, RatioBudget::MAX_CAP));
+        let other = RatioBudget::<NoClock, Tiny>::of_units(250_000, 3 * UNITS_PER_TOKEN);
+        assert_eq!(
+            (other.ratio(), other.cap(), other.balance()),
+            (0.25, 3, 3.0)
+        );
+        assert_eq!(
+            RatioBudget::<NoClock, Invalid>::preset().err(),
+            Some(BudgetError::InvalidRatio)
+        );
+        let keyed = RatioBudget::<NoClock, Invalid>::of_units(100_000, UNITS_PER_TOKEN);
+        assert_eq!((keyed.ratio(), keyed.cap()), (0.1, 1));
     }
     use crate::clock::ManualClock;
     use core::time::Duration;

@@ -2,12 +2,12 @@
 //! window of a few hundred bytes ([`CompactHedger`]).
 
 use crate::budget::{Budget, RatioBudget};
-use crate::clock::{Clock, Instant};
+use crate::clock::{Clock, Instant, NoClock};
 use crate::sketch::presets::COMPACT_LATENCY_BUCKETS;
 use crate::sync::const_unless_loom;
 use crate::window::{ExponentialWindow, WindowCounter};
 
-use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
+use super::{Exponential, HedgeConfig, HedgeError, HedgePreset, Hedger, Parts};
 
 /// A [`Hedger`] over an auto-scaling window: three slots of
 /// [`COMPACT_LATENCY_BUCKETS`] (64) OpenTelemetry exponential buckets counted in `u16`,
@@ -16,8 +16,8 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 /// [`McuHedger`](super::McuHedger)'s, in a seventh of its memory (1,000 bytes against
 /// 7,208 with a [`RatioBudget`] on a Cortex-M0; BENCHMARKS.md has the firmware
 /// comparison), and built with the default configuration (from [`Instant::ZERO`]) it is
-/// all zero bytes, so a `static` of it is `.bss`, with no copy in flash (another
-/// configuration's static is `.data`); the price is accuracy: the hedge delay is the upper edge of the bucket
+/// all zero bytes, so a `static` of it is `.bss`, with no copy in flash (for another
+/// configuration, make it a [`HedgePreset`]: [`PresetCompactHedger`]); the price is accuracy: the hedge delay is the upper edge of the bucket
 /// that holds the percentile, so up to a bucket's width above it, and the buckets are
 /// 4.4 % to 19 % wide (relative accuracy 2.2 % to 8.6 %) as the interval's spread allows
 /// (41 %, an accuracy of 17 %, where it spans more than 570:1 to 645:1, by how the range
@@ -78,6 +78,33 @@ use super::{Exponential, HedgeConfig, HedgeError, Hedger, Parts};
 /// ```
 pub type CompactHedger<C, B = RatioBudget> =
     Hedger<C, B, Exponential<u16>, COMPACT_LATENCY_BUCKETS>;
+
+/// [`CompactHedger`] whose configuration is preset `P`'s: built by
+/// [`Hedger::preset`] it is all zero bytes (its window and its [`RatioBudget`] of `P`'s
+/// ratio and cap included), so a `static` of it is `.bss`, with no copy in flash, whatever
+/// the configuration ([`HedgePreset`] has a `static` one).
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::{Instant, ManualClock};
+/// use tailguard::hedge::{Attempt, HedgeConfig, HedgePreset, Hedger, PresetCompactHedger};
+///
+/// struct Quick;
+/// impl HedgePreset for Quick {
+///     const CONFIG: HedgeConfig = HedgeConfig::new().with_min_samples(5);
+/// }
+///
+/// let clock = ManualClock::new();
+/// let hedger: PresetCompactHedger<_, Quick> = Hedger::preset(&clock, Instant::ZERO).unwrap();
+/// for _ in 0..5 {
+///     let ticket = hedger.start();
+///     clock.advance(Duration::from_millis(2));
+///     hedger.on_success(&ticket, Attempt::Primary);
+/// }
+/// assert!(hedger.delay().unwrap() >= Duration::from_millis(2)); // learned from 5
+/// ```
+pub type PresetCompactHedger<C, P, B = RatioBudget<NoClock, P>> =
+    Hedger<C, B, Exponential<u16, P>, COMPACT_LATENCY_BUCKETS>;
 
 impl<C: Clock, K: WindowCounter, const N: usize> Hedger<C, RatioBudget, Exponential<K>, N> {
     /// A hedger over an auto-scaling window of `N` buckets per slot counted in `K`, with
@@ -181,6 +208,99 @@ impl<C: Clock, B: Budget, K: WindowCounter, const N: usize> Hedger<C, B, Exponen
             budget: B,
             origin: Instant,
         ) -> Result<Self, HedgeError> {
+            Self::built_at(clock, config, budget, origin)
+        }
+    }
+}
+
+impl<C: Clock, K: WindowCounter, const N: usize, P: HedgePreset>
+    Hedger<C, RatioBudget<NoClock, P>, Exponential<K, P>, N>
+{
+    const_unless_loom! {
+        /// The hedger of preset `P`'s configuration and a [`RatioBudget`] of its ratio and
+        /// cap, its window's first interval starting at `origin`: all zero bytes if
+        /// `origin` is [`Instant::ZERO`], so a `static` of it (built at compile time: this
+        /// is `const`) is `.bss`. Errors as [`exponential`](Hedger::exponential) does for
+        /// `P`'s configuration (a compile error in a `static`); on an error the clock is
+        /// forgotten rather than dropped.
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use tailguard::budget::Budget;
+        /// use tailguard::clock::{Instant, ManualClock};
+        /// use tailguard::hedge::{HedgeConfig, HedgeError, HedgePreset, Hedger, PresetCompactHedger};
+        ///
+        /// struct Thrifty;
+        /// impl HedgePreset for Thrifty {
+        ///     const CONFIG: HedgeConfig = HedgeConfig::new().with_budget_ratio(0.02).with_budget_cap(2);
+        /// }
+        /// struct Broken;
+        /// impl HedgePreset for Broken {
+        ///     const CONFIG: HedgeConfig = HedgeConfig::new().with_interval(Duration::ZERO);
+        /// }
+        ///
+        /// let clock = ManualClock::new();
+        /// let hedger: PresetCompactHedger<_, Thrifty> = Hedger::preset(&clock, Instant::ZERO).unwrap();
+        /// assert_eq!((hedger.budget().ratio(), hedger.budget().balance()), (0.02, 2.0));
+        /// let broken: Result<PresetCompactHedger<_, Broken>, _> = Hedger::preset(&clock, Instant::ZERO);
+        /// assert!(matches!(broken.err(), Some(HedgeError::Window(_))));
+        /// ```
+        pub fn preset(clock: C, origin: Instant) -> Result<Self, HedgeError> {
+            match RatioBudget::preset() {
+                Ok(budget) => Self::preset_with_budget(clock, budget, origin),
+                Err(e) => {
+                    core::mem::forget(clock);
+                    Err(HedgeError::Budget(e))
+                }
+            }
+        }
+    }
+}
+
+impl<C: Clock, B: Budget, K: WindowCounter, const N: usize, P: HedgePreset>
+    Hedger<C, B, Exponential<K, P>, N>
+{
+    const_unless_loom! {
+        /// [`preset`](Hedger::preset) with its own budget (a `&'static` one several hedgers
+        /// share, say; a `RatioBudget<NoClock, P>` made by
+        /// [`RatioBudget::preset`] is zero bytes too).
+        ///
+        /// ```
+        /// use tailguard::budget::{Budget, RatioBudget};
+        /// use tailguard::clock::{Instant, NoClock};
+        /// use tailguard::hedge::{HedgeConfig, HedgePreset, Hedger, PresetCompactHedger};
+        ///
+        /// struct Gateway;
+        /// impl HedgePreset for Gateway {
+        ///     const CONFIG: HedgeConfig = HedgeConfig::new().with_budget_ratio(0.05);
+        /// }
+        ///
+        /// static BUDGET: RatioBudget<NoClock, Gateway> = match RatioBudget::preset() {
+        ///     Ok(budget) => budget,
+        ///     Err(_) => panic!("invalid budget"),
+        /// };
+        /// type Route = PresetCompactHedger<NoClock, Gateway, &'static RatioBudget<NoClock, Gateway>>;
+        /// static SEARCH: Route = match Hedger::preset_with_budget(NoClock, &BUDGET, Instant::ZERO) {
+        ///     Ok(hedger) => hedger,
+        ///     Err(_) => panic!("invalid hedge configuration"),
+        /// };
+        /// static ITEMS: Route = match Hedger::preset_with_budget(NoClock, &BUDGET, Instant::ZERO) {
+        ///     Ok(hedger) => hedger,
+        ///     Err(_) => panic!("invalid hedge configuration"),
+        /// };
+        ///
+        /// assert!(SEARCH.budget().try_acquire());
+        /// assert_eq!(ITEMS.budget().granted(), 1); // one budget
+        /// ```
+        pub fn preset_with_budget(clock: C, budget: B, origin: Instant) -> Result<Self, HedgeError> {
+            Self::built_at(clock, P::CONFIG, budget, origin)
+        }
+    }
+
+    const_unless_loom! {
+        /// The hedger of `config`, its window's first interval starting at `origin`, or
+        /// why `config` is refused (the clock and the budget then forgotten).
+        fn built_at(clock: C, config: HedgeConfig, budget: B, origin: Instant) -> Result<Self, HedgeError> {
             match Parts::new(config, origin) {
                 Ok(parts) => {
                     let window = ExponentialWindow::from_parts(clock, parts.window_config, parts.window);

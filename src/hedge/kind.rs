@@ -5,9 +5,11 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::time::Duration;
 
+use super::HedgePreset;
 use crate::clock::{Clock, Instant};
+use crate::preset::Defaults;
 use crate::sketch::IndexMapping;
-use crate::window::{ExponentialWindow, Parts, Window, WindowConfig, WindowCounter};
+use crate::window::{ExponentialWindow, Parts, Window, WindowConfig, WindowCounter, WindowPreset};
 
 /// Which window a [`Hedger<C, B, M, N>`](super::Hedger) learns in, named by `M`:
 ///
@@ -48,10 +50,12 @@ use crate::window::{ExponentialWindow, Parts, Window, WindowConfig, WindowCounte
 pub trait WindowKind: sealed::Kind {}
 
 impl<M: IndexMapping> WindowKind for M {}
-impl<K: WindowCounter> WindowKind for Exponential<K> {}
+impl<K: WindowCounter, P: HedgePreset> WindowKind for Exponential<K, P> {}
 
 /// The [`WindowKind`] of a hedger that learns in an [`ExponentialWindow`] whose buckets
-/// count in `K` (`u16` or `u32`): see [`CompactHedger`](super::CompactHedger).
+/// count in `K` (`u16` or `u32`): see [`CompactHedger`](super::CompactHedger). `P` is the
+/// [`HedgePreset`] the hedger and its window store as zero bytes (see
+/// [`PresetCompactHedger`](super::PresetCompactHedger)).
 ///
 /// ```
 /// use core::time::Duration;
@@ -70,9 +74,9 @@ impl<K: WindowCounter> WindowKind for Exponential<K> {}
 /// (0..40_000).for_each(|_| wide.record(Duration::from_millis(1)));
 /// assert_eq!((wide.window().count(), wide.window().saturated()), (40_000, 0));
 /// ```
-pub struct Exponential<K = u16>(PhantomData<K>);
+pub struct Exponential<K = u16, P = Defaults>(PhantomData<(K, fn() -> P)>);
 
-impl<K> fmt::Debug for Exponential<K> {
+impl<K, P> fmt::Debug for Exponential<K, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Exponential")
     }
@@ -85,6 +89,8 @@ pub(crate) mod sealed {
     pub trait Kind {
         /// The window of `N` bins or buckets.
         type Window<C: Clock, const N: usize>: Learner<C>;
+        /// The preset the hedger stores its settings as the XOR of.
+        type Preset: HedgePreset;
     }
 
     /// What a hedger asks of its window: the windows' own methods of these names.
@@ -111,10 +117,12 @@ pub(crate) mod sealed {
 
     impl<M: IndexMapping> Kind for M {
         type Window<C: Clock, const N: usize> = Window<C, M, N>;
+        type Preset = Defaults;
     }
 
-    impl<K: WindowCounter> Kind for Exponential<K> {
-        type Window<C: Clock, const N: usize> = ExponentialWindow<C, K, N>;
+    impl<K: WindowCounter, P: HedgePreset> Kind for Exponential<K, P> {
+        type Window<C: Clock, const N: usize> = ExponentialWindow<C, K, N, 3, P>;
+        type Preset = P;
     }
 
     /// Both windows' methods, by their own names.
@@ -158,7 +166,9 @@ pub(crate) mod sealed {
         learner!();
     }
 
-    impl<C: Clock, K: WindowCounter, const N: usize> Learner<C> for ExponentialWindow<C, K, N> {
+    impl<C: Clock, K: WindowCounter, const N: usize, P: WindowPreset> Learner<C>
+        for ExponentialWindow<C, K, N, 3, P>
+    {
         learner!();
     }
 }

@@ -58,6 +58,7 @@ mod config;
 mod kind;
 mod on_time;
 mod policy;
+mod preset;
 mod race;
 mod settings;
 mod stats;
@@ -78,11 +79,12 @@ use crate::window::{Parts as WindowParts, Window, WindowConfig, MAX_CACHED_QUANT
 // A percentile per hedge is cached by the window.
 const _: () = assert!(MAX_HEDGES as usize <= MAX_CACHED_QUANTILES);
 
-pub use compact::CompactHedger;
+pub use compact::{CompactHedger, PresetCompactHedger};
 pub use config::{ColdStart, HedgeConfig, HedgeError, MAX_HEDGES};
 use kind::sealed::{Kind, Learner};
 pub use kind::{Exponential, WindowKind};
 pub use policy::HedgePolicy;
+pub use preset::HedgePreset;
 pub use race::{race, race_until, Outcome, RaceError, Sleep, Winner};
 #[cfg(feature = "embassy-time")]
 pub use race::{race_embassy, race_embassy_until};
@@ -396,9 +398,9 @@ pub struct Hedger<
 > {
     window: <M as Kind>::Window<C, N>,
     budget: B,
-    /// What it keeps of its configuration, stored so that a hedger built with the
-    /// defaults is zero bytes (see [`Settings`]).
-    settings: Settings,
+    /// What it keeps of its configuration, stored so that a hedger built with its kind's
+    /// preset is zero bytes (see [`Settings`]).
+    settings: Settings<<M as Kind>::Preset>,
     counters: Counters,
     /// When the last rate-limit signal came.
     rate_limited_at: AtomicCoarseInstant,

@@ -1,21 +1,31 @@
 //! What a hedger keeps of its configuration, in the forms its decisions read, stored XOR
-//! what the default configuration makes ([`Settings::ZERO`]): a hedger built with the
-//! defaults is then zero bytes, so a `static` of it is `.bss` (RAM the startup code zeroes)
-//! rather than `.data` (RAM plus an image of it in flash). A read costs a XOR with a
-//! constant per field it uses.
+//! what its preset's configuration makes ([`Settings::ZERO`]): a hedger built with its
+//! preset's configuration is then zero bytes, so a `static` of it is `.bss` (RAM the
+//! startup code zeroes) rather than `.data` (RAM plus an image of it in flash). A read
+//! costs a XOR with a constant per field it uses.
 
+use core::marker::PhantomData;
 use core::time::Duration;
 
 use super::config::{ColdStart, HedgeConfig};
 use super::on_time::OnTime;
+use super::HedgePreset;
 use crate::clock::coarse::CoarseClock;
 use crate::clock::duration_to_nanos;
 
 /// A hedger's configuration and what its decisions read of it, each field stored XOR
-/// [`ZERO`](Self::ZERO)'s and read back, one field at a time, by its accessor.
-/// (No `Debug`: the words are not the values; the hedger's shows its configuration.)
+/// [`ZERO`](Self::ZERO)'s (preset `P`'s) and read back, one field at a time, by its
+/// accessor. (No `Debug`: the words are not the values; the hedger's shows its
+/// configuration.)
+pub(super) struct Settings<P> {
+    /// The values themselves, XOR `P`'s.
+    words: Words,
+    preset: PhantomData<fn() -> P>,
+}
+
+/// What [`Settings`] keeps, as it is or as its XOR with a preset's.
 #[derive(Clone, Copy)]
-pub(super) struct Settings {
+struct Words {
     /// The configuration, for [`Hedger::config`](super::Hedger::config) and the rarely
     /// read fields.
     config: ConfigWords,
@@ -27,8 +37,10 @@ pub(super) struct Settings {
     /// The delays in nanoseconds: decisions add and compare integers.
     min_delay_ns: u64,
     max_delay_ns: u64,
-    /// The cold-start delay, if any (not XOR'd: `None` is zero bytes as it is).
-    cold_start_ns: Option<u64>,
+    /// Whether there is a cold-start delay, and the delay (0 if none): an `Option` would
+    /// have no zero form to XOR with.
+    cold_start: bool,
+    cold_start_ns: u64,
     /// The on-time rule ([`OnTime::OFF`] if none: an `Option` would not be zero bytes).
     on_time: OnTime,
     backoff_factor: u32,
@@ -37,29 +49,111 @@ pub(super) struct Settings {
     per_hedge_percentiles: bool,
 }
 
-impl Settings {
-    /// What the default configuration makes (its stored form is zero bytes).
-    const ZERO: Settings = Settings::of(&HedgeConfig::new());
+impl<P> Clone for Settings<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Settings<P> {}
+
+impl<P: HedgePreset> Settings<P> {
+    /// What the preset's configuration makes (its stored form is zero bytes).
+    const ZERO: Words = Words::of(&P::CONFIG);
 
     /// The stored settings of `config` (validated).
     pub(super) const fn new(config: &HedgeConfig) -> Self {
-        Self::of(config).xor(Self::ZERO)
+        Settings {
+            words: Words::of(config).xor(Self::ZERO),
+            preset: PhantomData,
+        }
     }
 
+    /// The configuration.
+    pub(super) fn config(&self) -> HedgeConfig {
+        self.words.config.xor(Self::ZERO.config).decode()
+    }
+
+    /// The cooldown's clock.
+    #[inline]
+    pub(super) fn cooldown_clock(&self) -> CoarseClock {
+        self.words.cooldown_clock.xor(Self::ZERO.cooldown_clock)
+    }
+
+    /// The cooldown in the cooldown clock's ticks.
+    #[inline]
+    pub(super) fn cooldown_ticks(&self) -> u64 {
+        self.words.cooldown_ticks ^ Self::ZERO.cooldown_ticks
+    }
+
+    /// The longest pushback in the cooldown clock's ticks.
+    #[inline]
+    pub(super) fn max_pushback_ticks(&self) -> u32 {
+        self.words.max_pushback_ticks ^ Self::ZERO.max_pushback_ticks
+    }
+
+    /// The least delay in nanoseconds.
+    #[inline]
+    pub(super) fn min_delay_ns(&self) -> u64 {
+        self.words.min_delay_ns ^ Self::ZERO.min_delay_ns
+    }
+
+    /// The greatest delay in nanoseconds.
+    #[inline]
+    pub(super) fn max_delay_ns(&self) -> u64 {
+        self.words.max_delay_ns ^ Self::ZERO.max_delay_ns
+    }
+
+    /// The cold-start delay in nanoseconds, if any.
+    #[inline]
+    pub(super) fn cold_start_ns(&self) -> Option<u64> {
+        let w = &self.words;
+        let ns = w.cold_start_ns ^ Self::ZERO.cold_start_ns;
+        (w.cold_start ^ Self::ZERO.cold_start).then_some(ns)
+    }
+
+    /// The on-time rule, if configured.
+    #[inline]
+    pub(super) fn on_time(&self) -> Option<OnTime> {
+        let rule = self.words.on_time.xor(Self::ZERO.on_time);
+        rule.is_on().then_some(rule)
+    }
+
+    /// The delay's factor during a back-off.
+    #[inline]
+    pub(super) fn backoff_factor(&self) -> u32 {
+        self.words.backoff_factor ^ Self::ZERO.backoff_factor
+    }
+
+    /// The most hedges per request.
+    #[inline]
+    pub(super) fn max_hedges(&self) -> u8 {
+        self.words.max_hedges ^ Self::ZERO.max_hedges
+    }
+
+    /// Whether each hedge has its own percentile.
+    #[inline]
+    pub(super) fn per_hedge_percentiles(&self) -> bool {
+        self.words.per_hedge_percentiles ^ Self::ZERO.per_hedge_percentiles
+    }
+}
+
+impl Words {
     /// What `config` makes, as it is.
     const fn of(config: &HedgeConfig) -> Self {
         let cooldown_clock = cooldown_clock(config.cooldown);
         let pushback_ticks = cooldown_clock.ticks_in(config.max_pushback);
-        Settings {
+        Words {
             config: ConfigWords::of(config),
             cooldown_ticks: cooldown_clock.ticks_in(config.cooldown),
             cooldown_clock,
             max_pushback_ticks: pushback_limit(pushback_ticks),
             min_delay_ns: duration_to_nanos(config.min_delay),
             max_delay_ns: duration_to_nanos(config.max_delay),
+            cold_start: matches!(config.cold_start, ColdStart::Delay(_)),
             cold_start_ns: match config.cold_start {
-                ColdStart::Delay(d) => Some(duration_to_nanos(d)),
-                ColdStart::NoHedge => None,
+                ColdStart::Delay(d) => duration_to_nanos(d),
+                ColdStart::NoHedge => 0,
             },
             on_time: match config.on_time_chance {
                 Some(chance) => OnTime::new(chance),
@@ -71,87 +165,22 @@ impl Settings {
         }
     }
 
-    /// Each field XOR `key`'s (`cold_start_ns` as it is: see the field).
+    /// Each field XOR `key`'s.
     const fn xor(self, key: Self) -> Self {
-        Settings {
+        Words {
             config: self.config.xor(key.config),
             cooldown_clock: self.cooldown_clock.xor(key.cooldown_clock),
             cooldown_ticks: self.cooldown_ticks ^ key.cooldown_ticks,
             max_pushback_ticks: self.max_pushback_ticks ^ key.max_pushback_ticks,
             min_delay_ns: self.min_delay_ns ^ key.min_delay_ns,
             max_delay_ns: self.max_delay_ns ^ key.max_delay_ns,
-            cold_start_ns: self.cold_start_ns,
+            cold_start: self.cold_start ^ key.cold_start,
+            cold_start_ns: self.cold_start_ns ^ key.cold_start_ns,
             on_time: self.on_time.xor(key.on_time),
             backoff_factor: self.backoff_factor ^ key.backoff_factor,
             max_hedges: self.max_hedges ^ key.max_hedges,
             per_hedge_percentiles: self.per_hedge_percentiles ^ key.per_hedge_percentiles,
         }
-    }
-
-    /// The configuration.
-    pub(super) fn config(&self) -> HedgeConfig {
-        self.config.xor(Self::ZERO.config).decode()
-    }
-
-    /// The cooldown's clock.
-    #[inline]
-    pub(super) fn cooldown_clock(&self) -> CoarseClock {
-        self.cooldown_clock.xor(Self::ZERO.cooldown_clock)
-    }
-
-    /// The cooldown in the cooldown clock's ticks.
-    #[inline]
-    pub(super) fn cooldown_ticks(&self) -> u64 {
-        self.cooldown_ticks ^ Self::ZERO.cooldown_ticks
-    }
-
-    /// The longest pushback in the cooldown clock's ticks.
-    #[inline]
-    pub(super) fn max_pushback_ticks(&self) -> u32 {
-        self.max_pushback_ticks ^ Self::ZERO.max_pushback_ticks
-    }
-
-    /// The least delay in nanoseconds.
-    #[inline]
-    pub(super) fn min_delay_ns(&self) -> u64 {
-        self.min_delay_ns ^ Self::ZERO.min_delay_ns
-    }
-
-    /// The greatest delay in nanoseconds.
-    #[inline]
-    pub(super) fn max_delay_ns(&self) -> u64 {
-        self.max_delay_ns ^ Self::ZERO.max_delay_ns
-    }
-
-    /// The cold-start delay in nanoseconds, if any.
-    #[inline]
-    pub(super) fn cold_start_ns(&self) -> Option<u64> {
-        self.cold_start_ns
-    }
-
-    /// The on-time rule, if configured.
-    #[inline]
-    pub(super) fn on_time(&self) -> Option<OnTime> {
-        let rule = self.on_time.xor(Self::ZERO.on_time);
-        rule.is_on().then_some(rule)
-    }
-
-    /// The delay's factor during a back-off.
-    #[inline]
-    pub(super) fn backoff_factor(&self) -> u32 {
-        self.backoff_factor ^ Self::ZERO.backoff_factor
-    }
-
-    /// The most hedges per request.
-    #[inline]
-    pub(super) fn max_hedges(&self) -> u8 {
-        self.max_hedges ^ Self::ZERO.max_hedges
-    }
-
-    /// Whether each hedge has its own percentile.
-    #[inline]
-    pub(super) fn per_hedge_percentiles(&self) -> bool {
-        self.per_hedge_percentiles ^ Self::ZERO.per_hedge_percentiles
     }
 }
 
@@ -315,92 +344,110 @@ const fn xor_narrow<const N: usize>(mut words: [u32; N], key: [u32; N]) -> [u32;
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::preset::Defaults;
 
-    /// The words give back every configuration, the edges of each field included.
+    /// A configuration with every field at an edge.
+    const EDGES: HedgeConfig = HedgeConfig::new()
+        .with_percentiles(&[0.5, 0.999])
+        .with_interval(Duration::MAX)
+        .with_min_delay(Duration::ZERO)
+        .with_max_delay(Duration::new(u64::MAX, 999_999_999))
+        .with_min_samples(u32::MAX)
+        .with_cold_start(ColdStart::Delay(Duration::new(7, 123_456_789)))
+        .with_budget_ratio(1000.0)
+        .with_budget_cap(u32::MAX)
+        .with_cooldown(Duration::from_nanos(1))
+        .with_backoff_factor(u32::MAX)
+        .with_rotate_on_record(false)
+        .with_on_time_chance(0.25)
+        .with_max_pushback(Duration::from_millis(1500));
+
+    /// Two hedges, and a chance close to zero.
+    const PAIR: HedgeConfig = HedgeConfig::new()
+        .with_max_hedges(2)
+        .with_on_time_chance(1e-300);
+
+    struct Edges;
+    impl HedgePreset for Edges {
+        const CONFIG: HedgeConfig = EDGES;
+    }
+
+    struct Pair;
+    impl HedgePreset for Pair {
+        const CONFIG: HedgeConfig = PAIR;
+    }
+
+    /// The words give back every configuration, the edges of each field included,
+    /// whichever preset they are stored against.
     #[test]
     fn a_configuration_survives_its_words() {
-        let configs = [
-            HedgeConfig::new(),
-            HedgeConfig::new()
-                .with_percentiles(&[0.5, 0.999])
-                .with_interval(Duration::MAX)
-                .with_min_delay(Duration::ZERO)
-                .with_max_delay(Duration::new(u64::MAX, 999_999_999))
-                .with_min_samples(u32::MAX)
-                .with_cold_start(ColdStart::Delay(Duration::new(7, 123_456_789)))
-                .with_budget_ratio(1000.0)
-                .with_budget_cap(u32::MAX)
-                .with_cooldown(Duration::from_nanos(1))
-                .with_backoff_factor(u32::MAX)
-                .with_rotate_on_record(false)
-                .with_on_time_chance(0.25)
-                .with_max_pushback(Duration::from_millis(1500)),
-            HedgeConfig::new()
-                .with_max_hedges(2)
-                .with_on_time_chance(1e-300),
-        ];
-        for config in configs {
-            let stored = Settings::new(&config);
-            assert_eq!(stored.config(), config);
-            let of = Settings::of(&config);
-            assert_eq!(stored.cooldown_clock(), of.cooldown_clock);
-            assert_eq!(
-                (stored.cooldown_ticks(), stored.max_pushback_ticks()),
-                (of.cooldown_ticks, of.max_pushback_ticks)
-            );
-            assert_eq!(
-                (stored.min_delay_ns(), stored.max_delay_ns()),
-                (of.min_delay_ns, of.max_delay_ns)
-            );
-            assert_eq!(stored.cold_start_ns(), of.cold_start_ns);
-            assert_eq!(
-                stored.on_time().is_some(),
-                config.on_time_chance().is_some()
-            );
-            assert_eq!(
-                (stored.backoff_factor(), stored.max_hedges()),
-                (config.backoff_factor(), config.max_hedges())
-            );
-            assert_eq!(
-                stored.per_hedge_percentiles(),
-                config.per_hedge_percentiles()
-            );
+        for config in [HedgeConfig::new(), EDGES, PAIR] {
+            survives::<Defaults>(config);
+            survives::<Edges>(config);
+            survives::<Pair>(config);
         }
     }
 
-    /// The window a default configuration builds is the one the window stores as zero
-    /// bytes (`window::ZERO_CONFIG`).
-    #[test]
-    fn the_default_window_is_the_one_stored_as_zero() {
-        let parts = super::super::Parts::new(HedgeConfig::new(), crate::clock::Instant::ZERO);
-        let parts = parts.ok().unwrap();
-        assert_eq!(parts.window_config, crate::window::ZERO_CONFIG);
+    fn survives<P: HedgePreset>(config: HedgeConfig) {
+        let stored = Settings::<P>::new(&config);
+        assert_eq!(stored.config(), config);
+        let of = Words::of(&config);
+        assert_eq!(stored.cooldown_clock(), of.cooldown_clock);
+        assert_eq!(
+            (stored.cooldown_ticks(), stored.max_pushback_ticks()),
+            (of.cooldown_ticks, of.max_pushback_ticks)
+        );
+        assert_eq!(
+            (stored.min_delay_ns(), stored.max_delay_ns()),
+            (of.min_delay_ns, of.max_delay_ns)
+        );
+        let cold = match config.cold_start() {
+            ColdStart::Delay(d) => Some(duration_to_nanos(d)),
+            ColdStart::NoHedge => None,
+        };
+        assert_eq!(stored.cold_start_ns(), cold);
+        assert_eq!(
+            stored.on_time().is_some(),
+            config.on_time_chance().is_some()
+        );
+        assert_eq!(
+            (stored.backoff_factor(), stored.max_hedges()),
+            (config.backoff_factor(), config.max_hedges())
+        );
+        assert_eq!(
+            stored.per_hedge_percentiles(),
+            config.per_hedge_percentiles()
+        );
     }
 
-    /// The defaults' settings are stored as zero: every field.
+    /// A preset's own configuration is stored as zero: every field.
     #[test]
-    fn the_defaults_are_stored_as_zero() {
-        let zero = Settings::new(&HedgeConfig::new());
-        assert_eq!(zero.config.wide, [0; 10]);
-        assert_eq!(zero.config.narrow, [0; 11]);
-        assert_eq!(
-            zero.cooldown_clock.xor(zero.cooldown_clock),
-            zero.cooldown_clock
-        );
-        assert_eq!((zero.cooldown_ticks, zero.max_pushback_ticks), (0, 0));
-        assert_eq!(
-            (zero.min_delay_ns, zero.max_delay_ns, zero.cold_start_ns),
-            (0, 0, None)
-        );
+    fn a_presets_configuration_is_stored_as_zero() {
+        stored_as_zero::<Defaults>();
+        stored_as_zero::<Edges>();
+        stored_as_zero::<Pair>();
+    }
+
+    fn stored_as_zero<P: HedgePreset>() {
+        let zero = Settings::<P>::new(&P::CONFIG);
+        let w = zero.words;
+        assert_eq!(w.config.wide, [0; 10]);
+        assert_eq!(w.config.narrow, [0; 11]);
+        assert_eq!(w.cooldown_clock.xor(w.cooldown_clock), w.cooldown_clock);
+        assert_eq!((w.cooldown_ticks, w.max_pushback_ticks), (0, 0));
         assert_eq!(
             (
-                zero.backoff_factor,
-                zero.max_hedges,
-                zero.per_hedge_percentiles
+                w.min_delay_ns,
+                w.max_delay_ns,
+                w.cold_start_ns,
+                w.cold_start
             ),
+            (0, 0, 0, false)
+        );
+        assert_eq!(
+            (w.backoff_factor, w.max_hedges, w.per_hedge_percentiles),
             (0, 0, false)
         );
-        assert_eq!(zero.config(), HedgeConfig::new());
-        assert!(zero.on_time().is_none());
+        assert_eq!(zero.config(), P::CONFIG);
     }
 }

@@ -62,11 +62,38 @@ pub struct WindowConfig {
     pub(super) rotate_on_record: bool,
 }
 
-/// The configuration whose window a `static` holds as zero bytes (in `.bss`, with no image
-/// in flash): the window of a default [`HedgeConfig`](crate::hedge::HedgeConfig), which
-/// publishes its percentile from its `min_samples` (20) values on. A hedge test checks
-/// that the two agree.
-pub(crate) const ZERO_CONFIG: WindowConfig = WindowConfig::new().with_min_count(20);
+/// A window configuration known when the program is compiled, as a type: an
+/// [`ExponentialWindow`](super::ExponentialWindow)`<_, _, _, _, P>` built with `P`'s
+/// configuration (and [`Instant::ZERO`](crate::Instant::ZERO) as its origin) is all zero
+/// bytes, so a `static` of it is `.bss` rather than `.data` (no copy of it in flash).
+/// Other configurations still work, each setting read a XOR away. Every
+/// [`HedgePreset`](crate::hedge::HedgePreset) is one, with the window its configuration
+/// builds; the default, [`Defaults`](crate::preset::Defaults), is a default hedger's.
+///
+/// ```
+/// use core::time::Duration;
+/// use tailguard::clock::{Instant, ManualClock};
+/// use tailguard::window::{ExponentialWindow, WindowConfig, WindowPreset};
+///
+/// struct Fast;
+/// impl WindowPreset for Fast {
+///     const CONFIG: WindowConfig = WindowConfig::new().with_interval(Duration::from_millis(100));
+/// }
+///
+/// static CLOCK: ManualClock = ManualClock::new();
+/// static WINDOW: ExponentialWindow<&ManualClock, u16, 64, 3, Fast> =
+///     match ExponentialWindow::with_config_and_origin(&CLOCK, Fast::CONFIG, Instant::ZERO) {
+///         Ok(window) => window,
+///         Err(_) => panic!("invalid window configuration"), // a compile error
+///     };
+///
+/// WINDOW.record_u64(2_000_000);
+/// assert_eq!(WINDOW.count(), 1);
+/// ```
+pub trait WindowPreset {
+    /// The configuration.
+    const CONFIG: WindowConfig;
+}
 
 impl WindowConfig {
     /// The defaults: 30 s intervals, p90 cached, refreshed when a bin's count reaches a

@@ -18,8 +18,8 @@ mod rank;
 mod reset;
 mod seqlock;
 
-pub(crate) use config::{Parts, ZERO_CONFIG};
-pub use config::{WindowConfig, WindowError, MAX_CACHED_QUANTILES};
+pub(crate) use config::Parts;
+pub use config::{WindowConfig, WindowError, WindowPreset, MAX_CACHED_QUANTILES};
 pub use exponential::{ExponentialWindow, WindowCounter};
 pub use presets::{
     CubicLatencyWindow, IntLatencyCoarseWindow, IntLatencyWindow, LogLatencyWindow,

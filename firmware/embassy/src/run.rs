@@ -19,11 +19,11 @@ use core::time::Duration;
 
 use tailguard::budget::RatioBudget;
 use tailguard::clock::{Clock, EmbassyClock, Instant};
-#[cfg(feature = "compact")]
-use tailguard::hedge::CompactHedger;
 #[cfg(not(feature = "compact"))]
 use tailguard::hedge::McuHedger;
 use tailguard::hedge::{race_embassy, Attempt, HedgeConfig, HedgeError, Hedger, Stats};
+#[cfg(feature = "compact")]
+use tailguard::hedge::{HedgePreset, PresetCompactHedger};
 #[cfg(not(feature = "compact"))]
 use tailguard::sketch::presets;
 use tailguard::sketch::presets::McuLatency;
@@ -36,12 +36,13 @@ use crate::sensor::{sleep, Sensor};
 /// The summary stays this sketch with either hedger: it measures, it does not hedge.
 pub type Sketch = McuLatency;
 /// The hedger: `McuHedger` (a window of three `McuLatency` sketches), or with the
-/// `compact` feature `CompactHedger` (three slots of 64 `u16` exponential buckets whose
-/// scale follows the latencies), to compare the two on the same run.
+/// `compact` feature a `CompactHedger` (three slots of 64 `u16` exponential buckets whose
+/// scale follows the latencies) of preset [`Config`], all zero bytes (`.bss`), to compare
+/// the two on the same run.
 #[cfg(not(feature = "compact"))]
 pub type SensorHedger = McuHedger<EmbassyClock, RatioBudget>;
 #[cfg(feature = "compact")]
-pub type SensorHedger = CompactHedger<EmbassyClock, RatioBudget>;
+pub type SensorHedger = PresetCompactHedger<EmbassyClock, Config>;
 /// Which of the two, for the log.
 pub const HEDGER_NAME: &str = if cfg!(feature = "compact") {
     "CompactHedger"
@@ -68,6 +69,14 @@ pub const CONFIG: HedgeConfig = HedgeConfig::new()
     .with_min_delay(Duration::from_micros(200))
     .with_interval(Duration::from_secs(1))
     .with_budget_cap(10);
+
+/// [`CONFIG`] as the compact hedger's preset, which it stores as zero bytes.
+#[cfg(feature = "compact")]
+pub struct Config;
+#[cfg(feature = "compact")]
+impl HedgePreset for Config {
+    const CONFIG: HedgeConfig = CONFIG;
+}
 
 /// A phase's answers: how many, their p50 and p99, and how many were slower than `SLOW`.
 #[derive(defmt::Format)]
@@ -107,21 +116,18 @@ pub static HEDGER: SensorHedger = match build_hedger() {
     Err(_) => panic!("invalid hedge configuration"), // a compile error
 };
 
-/// The budget of `CONFIG`'s ratio and cap (a function, not a `const`: it holds atomics).
-const fn budget() -> RatioBudget {
-    match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
-        Ok(budget) => budget,
-        Err(_) => panic!("invalid budget"), // a compile error
-    }
-}
-
-/// `McuHedger`'s window takes the preset's layout (its range, 100 µs .. 10 s).
+/// `McuHedger`'s window takes the preset's layout (its range, 100 µs .. 10 s); its budget
+/// is `CONFIG`'s ratio and cap.
 #[cfg(not(feature = "compact"))]
 const fn build_hedger() -> Result<SensorHedger, HedgeError> {
+    let budget = match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
+        Ok(budget) => budget,
+        Err(_) => panic!("invalid budget"), // a compile error
+    };
     Hedger::with_origin(
         EmbassyClock,
         CONFIG,
-        budget(),
+        budget,
         presets::MCU_LATENCY_LAYOUT,
         Instant::ZERO,
     )
@@ -130,7 +136,7 @@ const fn build_hedger() -> Result<SensorHedger, HedgeError> {
 /// `CompactHedger`'s window has no range to choose: its scale follows the latencies.
 #[cfg(feature = "compact")]
 const fn build_hedger() -> Result<SensorHedger, HedgeError> {
-    Hedger::exponential_with_origin(EmbassyClock, CONFIG, budget(), Instant::ZERO)
+    Hedger::preset(EmbassyClock, Instant::ZERO)
 }
 
 /// Runs the three phases with a fresh hedger ([`HEDGER`]), summarizing in `sketch` (an

@@ -21,7 +21,9 @@ use core::time::Duration;
 use cortex_m_semihosting::hio;
 use tailguard::budget::{Budget, RatioBudget, TokenBucket};
 use tailguard::clock::Instant;
-use tailguard::hedge::{Attempt, CompactHedger, HedgeConfig, Hedger, WindowKind};
+use tailguard::hedge::{
+    Attempt, CompactHedger, HedgeConfig, HedgePreset, Hedger, PresetCompactHedger, WindowKind,
+};
 use tailguard::sketch::{AtomicSketch, DDSketch, IntMapping};
 use tailguard::window::{Window, WindowConfig};
 
@@ -190,30 +192,31 @@ fn use_built<M: WindowKind, const N: usize>(h: &Option<Hedger<StaticClock, Ratio
     use_hedger(h);
 }
 
+/// The embassy firmware's configuration (1 s intervals, no hedge sooner than 200 µs, 10
+/// tokens), as a preset.
+struct Sensor;
+impl HedgePreset for Sensor {
+    const CONFIG: HedgeConfig = HedgeConfig::new()
+        .with_min_delay(Duration::from_micros(200))
+        .with_interval(Duration::from_secs(1))
+        .with_budget_cap(10);
+}
+
 /// `CompactHedger` as firmware builds it: a `static` made by its `const` constructor, so
-/// that no construction code is linked and no stack builds it.
+/// that no construction code is linked and no stack builds it; of a preset, which it
+/// stores as zero bytes, so the static is `.bss` (`.ci/firmware.sh` checks it).
 fn compact_hedger_static() {
-    type TheHedger = CompactHedger<StaticClock, RatioBudget>;
-    // The defaults, which a hedger stores as zero bytes: the static is `.bss`.
-    const CONFIG: HedgeConfig = HedgeConfig::new();
-    static HEDGER: TheHedger = match Hedger::exponential_with_origin(
-        StaticClock,
-        CONFIG,
-        match RatioBudget::new(CONFIG.budget_ratio(), CONFIG.budget_cap()) {
-            Ok(budget) => budget,
-            Err(_) => panic!("budget configuration"),
-        },
-        Instant::ZERO,
-    ) {
-        Ok(hedger) => hedger,
-        Err(_) => panic!("hedger configuration"),
-    };
+    static HEDGER: PresetCompactHedger<StaticClock, Sensor> =
+        match Hedger::preset(StaticClock, Instant::ZERO) {
+            Ok(hedger) => hedger,
+            Err(_) => panic!("hedger configuration"),
+        };
     print("size_of", size_of_val(&HEDGER));
     use_hedger(&HEDGER);
 }
 
 /// The same calls on either hedger.
-fn use_hedger<M: WindowKind, const N: usize>(h: &Hedger<StaticClock, RatioBudget, M, N>) {
+fn use_hedger<B: Budget, M: WindowKind, const N: usize>(h: &Hedger<StaticClock, B, M, N>) {
     for ms in 1..=50u64 {
         h.record(Duration::from_micros(1000 + 37 * ms));
     }

@@ -18,9 +18,10 @@ use threshold::Threshold;
 
 use super::interval;
 use super::seqlock::SeqLock;
-use super::{Parts, WindowConfig, WindowError};
+use super::{Parts, WindowConfig, WindowError, WindowPreset};
 use crate::clock::coarse::{Age, CoarseClock, CoarseInstant, OriginStamp};
 use crate::clock::{Clock, Instant};
+use crate::preset::Defaults;
 use crate::sketch::exponential::downscale::scale_change;
 use crate::sketch::exponential::index::{self, FINEST_SCALE, MAX_DOWNSHIFT};
 use crate::sketch::{key_of_f64, key_of_u64, value_of_key, ExponentialSketch, RecordError};
@@ -109,10 +110,17 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 /// let p50 = window.quantile(0.5).unwrap().unwrap();
 /// assert!((p50 / 500e3 - 1.0).abs() < window.snapshot().relative_accuracy());
 /// ```
-pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: usize = 3> {
+pub struct ExponentialWindow<
+    C,
+    K: WindowCounter,
+    const B: usize,
+    const SLOTS: usize = 3,
+    P = Defaults,
+> {
     clock: C,
-    /// Ticks are intervals since the window's origin; XOR [`ZERO_INTERVALS`] (read it with
-    /// [`intervals`](Self::intervals)).
+    /// Ticks are intervals since the window's origin; XOR `P`'s
+    /// ([`ZERO_INTERVALS`](Self::ZERO_INTERVALS)): read it with
+    /// [`intervals`](Self::intervals).
     intervals: CoarseClock,
     /// The published interval.
     epoch: OriginStamp,
@@ -140,13 +148,20 @@ pub struct ExponentialWindow<C, K: WindowCounter, const B: usize, const SLOTS: u
     saturated: AtomicU32,
     raced: AtomicU32,
     /// The cached quantiles (none unless built [`with_config`](Self::with_config)).
-    threshold: Threshold,
+    threshold: Threshold<P>,
     slots: [Slot<K, B>; SLOTS],
 }
 
-impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
-    ExponentialWindow<C, K, B, SLOTS>
+impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize, P: WindowPreset>
+    ExponentialWindow<C, K, B, SLOTS, P>
 {
+    /// The interval clock stored as zero bytes: `P`'s from [`Instant::ZERO`] (any fixed
+    /// clock if `P`'s interval is invalid: a key only has to be fixed).
+    const ZERO_INTERVALS: CoarseClock = match intervals(Instant::ZERO, P::CONFIG.interval()) {
+        Ok(intervals) => intervals,
+        Err(_) => CoarseClock::with_unit_at_least_8(0, 8),
+    };
+
     /// An empty window whose first interval starts now, which caches no quantile (see
     /// [`with_config`](Self::with_config)). Errors if `interval` is shorter than 8 ns.
     ///
@@ -280,14 +295,14 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
     }
 
     const_unless_loom! {
-        fn of(clock: C, intervals: CoarseClock, threshold: Threshold) -> Self {
+        fn of(clock: C, intervals: CoarseClock, threshold: Threshold<P>) -> Self {
             const {
                 assert!(SLOTS >= 2 && SLOTS <= 8, "SLOTS must be 2 to 8");
                 assert!(B >= 2 && B <= 1 << 16, "B must be 2 to 65536");
             };
             ExponentialWindow {
                 clock,
-                intervals: intervals.xor(ZERO_INTERVALS),
+                intervals: intervals.xor(Self::ZERO_INTERVALS),
                 epoch: OriginStamp::at_origin(),
                 current: AtomicU32::new(0),
                 map: AtomicU32::new(0),
@@ -438,10 +453,10 @@ impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
         Ok(())
     }
 
-    /// The interval clock (stored XOR [`ZERO_INTERVALS`]).
+    /// The interval clock (stored XOR [`ZERO_INTERVALS`](Self::ZERO_INTERVALS)).
     #[inline(always)]
     fn intervals(&self) -> CoarseClock {
-        self.intervals.xor(ZERO_INTERVALS)
+        self.intervals.xor(Self::ZERO_INTERVALS)
     }
 
     /// Slot `logical`'s slot.
@@ -939,14 +954,6 @@ fn last_bucket<const B: usize>() -> i32 {
     (B as i32).wrapping_sub(1) // 2 <= B <= 2^16
 }
 
-/// The interval clock a window stores as zero bytes: the default configuration's from
-/// [`Instant::ZERO`], so that a `static` window (or hedger) built with the defaults and
-/// that origin is all zeros, in `.bss` (no image of it in flash).
-const ZERO_INTERVALS: CoarseClock = match intervals(Instant::ZERO, WindowConfig::new().interval()) {
-    Ok(intervals) => intervals,
-    Err(_) => panic!("the default interval is valid"),
-};
-
 /// The interval clock of a window whose first interval starts at `origin`.
 const fn intervals(origin: Instant, interval: Duration) -> Result<CoarseClock, WindowError> {
     match CoarseClock::from_nanos(origin.as_nanos(), crate::clock::duration_to_nanos(interval)) {
@@ -991,8 +998,8 @@ fn slots<K: WindowCounter, const B: usize, const SLOTS: usize>() -> [Slot<K, B>;
     core::array::from_fn(|_| Slot::new())
 }
 
-impl<C, K: WindowCounter, const B: usize, const SLOTS: usize> fmt::Debug
-    for ExponentialWindow<C, K, B, SLOTS>
+impl<C, K: WindowCounter, const B: usize, const SLOTS: usize, P> fmt::Debug
+    for ExponentialWindow<C, K, B, SLOTS, P>
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ExponentialWindow")

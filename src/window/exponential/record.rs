@@ -7,9 +7,10 @@ use super::slot::{Config, Outcome, Slot, State};
 use super::{count, fit, last_bucket, ExponentialWindow, WindowCounter, ATTEMPTS, FIRST_SPAN};
 use crate::clock::{Clock, Instant};
 use crate::sync::Ordering::Acquire;
+use crate::window::WindowPreset;
 
-impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
-    ExponentialWindow<C, K, B, SLOTS>
+impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize, P: WindowPreset>
+    ExponentialWindow<C, K, B, SLOTS, P>
 {
     /// Adds a value of finest index `fine` (`None`: a zero) to the slot of `now`.
     #[inline]

@@ -9,6 +9,8 @@
 //! operations only: a core without an FPU links no soft-float helper), in a scan that no
 //! rotation or rescale overlapped, and publishes one word per quantile.
 
+use core::marker::PhantomData;
+
 use super::slot::Config;
 use super::{ExponentialWindow, WindowCounter, ATTEMPTS};
 use crate::clock::{Clock, Instant};
@@ -17,7 +19,7 @@ use crate::sketch::key_of_u64;
 use crate::sketch::rank::Quantile;
 use crate::sync::{const_unless_loom, AtomicU32, Ordering::*};
 use crate::window::cache::{decode_bound, encode_bound};
-use crate::window::{Parts, MAX_CACHED_QUANTILES, ZERO_CONFIG};
+use crate::window::{Parts, WindowPreset, MAX_CACHED_QUANTILES};
 
 /// A cached bound when there is no quantile (encoded bounds stay below 2^31).
 const NONE: u32 = u32::MAX;
@@ -30,10 +32,12 @@ const WANTED: u32 = 2;
 /// Rounds of refresh requests one refresher serves before it returns.
 const ROUNDS: u32 = 4;
 
-/// The cached quantiles' settings and published words.
-pub(super) struct Threshold {
-    /// XOR [`ZERO_SETTINGS`] (read them with [`settings`](Self::settings)), and each bound
-    /// complemented, so that a default hedger's threshold is zero bytes.
+/// The cached quantiles' settings and published words, the settings stored XOR those of
+/// the window preset `P`.
+pub(super) struct Threshold<P> {
+    /// XOR [`ZERO_SETTINGS`](Self::ZERO_SETTINGS) (read them with
+    /// [`settings`](Self::settings)), and each bound complemented, so that the threshold of
+    /// `P`'s window is zero bytes.
     settings: Settings,
     state: AtomicU32,
     /// The encoded upper edges of the quantiles' buckets, [`NONE`] without a quantile;
@@ -41,6 +45,7 @@ pub(super) struct Threshold {
     bounds: [AtomicU32; MAX_CACHED_QUANTILES],
     /// The values the last refresh counted (saturating).
     counted: AtomicU32,
+    preset: PhantomData<fn() -> P>,
 }
 
 /// What a window's configuration sets for its cached quantiles.
@@ -59,19 +64,6 @@ struct Settings {
     min_count: u32,
 }
 
-/// The settings stored as zero bytes: those of the window a default
-/// [`HedgeConfig`](crate::hedge::HedgeConfig) builds ([`ZERO_CONFIG`]), so that a `static`
-/// hedger built with the defaults is all zeros, in `.bss` rather than `.data` (and a copy
-/// in flash). Other settings cost nothing more than a XOR with this on each read.
-const ZERO_SETTINGS: Settings = match Parts::new(ZERO_CONFIG, Instant::ZERO) {
-    Ok(parts) => Settings::of(
-        &parts,
-        ZERO_CONFIG.warmup_records(),
-        ZERO_CONFIG.min_count(),
-    ),
-    Err(_) => panic!("the default configuration is valid"),
-};
-
 impl Settings {
     /// The settings of a window configuration's checked `parts`.
     const fn of(parts: &Parts, warmup: u32, min_count: u32) -> Self {
@@ -84,6 +76,15 @@ impl Settings {
             min_count: if min_count == 0 { 1 } else { min_count },
         }
     }
+
+    /// Settings that cache no quantile.
+    const NONE: Settings = Settings {
+        quantiles: [Quantile::MEDIAN.to_bits(); MAX_CACHED_QUANTILES],
+        quantile_count: 0,
+        refresh_mask: u32::MAX,
+        warmup: 0,
+        min_count: 0,
+    };
 
     /// Each field XOR `key`'s.
     const fn xor(self, key: Self) -> Self {
@@ -104,18 +105,20 @@ impl Settings {
     }
 }
 
-impl Threshold {
+impl<P: WindowPreset> Threshold<P> {
+    /// The settings stored as zero bytes: those of `P`'s configuration (none if it is
+    /// invalid: a key only has to be fixed), so that a `static` window of it (or a hedger
+    /// of a [`HedgePreset`](crate::hedge::HedgePreset)) is all zeros, in `.bss` rather than
+    /// `.data` (and a copy in flash). Other settings cost a XOR with these on each read.
+    const ZERO_SETTINGS: Settings = match Parts::new(P::CONFIG, Instant::ZERO) {
+        Ok(parts) => Settings::of(&parts, P::CONFIG.warmup_records(), P::CONFIG.min_count()),
+        Err(_) => Settings::NONE,
+    };
+
     const_unless_loom! {
         /// Settings that cache no quantile.
         pub(super) fn none() -> Self {
-            let none = Settings {
-                quantiles: [Quantile::MEDIAN.to_bits(); MAX_CACHED_QUANTILES],
-                quantile_count: 0,
-                refresh_mask: u32::MAX,
-                warmup: 0,
-                min_count: 0,
-            };
-            Self::with(none)
+            Self::with(Settings::NONE)
         }
     }
 
@@ -129,10 +132,11 @@ impl Threshold {
     const_unless_loom! {
         fn with(settings: Settings) -> Self {
             Threshold {
-                settings: settings.xor(ZERO_SETTINGS),
+                settings: settings.xor(Self::ZERO_SETTINGS),
                 state: AtomicU32::new(0),
                 bounds: [AtomicU32::new(!NONE), AtomicU32::new(!NONE)],
                 counted: AtomicU32::new(0),
+                preset: PhantomData,
             }
         }
     }
@@ -140,18 +144,18 @@ impl Threshold {
     /// How many quantiles are configured (0: none).
     #[inline(always)]
     fn quantile_count(&self) -> u8 {
-        self.settings.quantile_count ^ ZERO_SETTINGS.quantile_count
+        self.settings.quantile_count ^ Self::ZERO_SETTINGS.quantile_count
     }
 
     /// The count mask that asks for a refresh.
     #[inline(always)]
     fn refresh_mask(&self) -> u32 {
-        self.settings.refresh_mask ^ ZERO_SETTINGS.refresh_mask
+        self.settings.refresh_mask ^ Self::ZERO_SETTINGS.refresh_mask
     }
 
-    /// The settings (stored XOR [`ZERO_SETTINGS`]).
+    /// The settings (stored XOR [`ZERO_SETTINGS`](Self::ZERO_SETTINGS)).
     fn settings(&self) -> Settings {
-        self.settings.xor(ZERO_SETTINGS)
+        self.settings.xor(Self::ZERO_SETTINGS)
     }
 
     /// Whether a record that brought its bucket to `n` values asks for a refresh: at every
@@ -182,8 +186,8 @@ impl Threshold {
     }
 }
 
-impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize>
-    ExponentialWindow<C, K, B, SLOTS>
+impl<C: Clock, K: WindowCounter, const B: usize, const SLOTS: usize, P: WindowPreset>
+    ExponentialWindow<C, K, B, SLOTS, P>
 {
     /// [`maintain`](Self::maintain) at `now`, a reading of the window's clock: rotates and
     /// rescales as it says, then refreshes the cached quantiles if a record, a rotation or
@@ -720,5 +724,84 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A 100 ms window caching its p50 and p99 from 7 values, refreshed every 64.
+    struct Fast;
+    impl WindowPreset for Fast {
+        const CONFIG: WindowConfig = WindowConfig::new()
+            .with_interval(Duration::from_millis(100))
+            .with_quantiles(&[0.5, 0.99])
+            .with_min_count(7)
+            .with_refresh_records(64)
+            .with_warmup_records(3);
+    }
+
+    /// A window of its preset's configuration from the origin stores its interval clock
+    /// and settings as zero; a window of that configuration keyed by the defaults, and one
+    /// of the defaults keyed by the preset, learn as the others do.
+    #[test]
+    fn a_presets_window_is_stored_as_zero_and_learns_as_any_other() {
+        let clock = ManualClock::new();
+        let preset = ExponentialWindow::<_, u16, 32, 3, Fast>::with_config_and_origin(
+            &clock,
+            Fast::CONFIG,
+            Instant::ZERO,
+        )
+        .unwrap();
+        let zero = preset.intervals;
+        assert_eq!(zero.xor(zero), zero);
+        let t = &preset.threshold.settings;
+        assert_eq!(t.quantiles, [0, 0]);
+        assert_eq!(
+            (t.quantile_count, t.refresh_mask, t.warmup, t.min_count),
+            (0, 0, 0, 0)
+        );
+        let plain = ExponentialWindow::<_, u16, 32>::with_config_and_origin(
+            &clock,
+            Fast::CONFIG,
+            Instant::ZERO,
+        )
+        .unwrap();
+        let config = WindowConfig::new().with_interval(SECOND);
+        let other = ExponentialWindow::<_, u16, 32, 3, Fast>::with_config(&clock, config).unwrap();
+        let default = ExponentialWindow::<_, u16, 32>::with_config(&clock, config).unwrap();
+        let mut rng = crate::test_rng::Xorshift64(7);
+        for step in 0..3_000u64 {
+            if step % 200 == 199 {
+                clock.advance(Duration::from_millis(70));
+            }
+            let v = 1_000 + rng.next_u64() % 5_000_000;
+            preset.record_u64(v);
+            plain.record_u64(v);
+            other.record_u64(v);
+            default.record_u64(v);
+            if step % 97 == 0 {
+                preset.maintain();
+                plain.maintain();
+                other.maintain();
+                default.maintain();
+                for i in 0..2 {
+                    assert_eq!(
+                        preset.cached_upper_bound_of(i),
+                        plain.cached_upper_bound_of(i)
+                    );
+                    assert_eq!(
+                        other.cached_upper_bound_of(i),
+                        default.cached_upper_bound_of(i)
+                    );
+                }
+                assert_eq!(
+                    (preset.count(), preset.rotations()),
+                    (plain.count(), plain.rotations())
+                );
+                assert_eq!(
+                    (other.count(), other.rotations()),
+                    (default.count(), default.rotations())
+                );
+            }
+        }
+        assert!(preset.rotations() > 5 && preset.cached_upper_bound_of(1).is_some());
+        assert!(other.cached_upper_bound().is_some());
     }
 }
