@@ -13,8 +13,8 @@ use super::{Exponential, HedgeConfig, HedgeError, HedgePreset, Hedger, Parts};
 /// [`COMPACT_LATENCY_BUCKETS`] (64) OpenTelemetry exponential buckets counted in `u16`,
 /// whose scale follows the latencies, so there is no range to guess and no latency is
 /// clamped. The policy, the integer-only decision path and `const` construction are
-/// [`McuHedger`](super::McuHedger)'s, in a seventh of its memory (1,000 bytes against
-/// 7,208 with a [`RatioBudget`] on a Cortex-M0; BENCHMARKS.md has the firmware
+/// [`McuHedger`](super::McuHedger)'s, in a seventh of its memory (992 bytes against
+/// 7,200 with a [`RatioBudget`] on a Cortex-M0; BENCHMARKS.md has the firmware
 /// comparison), and built with the default configuration (from [`Instant::ZERO`]) it is
 /// all zero bytes, so a `static` of it is `.bss`, with no copy in flash (for another
 /// configuration, make it a [`HedgePreset`]: [`PresetCompactHedger`]); the price is accuracy: the hedge delay is the upper edge of the bucket

@@ -467,7 +467,7 @@ pub type IntHedger<C, B = RatioBudget> = Hedger<C, B, IntMapping, INT_LATENCY_BI
 /// `on_request`) uses integer operations only, refreshes of the window's threshold
 /// included: no soft-float helper and no 64-bit division, on the Cortex-M0 and on the
 /// Cortex-M4F (whose FPU is single precision, so `f64` is software there too). About
-/// 7 KB with a [`RatioBudget`] (7,208 bytes on a Cortex-M0 or M4F; 7,120 with a
+/// 7 KB with a [`RatioBudget`] (7,200 bytes on a Cortex-M0 or M4F; 7,112 with a
 /// `&RatioBudget`).
 ///
 /// ```

@@ -46,9 +46,9 @@
 //! ([`AtomicSketch`]) takes 2,180 bytes on x86-64 (4 per bin plus
 //! the zero bin, counters and layout), a [`Window`](crate::window::Window) of three of
 //! them 6,784, and [`McuHedger`](crate::hedge::McuHedger) (that window, a ratio budget
-//! and the policy's state) 7,216 on x86-64 (with a `&ManualClock`) and 7,208 on a
-//! Cortex-M0 or M4F (7,120 with a `&RatioBudget`, as `firmware/src/bin/int_path.rs`
-//! prints), which leaves room on a 16
+//! and the policy's state) 7,208 on x86-64 (with a `&ManualClock`) and 7,200 on a
+//! Cortex-M0 or M4F (as the embassy firmware prints; 7,112 with a `&RatioBudget`),
+//! which leaves room on a 16
 //! KiB Cortex-M0 for the stack
 //! and an embassy executor when it is built in place (in a `static`). Its
 //! mapping is [`IntMapping`]: recording, refreshing the window's cached quantile, reading

@@ -92,6 +92,13 @@ const FIRST_SPAN: i32 = 15 * OCTAVE;
 /// that finds it due ([`maintain`](Self::maintain)); in an interrupt handler, use
 /// [`with_rotate_on_record(false)`](Self::with_rotate_on_record).
 ///
+/// # Preset
+///
+/// `P`, a [`WindowPreset`] ([`Defaults`] unless given), is the configuration the window
+/// stores as zero bytes: built with it from [`Instant::ZERO`], the window is all zeros, so
+/// a `static` of it is `.bss` (the example is [`WindowPreset`]'s). Any other configuration
+/// works the same, each setting read a XOR away.
+///
 /// ```
 /// use std::time::Duration;
 /// use tailguard::clock::ManualClock;
