@@ -155,3 +155,38 @@ fn a_preset_hedger_decides_as_one_built_with_its_configuration() {
     assert_eq!(preset.budget().balance(), plain.budget().balance());
     assert!(preset_rescued > 700, "{preset_rescued}");
 }
+
+/// Invalid presets: the preset constructor refuses each with the error the plain
+/// constructor gives for that configuration, at run time here (a compile error in a
+/// `static`), and nothing panics computing what they key.
+#[test]
+fn an_invalid_preset_is_refused_as_its_configuration_is() {
+    fn refused<P: HedgePreset>() {
+        let clock = ManualClock::new();
+        let preset: Result<PresetCompactHedger<_, P>, _> = Hedger::preset(&clock, Instant::ZERO);
+        let plain: Result<CompactHedger<_>, _> = Hedger::exponential(&clock, P::CONFIG);
+        assert!(plain.is_err());
+        assert_eq!(preset.err(), plain.err());
+    }
+    macro_rules! preset {
+        ($name:ident, $config:expr) => {
+            struct $name;
+            impl HedgePreset for $name {
+                const CONFIG: HedgeConfig = $config;
+            }
+            refused::<$name>();
+        };
+    }
+    preset!(NanPercentile, HedgeConfig::new().with_percentile(f64::NAN));
+    preset!(TooMany, HedgeConfig::new().with_percentiles(&[0.5, 0.6, 0.7]));
+    preset!(NanRatio, HedgeConfig::new().with_budget_ratio(f64::NAN));
+    preset!(NoCap, HedgeConfig::new().with_budget_cap(0));
+    preset!(NanChance, HedgeConfig::new().with_on_time_chance(f64::NAN));
+    preset!(NoInterval, HedgeConfig::new().with_interval(Duration::ZERO));
+    preset!(
+        Inverted,
+        HedgeConfig::new()
+            .with_min_delay(Duration::from_secs(2))
+            .with_max_delay(Duration::from_secs(1))
+    );
+}
