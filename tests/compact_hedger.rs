@@ -178,7 +178,10 @@ fn an_invalid_preset_is_refused_as_its_configuration_is() {
         };
     }
     preset!(NanPercentile, HedgeConfig::new().with_percentile(f64::NAN));
-    preset!(TooMany, HedgeConfig::new().with_percentiles(&[0.5, 0.6, 0.7]));
+    preset!(
+        TooMany,
+        HedgeConfig::new().with_percentiles(&[0.5, 0.6, 0.7])
+    );
     preset!(NanRatio, HedgeConfig::new().with_budget_ratio(f64::NAN));
     preset!(NoCap, HedgeConfig::new().with_budget_cap(0));
     preset!(NanChance, HedgeConfig::new().with_on_time_chance(f64::NAN));
