@@ -116,9 +116,10 @@ impl CoarseClock {
     }
 
     /// Each field XOR `key`'s. A structure that must be all zero bytes when built with
-    /// its defaults (so that a `static` of it is `.bss`, not `.data` and a copy in flash)
-    /// stores its clock as `clock.xor(default)` and reads it as `stored.xor(default)`: the
-    /// XOR with a constant costs an instruction or two per field read.
+    /// its preset's configuration (so that a `static` of it is `.bss`, not `.data` and a
+    /// copy in flash) stores its clock as `clock.xor(preset's)` and reads it as
+    /// `stored.xor(preset's)`: the XOR with a constant costs an instruction or two per
+    /// field read.
     #[inline(always)]
     pub(crate) const fn xor(self, key: Self) -> Self {
         CoarseClock {

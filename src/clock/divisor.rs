@@ -34,8 +34,8 @@ impl Divisor {
         }
     }
 
-    /// Each field XOR `key`'s: a divisor stored as its difference from a default is zero
-    /// bytes at the default (see `CoarseClock::xor`), and XOR `key` again gives it back.
+    /// Each field XOR `key`'s: a divisor stored as its difference from a preset's is zero
+    /// bytes at the preset's (see `CoarseClock::xor`), and XOR `key` again gives it back.
     #[inline(always)]
     pub(crate) const fn xor(self, key: Self) -> Self {
         Divisor {

@@ -49,14 +49,6 @@ struct Words {
     per_hedge_percentiles: bool,
 }
 
-impl<P> Clone for Settings<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P> Copy for Settings<P> {}
-
 impl<P: HedgePreset> Settings<P> {
     /// What the preset's configuration makes (its stored form is zero bytes).
     const ZERO: Words = Words::of(&P::CONFIG);
