@@ -111,8 +111,8 @@ fn cubic_edges() -> bool {
 const _: () = {
     use core::mem::size_of;
     use tailguard::sketch::presets::{CubicLatency, IntLatency, IntLatencyCoarse, LogLatency};
-    assert!(size_of::<LogLatency>() == 3808);
-    assert!(size_of::<CubicLatency>() == 3848);
-    assert!(size_of::<IntLatency>() == 6896);
-    assert!(size_of::<IntLatencyCoarse>() == 3496);
+    assert!(size_of::<LogLatency>() == 3856);
+    assert!(size_of::<CubicLatency>() == 3896);
+    assert!(size_of::<IntLatency>() == 6944);
+    assert!(size_of::<IntLatencyCoarse>() == 3552);
 };

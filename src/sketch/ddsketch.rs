@@ -5,10 +5,12 @@ use core::fmt;
 use core::time::Duration;
 
 mod batch;
+mod ends;
 mod merge;
 mod rank;
 
 use batch::ChunkStats;
+use ends::EndIndices;
 
 use super::error::{check_slice, ConfigError, InvalidQuantile, RecordError, RecordSliceError};
 use super::layout::{position, BinLayout, Slot};
@@ -43,7 +45,7 @@ const SLICE_CHUNK: usize = 64;
 
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
-/// No heap; `size_of` is `4 * N` plus 92 to 124 bytes on x86-64, depending on the mapping
+/// No heap; `size_of` is `4 * N` plus 144 to 172 bytes on x86-64, depending on the mapping
 /// and padding (see [`presets`](super::presets) for exact figures).
 ///
 /// ```
@@ -95,6 +97,8 @@ pub struct DDSketch<M, const N: usize> {
     /// Mapping index of `bins[0]`.
     min_index: i32,
     zero_count: u32,
+    /// Where the quantile scan starts: a cache, read only on queries.
+    end_indices: EndIndices,
     bins: [u32; N],
 }
 
@@ -196,6 +200,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             saturated: 0,
             float_stats: FloatStats::EMPTY,
             int_stats: IntStats::EMPTY,
+            end_indices: EndIndices::NONE,
         }
     }
 
@@ -217,12 +222,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     pub fn record(&mut self, value: f64) -> Result<(), RecordError> {
         // The fast path: a positive value (not NaN, not -0.0, not +inf: its index is above
-        // the range) that lands in a bin of the range which is not full. Everything else
-        // (errors, zero, the zero bin, clamping, saturation) is `record_n`'s, out of line.
-        if value > 0.0 && self.add_one_in_range(self.mapping.index(value)) {
-            let s = &mut self.float_stats;
-            widen(&mut s.min, &mut s.max, value);
-            s.sum += value;
+        // the range) between the min and the max, that lands in a bin of the range which
+        // is not full. Everything else (errors, zero, a new min or max, the zero bin,
+        // clamping, saturation) is `record_n`'s, out of line: a new extreme is rare, and
+        // `record_n` notes its index for the quantile scan (`ends`).
+        let s = &self.float_stats;
+        let inside = (value >= s.min) & (value <= s.max);
+        if value > 0.0 && inside && self.add_one_in_range(self.mapping.index(value)) {
+            self.float_stats.sum += value;
             return Ok(());
         }
         self.record_one_slow(value)
@@ -277,7 +284,8 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // -0.0 passed the check above: make it +0.0, or it would become the minimum (and
         // answer quantiles) with its sign. `abs` is one bit cleared, also in soft float.
         let value = value.abs();
-        let (added, clamped) = self.add_to_bin(self.mapping.index(value), n);
+        let index = self.mapping.index(value);
+        let (added, clamped) = self.add_to_bin(index, n);
         if added > 0 {
             // +inf would poison sum and max; it enters the stats as the top of the range.
             let v = if clamped && value == f64::INFINITY {
@@ -287,6 +295,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             };
             let s = &mut self.float_stats;
             widen(&mut s.min, &mut s.max, v);
+            if v == value && value > 0.0 {
+                self.end_indices.note_f64(value, index, s.min, s.max);
+            }
             s.sum += if added == 1 { v } else { v * f64::from(added) };
         }
         Ok(())
@@ -308,12 +319,16 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// ```
     #[inline]
     pub fn record_u64(&mut self, value: u64) {
-        // The fast path: a value whose index the mapping finds on its own fast path, in a
-        // bin of the range which is not full. Zero, the zero bin, clamping, saturation and
-        // the mapping's slow cases are `record_u64_n`'s, out of line.
+        // The fast path: a value between the min and the max whose index the mapping
+        // finds on its own fast path, in a bin of the range which is not full. Zero, a new
+        // min or max, the zero bin, clamping, saturation and the mapping's slow cases are
+        // `record_u64_n`'s, out of line: a new extreme is rare, and `record_u64_n` notes
+        // its index for the quantile scan (`ends`). `&`, not `&&`: with `&&` the compiler
+        // merges the two tests through a flag in a register on x86-64.
         if let Some(index) = self.mapping.index_u64_fast(value) {
-            if self.add_one_in_range(index) {
-                self.int_stats.record_one(value);
+            let s = &self.int_stats;
+            if (value >= s.min) & (value <= s.max) && self.add_one_in_range(index) {
+                self.int_stats.add_inside(value);
                 return;
             }
         }
@@ -349,6 +364,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         if added > 0 {
             let s = &mut self.int_stats;
             widen(&mut s.min, &mut s.max, value);
+            if value > 0 {
+                self.end_indices.note_u64(value, index, s.min, s.max);
+            }
             // Exact at any total (see `IntStats`); the multiply only for `n > 1`.
             let (lo, hi) = if added == 1 {
                 (value, 0)
@@ -781,14 +799,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             lo = if f.min > 0.0 {
                 // An infinite min (see `highest_occupied`) from f64::MAX's bin up: a
                 // mapping may index +inf above the bins past the float range.
-                self.pos_near(self.mapping.index(f.min.min(f64::MAX)), -1)
+                let index = self.end_indices.of_float_min(f.min);
+                let index = index.unwrap_or_else(|| self.mapping.index(f.min.min(f64::MAX)));
+                self.pos_near(index, -1)
             } else {
                 0
             };
         }
         if i.min <= i.max {
             lo = lo.min(if i.min > 0 {
-                self.pos_near(self.mapping.index_u64(i.min), -1)
+                let index = self.end_indices.of_int_min(i.min);
+                self.pos_near(index.unwrap_or_else(|| self.mapping.index_u64(i.min)), -1)
             } else {
                 0
             });
@@ -809,11 +830,14 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             hi = if f.max == f64::INFINITY {
                 N.wrapping_sub(1)
             } else {
-                self.pos_near(self.mapping.index(f.max), 1)
+                let index = self.end_indices.of_float_max(f.max);
+                self.pos_near(index.unwrap_or_else(|| self.mapping.index(f.max)), 1)
             };
         }
         if i.min <= i.max && i.max > 0 {
-            hi = hi.max(self.pos_near(self.mapping.index_u64(i.max), 1));
+            let index = self.end_indices.of_int_max(i.max);
+            let index = index.unwrap_or_else(|| self.mapping.index_u64(i.max));
+            hi = hi.max(self.pos_near(index, 1));
         }
         hi
     }
@@ -1034,6 +1058,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             saturated,
             float_stats,
             int_stats,
+            end_indices,
         } = self;
         *zero_count = 0;
         bins.fill(0);
@@ -1042,6 +1067,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         *saturated = 0;
         *float_stats = FloatStats::EMPTY;
         *int_stats = IntStats::EMPTY;
+        *end_indices = EndIndices::NONE;
     }
 }
 

@@ -118,18 +118,12 @@ impl IntStats {
         self.set_sum(self.sum().wrapping_add(add));
     }
 
-    /// Adds one recorded value: to min, max and the sum.
+    /// Adds one recorded value between the minimum and the maximum to the sum (the
+    /// caller has tested that it is neither a new min nor a new max: rare, and out of
+    /// line there, so that the common case is two compares and two branches not taken,
+    /// not stores made conditional in place).
     #[inline(always)]
-    pub(super) fn record_one(&mut self, value: u64) {
-        // A new min or max is rare: out of line (the sum too, then), so that the common
-        // case is two compares and two branches not taken, not stores made conditional in
-        // place. Both calls here are tail calls (no stack frame for the caller). `|`, not
-        // `||`: with `||` the compiler merges the two tests through a flag in a register
-        // on x86-64.
-        if (value < self.min) | (value > self.max) {
-            self.widen_and_add(value);
-            return;
-        }
+    pub(super) fn add_inside(&mut self, value: u64) {
         // The sum's low 32 bits alone, the rest out of line: it moves once in 2^32 / value
         // records of a value below 2^32 (a latency below 4.3 s in ns). That is a 32-bit
         // add to memory and a branch, not two words and a carry. Where the mapping's fast
@@ -141,14 +135,6 @@ impl IntStats {
             // Below 2^32 + 1: the carry and the value's high word.
             self.add_to_upper_words(high.wrapping_add(u64::from(carry)));
         }
-    }
-
-    /// [`record_one`](Self::record_one) of a new min or max (rare: out of line).
-    #[cold]
-    #[inline(never)]
-    fn widen_and_add(&mut self, value: u64) {
-        widen(&mut self.min, &mut self.max, value);
-        self.add_to_sum(value, 0);
     }
 
     /// Adds `n * 2^32` to the sum (rare: out of line).

@@ -17,6 +17,7 @@
 
 use core::time::Duration;
 
+#[cfg(not(feature = "compact"))]
 use tailguard::budget::RatioBudget;
 use tailguard::clock::{Clock, EmbassyClock, Instant};
 #[cfg(not(feature = "compact"))]
