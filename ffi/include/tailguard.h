@@ -156,7 +156,7 @@
 /**
  * Bytes of storage a `TG_PRESET_LOG` sketch needs, on every supported target.
  */
-#define TG_SKETCH_LOG_SIZE 3840
+#define TG_SKETCH_LOG_SIZE 3904
 
 /**
  * Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
@@ -166,12 +166,12 @@
 /**
  * Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.
  */
-#define TG_SKETCH_INT_SIZE 6912
+#define TG_SKETCH_INT_SIZE 6976
 
 /**
  * Bytes of storage a `TG_PRESET_INT_COARSE` sketch needs, on every supported target.
  */
-#define TG_SKETCH_INT_COARSE_SIZE 3520
+#define TG_SKETCH_INT_COARSE_SIZE 3584
 
 /**
  * Bytes of storage a `TG_PRESET_MCU` sketch needs, on every supported target.
@@ -181,7 +181,7 @@
 /**
  * Bytes of storage a `TG_PRESET_OTEL` sketch needs, on every supported target.
  */
-#define TG_SKETCH_OTEL_SIZE 3520
+#define TG_SKETCH_OTEL_SIZE 3584
 
 /**
  * Bytes of storage a `TG_PRESET_LOG` window needs, on every supported target.

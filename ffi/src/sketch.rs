@@ -21,17 +21,17 @@ pub struct tg_sketch {
 }
 
 /// Bytes of storage a `TG_PRESET_LOG` sketch needs, on every supported target.
-pub const TG_SKETCH_LOG_SIZE: usize = 3840;
+pub const TG_SKETCH_LOG_SIZE: usize = 3904;
 /// Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
 pub const TG_SKETCH_CUBIC_SIZE: usize = 3904;
 /// Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.
-pub const TG_SKETCH_INT_SIZE: usize = 6912;
+pub const TG_SKETCH_INT_SIZE: usize = 6976;
 /// Bytes of storage a `TG_PRESET_INT_COARSE` sketch needs, on every supported target.
-pub const TG_SKETCH_INT_COARSE_SIZE: usize = 3520;
+pub const TG_SKETCH_INT_COARSE_SIZE: usize = 3584;
 /// Bytes of storage a `TG_PRESET_MCU` sketch needs, on every supported target.
 pub const TG_SKETCH_MCU_SIZE: usize = 2304;
 /// Bytes of storage a `TG_PRESET_OTEL` sketch needs, on every supported target.
-pub const TG_SKETCH_OTEL_SIZE: usize = 3520;
+pub const TG_SKETCH_OTEL_SIZE: usize = 3584;
 
 const _: () = assert!(fits::<LogLatency>(TG_SKETCH_LOG_SIZE));
 const _: () = assert!(fits::<CubicLatency>(TG_SKETCH_CUBIC_SIZE));
