@@ -249,6 +249,40 @@ fn a_long_batch_equals_one_by_one() {
 }
 
 #[test]
+fn one_wide_value_in_a_chunk_records_as_one_by_one() {
+    // The integer slice indexes a chunk whose values are all below 2^32 (4.3 s in
+    // nanoseconds) with a kernel that reads their low 32 bits only: one wider value
+    // anywhere in the chunk must send the whole chunk to the index of each value.
+    let mut rng = tailguard_support::Rng::new(32);
+    let body: Vec<u64> = (0..200)
+        .map(|_| (rng.lognormal(15.4, 1.5) as u64).min(u64::from(u32::MAX)))
+        .collect();
+    // Edges and a hair above them (where DataDog's arithmetic puts a value in the bin
+    // below), and values whose bits a 52-bit mantissa cannot hold.
+    let edges = [
+        1 << 32,
+        (1 << 32) + 1,
+        (1 << 33) + 1,
+        (1 << 36) + 3,
+        (1 << 40) + 1,
+    ];
+    let wide = [
+        (1 << 33) - 1,
+        (1 << 52) - 1,
+        1 << 52,
+        (3 << 52) + 12_345,
+        (1 << 59) + 777,
+    ];
+    for wide in edges.into_iter().chain(wide).chain([1 << 63, u64::MAX]) {
+        for at in [0, 1, 63, 64, 130, 199] {
+            let mut values = body.clone();
+            values[at] = wide;
+            check_all(&values, &[], 0);
+        }
+    }
+}
+
+#[test]
 fn whole_numbers_sum_as_one_by_one_up_to_two_to_the_53() {
     // The slice sums a chunk of whole numbers at once where no add rounds: up to a sum
     // of 2^53, and by each value in turn from there (or where one is not whole), with

@@ -405,45 +405,77 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             values.iter().for_each(|&v| self.record_u64(v));
             return;
         }
+        if !values.is_empty() {
+            self.record_u64_slice_unsaturated(values);
+        }
+    }
+
+    /// [`record_u64_slice`](Self::record_u64_slice) into bins none of which can fill
+    /// up: a chunk at a time, first its sum (and whether every value is below 2^32),
+    /// then its bins' positions (vectorised where the mapping allows), then the bins.
+    /// Out of line, so that the loops are laid out the same wherever it is called.
+    #[inline(never)]
+    fn record_u64_slice_unsaturated(&mut self, values: &[u64]) {
         let (mut zeros, mut clamped) = (0u32, 0u32);
         let (mut min, mut max, mut sum) = (u64::MAX, 0u64, 0u128);
         // In registers for the loop: stores to the bins might otherwise alias them.
         let (mapping, min_index) = (self.mapping, self.min_index);
-        let mut indices = [0i32; SLICE_CHUNK];
+        let mut positions = [0u32; SLICE_CHUNK];
         for chunk in values.chunks(SLICE_CHUNK) {
-            // The indices first, in a loop of their own (vectorised where the mapping
-            // allows), then the bins.
-            mapping.index_u64_fast_slice(chunk, &mut indices);
-            for (&value, &index) in chunk.iter().zip(&indices) {
-                // Selects (no branch to mispredict): each value must be compared anyway.
-                min = min.min(value);
-                max = max.max(value);
-                // A bin of the range: one compare for both ends (see `position`);
-                // i32::MIN (the mapping's slow cases) and the rest through the slot.
-                match self.bins.get_mut(position(index, min_index)) {
-                    // `count + n <= u32::MAX`: cannot wrap.
-                    Some(bin) => *bin = bin.wrapping_add(1),
-                    None => self.add_u64_outside_range(value, &mut zeros, &mut clamped),
+            // The values ORed and summed in u64 lanes (adds that vectorise): with every
+            // value below 2^32 the sum is exact (below 2^32 * 64), and the positions
+            // take the mapping's fast kernel.
+            let (mut ored, mut plain) = (0u64, 0u64);
+            for &value in chunk {
+                ored |= value;
+                plain = plain.wrapping_add(value);
+            }
+            if ored >> 32u32 == 0 {
+                sum = sum.wrapping_add(u128::from(plain));
+                mapping.positions_below_2_32(chunk, min_index, &mut positions);
+            } else {
+                // A value from 2^32 up (4.3 s in nanoseconds): summed in u128, and
+                // indexed value by value.
+                for (p, &value) in positions.iter_mut().zip(chunk) {
+                    // At most 2^64 values below 2^64 each: cannot wrap.
+                    sum = sum.wrapping_add(u128::from(value));
+                    let index = mapping.index_u64_fast(value);
+                    *p = index.map_or(u32::MAX, |i| position(i, min_index) as u32);
                 }
             }
-            // The two halves of the values summed apart (each sum below 2^32 * 64): adds
-            // that vectorise, where a 128-bit sum would carry from value to value.
-            let (mut low, mut high) = (0u64, 0u64);
-            for &value in chunk {
-                low = low.wrapping_add(value & 0xffff_ffff);
-                high = high.wrapping_add(value >> 32u32);
+            let positions = positions.get(..chunk.len()).unwrap_or(&positions);
+            let mut one = |s: &mut Self, value: u64, pos: u32| {
+                match s.bins.get_mut(pos as usize) {
+                    // `count + n <= u32::MAX`: cannot wrap.
+                    Some(bin) => *bin = bin.wrapping_add(1),
+                    // The zero bin, the top and the mapping's slow cases out of line.
+                    None => s.add_u64_outside_range(value, &mut zeros, &mut clamped),
+                }
+            };
+            // Four at a time, so that the loop's own count, compare and branch are a
+            // quarter of what they were; min and max by a tree of selects over the
+            // four, one on the loop-carried chain. (With one select a value on that
+            // chain the compiler makes branches of them, laid out as jumps taken in
+            // the common case: 1.5 ns a value against 1.2.)
+            let (value_quads, value_rest) = chunk.as_chunks::<4>();
+            let (position_quads, position_rest) = positions.as_chunks::<4>();
+            for (&[a, b, c, d], ps) in value_quads.iter().zip(position_quads) {
+                min = min.min(a.min(b).min(c.min(d)));
+                max = max.max(a.max(b).max(c.max(d)));
+                for (&value, &pos) in [a, b, c, d].iter().zip(ps) {
+                    one(self, value, pos);
+                }
             }
-            // At most 2^64 values below 2^64 each: cannot wrap.
-            let chunk_sum = u128::from(low).wrapping_add(u128::from(high) << 32u32);
-            sum = sum.wrapping_add(chunk_sum);
+            for (&value, &pos) in value_rest.iter().zip(position_rest) {
+                (min, max) = (min.min(value), max.max(value));
+                one(self, value, pos);
+            }
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
-        if !values.is_empty() {
-            let s = &mut self.int_stats;
-            s.min = s.min.min(min);
-            s.max = s.max.max(max);
-            s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
-        }
+        let s = &mut self.int_stats;
+        s.min = s.min.min(min);
+        s.max = s.max.max(max);
+        s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
     }
 
     /// The slice records' adds: one to the bin of mapping index `indices[i]` for each

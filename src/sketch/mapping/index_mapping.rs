@@ -35,7 +35,7 @@ pub enum Interpolation {
 /// [`index`](Self::index) only with positive values (and `+inf`); indices of values beyond
 /// the `i32` range saturate.
 ///
-/// Two more methods, `index_u64_fast` and `index_u64_fast_slice`, are hidden from these
+/// Two more methods, `index_u64_fast` and `positions_below_2_32`, are hidden from these
 /// docs: the record paths call them to keep a mapping's rare cases (zero, a value a
 /// mapping computes out of line) out of the common one's way. They are no part of what a
 /// mapping means, and their defaults are right for any mapping.
@@ -141,10 +141,14 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
         }
     }
 
+    /// The position among bins from `min_index` (`index - min_index` as a `u32`, as
+    /// [`BinLayout`](super::super::BinLayout) counts them) of
     /// [`index_u64_fast`](Self::index_u64_fast) of each value of `values` into `out`,
-    /// with `i32::MIN` for `None` (the index of no bin: the caller then asks
+    /// `u32::MAX` (no bin's position) where that is `None` (the caller then asks
     /// [`index_u64`](Self::index_u64)). Only the first `min(len)` entries are written.
     ///
+    /// Every value must be below 2^32: the caller checks (a value from 2^32 up gets
+    /// `u32::MAX` here, and an unspecified position from a mapping that overrides this).
     /// The sketches' slice records call it a chunk at a time; a mapping may override it
     /// with a loop the compiler can vectorise ([`IntMapping`](super::IntMapping) does on
     /// x86-64 and aarch64). Hidden, as [`index_u64_fast`](Self::index_u64_fast).
@@ -153,14 +157,15 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// use tailguard::sketch::{IndexMapping, IntMapping};
     /// let m = IntMapping::K6;
     /// let mut out = [0; 3];
-    /// m.index_u64_fast_slice(&[129, 0, 7], &mut out);
-    /// assert_eq!(out, [m.index_u64(129), i32::MIN, i32::MIN]);
+    /// m.positions_below_2_32(&[129, 0, 7], 100, &mut out);
+    /// assert_eq!(out, [(m.index_u64(129) - 100) as u32, u32::MAX, u32::MAX]);
     /// ```
     #[doc(hidden)]
     #[inline]
-    fn index_u64_fast_slice(&self, values: &[u64], out: &mut [i32]) {
+    fn positions_below_2_32(&self, values: &[u64], min_index: i32, out: &mut [u32]) {
         for (o, &v) in out.iter_mut().zip(values) {
-            *o = self.index_u64_fast(v).unwrap_or(i32::MIN);
+            let index = self.index_u64_fast(v).filter(|_| v >> 32u32 == 0);
+            *o = index.map_or(u32::MAX, |i| i.wrapping_sub(min_index) as u32);
         }
     }
 

@@ -546,7 +546,7 @@ impl IndexMapping for IntMapping {
 
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline]
-    fn index_u64_fast_slice(&self, values: &[u64], out: &mut [i32]) {
+    fn positions_below_2_32(&self, values: &[u64], min_index: i32, out: &mut [u32]) {
         // What `index_u64_fast` computes, in a form without a count of leading zeros (no
         // vector instruction for it below AVX-512): a 32-bit value becomes an f64
         // exactly (2^52 + v - 2^52: no rounding), whose exponent and mantissa fields are
@@ -555,18 +555,22 @@ impl IndexMapping for IntMapping {
         const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52.to_bits()
         let k = self.k() & 31;
         let (band, last) = self.near;
-        let exponent_bias = 1023i64 << k;
+        // (1023 + e) << k | top, less 1023 << k, is the index (e << k) | top; less
+        // `min_index` too, the position (modulo 2^32, as `BinLayout` counts).
+        let bias = (1023u64 << k).wrapping_add(min_index as i64 as u64);
         for (o, &value) in out.iter_mut().zip(values) {
-            let v = value & 0xffff_ffff;
-            let bits = (f64::from_bits(TWO_52 | v) - f64::from_bits(TWO_52)).to_bits();
-            // (1023 + e) << k | top, minus the bias: (e << k) | top, below 2^26.
-            let n = ((bits >> 52u32.wrapping_sub(k)) as i64).wrapping_sub(exponent_bias);
+            // Below 2^32 (the caller's check): no test of the high word here.
+            let bits = (f64::from_bits(TWO_52 | value) - f64::from_bits(TWO_52)).to_bits();
+            let position = (bits >> 52u32.wrapping_sub(k)).wrapping_sub(bias) as u32;
             // The mantissa bits below the top k, the leading 32 of them (v has at most 31).
             let inside = (bits << k.wrapping_add(12) >> 32u32) as u32;
-            // `&`, not `&&`: no branch, so that the loop vectorises. Zero needs no test of
-            // its own: it sits on an edge (`inside` is 0, which every `near` declines).
-            let fast = (value >> 32u32 == 0) & (inside.wrapping_add(band) > last);
-            *o = if fast { n as i32 } else { i32::MIN };
+            // A select, no branch, so that the loop vectorises. Zero needs no test of its
+            // own: it sits on an edge (`inside` is 0, which every `near` declines).
+            *o = if inside.wrapping_add(band) > last {
+                position
+            } else {
+                u32::MAX
+            };
         }
     }
 
@@ -947,7 +951,7 @@ mod tests {
     }
 
     #[test]
-    fn the_slice_index_is_the_fast_index_of_each_value() {
+    fn the_slice_positions_are_the_fast_index_of_each_value() {
         // Edges, values a hair off them, 0, the ends of the 32-bit path, and random values.
         let mut values = std::vec![0u64, 1, 2, 3, 7, 8, 129, u64::from(u32::MAX), 1 << 32];
         values.extend([(1 << 32) + 1, u64::MAX, 1_000_000, 999_999, 1_000_001]);
@@ -962,14 +966,20 @@ mod tests {
         }
         for k in 0..=INT_MAX_BITS {
             let m = IntMapping::with_mantissa_bits(k).unwrap();
-            let mut out = std::vec![0; values.len()];
-            m.index_u64_fast_slice(&values, &mut out);
-            for (&v, &i) in values.iter().zip(&out) {
-                assert_eq!(
-                    Some(i).filter(|&i| i != i32::MIN),
-                    m.index_u64_fast(v),
-                    "{v} {k}"
-                );
+            let narrow: std::vec::Vec<u64> =
+                values.iter().copied().filter(|&v| v >> 32 == 0).collect();
+            let mut out = std::vec![0; narrow.len()];
+            // Positions from a few starts: below, at and above the indices.
+            for min_index in [i32::MIN, -5_000, 0, 1_000, i32::MAX] {
+                m.positions_below_2_32(&narrow, min_index, &mut out);
+                for (&v, &p) in narrow.iter().zip(&out) {
+                    let want = m
+                        .index_u64_fast(v)
+                        .map(|i| i.wrapping_sub(min_index) as u32);
+                    assert_eq!(p, want.unwrap_or(u32::MAX), "{v} {k} {min_index}");
+                }
+            }
+            for &v in &values {
                 if let Some(fast) = m.index_u64_fast(v) {
                     assert_eq!(fast, m.index_u64(v), "{v} {k}");
                 }
