@@ -240,16 +240,35 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// whether it added; the caller leaves the rest to its slow path.
     #[inline(always)]
     fn add_one_in_range(&mut self, index: i32) -> bool {
+        // No bin holds more than `count` (the bins and the zero bin sum to it), so below
+        // `u32::MAX` none is full: a compare of the counter this add updates anyway, in
+        // place of a load of the bin before its add (which is then one instruction).
+        if self.count >= u64::from(u32::MAX) {
+            return self.add_one_unless_full(index);
+        }
         // One unsigned compare for both ends (see `layout::position`).
-        if let Some(bin) = self.bins.get_mut(position(index, self.min_index)) {
-            if *bin != u32::MAX {
+        let Some(bin) = self.bins.get_mut(position(index, self.min_index)) else {
+            return false;
+        };
+        *bin = bin.wrapping_add(1); // at most `count < u32::MAX`: cannot wrap
+        self.count = self.count.wrapping_add(1);
+        true
+    }
+
+    /// [`add_one_in_range`](Self::add_one_in_range) once `count` is past `u32::MAX`, where
+    /// a bin may be full: out of line, so that the common case does not carry it.
+    #[cold]
+    #[inline(never)]
+    fn add_one_unless_full(&mut self, index: i32) -> bool {
+        match self.bins.get_mut(position(index, self.min_index)) {
+            Some(bin) if *bin != u32::MAX => {
                 *bin = bin.wrapping_add(1);
                 // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
                 self.count = self.count.wrapping_add(1);
-                return true;
+                true
             }
+            _ => false,
         }
-        false
     }
 
     /// [`record`](Self::record) of the values its fast path leaves out.
@@ -1302,12 +1321,27 @@ mod tests {
             (int.count(), int.max()),
             (u64::from(u32::MAX) + 1, Some(9_000.0))
         );
+        // Between min and max now (the fast path's), past `u32::MAX` values in all: the
+        // full bin still refuses, another still counts.
+        int.record_u64(5_000);
+        int.record(5_000.0).unwrap();
+        int.record_u64(7_000);
+        int.record(7_000.0).unwrap();
+        assert_eq!((int.count(), int.saturated()), (u64::from(u32::MAX) + 3, 4));
+        assert_eq!(int.bins().map(|b| b.count).max(), Some(u32::MAX));
         let mut cubic = presets::cubic_latency();
         cubic.record_n(5_000.0, u32::MAX).unwrap();
         cubic.record(5_000.5).unwrap();
         cubic.record_u64(5_000);
         assert_eq!((cubic.count(), cubic.saturated()), (u64::from(u32::MAX), 2));
         assert_eq!(cubic.max(), Some(5_000.0));
+        cubic.record(9_000.0).unwrap();
+        cubic.record(7_000.0).unwrap(); // inside, another bin: counted
+        cubic.record(5_000.0).unwrap(); // inside, the full bin: saturated
+        assert_eq!(
+            (cubic.count(), cubic.saturated()),
+            (u64::from(u32::MAX) + 2, 3)
+        );
     }
 
     #[test]
