@@ -240,9 +240,11 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// whether it added; the caller leaves the rest to its slow path.
     #[inline(always)]
     fn add_one_in_range(&mut self, index: i32) -> bool {
-        // No bin holds more than `count` (the bins and the zero bin sum to it), so below
-        // `u32::MAX` none is full: a compare of the counter this add updates anyway, in
-        // place of a load of the bin before its add (which is then one instruction).
+        // On a 64-bit core, no bin holds more than `count` (the bins and the zero bin sum
+        // to it), so below `u32::MAX` none is full: a compare of the counter this add
+        // updates anyway, in place of a load of the bin before its add (which is then one
+        // instruction). A 32-bit core tests the bin: there `count` is two words.
+        #[cfg(target_pointer_width = "64")]
         if self.count >= u64::from(u32::MAX) {
             return self.add_one_unless_full(index);
         }
@@ -250,13 +252,19 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let Some(bin) = self.bins.get_mut(position(index, self.min_index)) else {
             return false;
         };
-        *bin = bin.wrapping_add(1); // at most `count < u32::MAX`: cannot wrap
+        #[cfg(not(target_pointer_width = "64"))]
+        if *bin == u32::MAX {
+            return false;
+        }
+        *bin = bin.wrapping_add(1); // not full (above): cannot wrap
+                                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
         self.count = self.count.wrapping_add(1);
         true
     }
 
     /// [`add_one_in_range`](Self::add_one_in_range) once `count` is past `u32::MAX`, where
     /// a bin may be full: out of line, so that the common case does not carry it.
+    #[cfg(target_pointer_width = "64")]
     #[cold]
     #[inline(never)]
     fn add_one_unless_full(&mut self, index: i32) -> bool {
