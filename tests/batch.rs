@@ -258,7 +258,7 @@ fn one_wide_value_in_a_chunk_records_as_one_by_one() {
         .map(|_| (rng.lognormal(15.4, 1.5) as u64).min(u64::from(u32::MAX)))
         .collect();
     // Edges and a hair above them (where DataDog's arithmetic puts a value in the bin
-    // below), and values whose bits a 52-bit mantissa cannot hold.
+    // below), and wide values up to and past what a 52-bit mantissa holds.
     let edges = [
         1 << 32,
         (1 << 32) + 1,

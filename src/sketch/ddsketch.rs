@@ -256,8 +256,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         if *bin == u32::MAX {
             return false;
         }
-        *bin = bin.wrapping_add(1); // not full (above): cannot wrap
-                                    // At most (N + 1) * u32::MAX < 2^64 values: cannot wrap.
+        // The bin is not full (above), and `count` holds at most (N + 1) * u32::MAX <
+        // 2^64 values: neither add wraps.
+        *bin = bin.wrapping_add(1);
         self.count = self.count.wrapping_add(1);
         true
     }

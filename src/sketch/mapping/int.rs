@@ -562,7 +562,8 @@ impl IndexMapping for IntMapping {
             // Below 2^32 (the caller's check): no test of the high word here.
             let bits = (f64::from_bits(TWO_52 | value) - f64::from_bits(TWO_52)).to_bits();
             let position = (bits >> 52u32.wrapping_sub(k)).wrapping_sub(bias) as u32;
-            // The mantissa bits below the top k, the leading 32 of them (v has at most 31).
+            // The mantissa bits below the top k, the leading 32 of them (a value below
+            // 2^32 has at most 31 below its leading one).
             let inside = (bits << k.wrapping_add(12) >> 32u32) as u32;
             // A select, no branch, so that the loop vectorises. Zero needs no test of its
             // own: it sits on an edge (`inside` is 0, which every `near` declines).
