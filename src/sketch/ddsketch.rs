@@ -506,21 +506,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
     }
 
-    /// The slice records' adds: one to the bin of mapping index `indices[i]` for each
-    /// `values[i]` where that is a bin of the range (one compare for both ends, see
-    /// `position`), `miss` for the others. Four at a time, so
-    /// that the loop's own count, compare and branch are a quarter of what they were.
+    /// [`record_slice`](Self::record_slice)'s adds: one to the bin of mapping index
+    /// `indices[i]` for each `values[i]` where that is a bin of the range (one compare for
+    /// both ends, see `position`), `miss` for the others. Four at a time, so that the
+    /// loop's own count, compare and branch are a quarter of what they were (the integer
+    /// slice's loop has the same shape, with its min and max folded in per four).
     /// No bin may fill up (see [`fits_without_saturating`](Self::fits_without_saturating)).
     #[inline(always)]
-    fn add_ones<V: Copy>(
-        &mut self,
-        values: &[V],
-        indices: &[i32],
-        mut miss: impl FnMut(&mut Self, V),
-    ) {
+    fn add_ones(&mut self, values: &[f64], indices: &[i32], mut miss: impl FnMut(&mut Self, f64)) {
         let min_index = self.min_index;
         let indices = indices.get(..values.len()).unwrap_or(indices);
-        let mut one = |s: &mut Self, value: V, index: i32| {
+        let mut one = |s: &mut Self, value: f64, index: i32| {
             match s.bins.get_mut(position(index, min_index)) {
                 // `count + n <= u32::MAX`: cannot wrap.
                 Some(bin) => *bin = bin.wrapping_add(1),
