@@ -161,7 +161,7 @@
 /**
  * Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
  */
-#define TG_SKETCH_CUBIC_SIZE 3904
+#define TG_SKETCH_CUBIC_SIZE 3912
 
 /**
  * Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.
@@ -191,7 +191,7 @@
 /**
  * Bytes of storage a `TG_PRESET_CUBIC` window needs, on every supported target.
  */
-#define TG_WINDOW_CUBIC_SIZE 11648
+#define TG_WINDOW_CUBIC_SIZE 11664
 
 /**
  * Bytes of storage a `TG_PRESET_INT` window needs, on every supported target.

@@ -82,7 +82,7 @@ impl tg_window_config {
 /// Bytes of storage a `TG_PRESET_LOG` window needs, on every supported target.
 pub const TG_WINDOW_LOG_SIZE: usize = 11520;
 /// Bytes of storage a `TG_PRESET_CUBIC` window needs, on every supported target.
-pub const TG_WINDOW_CUBIC_SIZE: usize = 11648;
+pub const TG_WINDOW_CUBIC_SIZE: usize = 11664;
 /// Bytes of storage a `TG_PRESET_INT` window needs, on every supported target.
 pub const TG_WINDOW_INT_SIZE: usize = 20800;
 /// Bytes of storage a `TG_PRESET_MCU` window needs, on every supported target.

@@ -112,7 +112,7 @@ const _: () = {
     use core::mem::size_of;
     use tailguard::sketch::presets::{CubicLatency, IntLatency, IntLatencyCoarse, LogLatency};
     assert!(size_of::<LogLatency>() == 3856);
-    assert!(size_of::<CubicLatency>() == 3896);
+    assert!(size_of::<CubicLatency>() == 3904);
     assert!(size_of::<IntLatency>() == 6944);
     assert!(size_of::<IntLatencyCoarse>() == 3552);
 };

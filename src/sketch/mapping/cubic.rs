@@ -44,6 +44,7 @@
 //! points, at the ends and on random arguments.
 
 use super::bits::{exponent, nearest_integer, normal_power_of_two, significand_minus_one};
+use super::cubic_key;
 use super::index_mapping::{accuracy_base, check_accuracy, IndexMapping, Interpolation, Scale};
 use crate::sketch::error::ConfigError;
 
@@ -77,34 +78,40 @@ const CUBIC_CORRECTION: f64 = 7.0 / (10.0 * core::f64::consts::LN_2);
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CubicMapping {
     scale: Scale,
+    /// `cubic_key::shift` of the multiplier and offset (infinite where `index` always
+    /// takes DataDog's formula).
+    key_shift: f64,
 }
 
 impl CubicMapping {
     /// The 1 % mapping of [`CubicLatency`](crate::sketch::presets::CubicLatency), built at compile
     /// time from the bits `from_valid_accuracy(0.01)` computes with `exp`, `log` and
     /// `log1p` (a test checks them equal, so they cannot drift).
-    pub(crate) const ONE_PERCENT: CubicMapping = CubicMapping {
-        scale: Scale {
-            alpha: 0.01,
-            gamma: f64::from_bits(0x3ff0_51ed_e9e7_f1c2),
-            multiplier: f64::from_bits(0x4041_7fd9_c507_98e3),
-            offset: 0.0,
-        },
-    };
+    pub(crate) const ONE_PERCENT: CubicMapping = CubicMapping::of_scale(Scale {
+        alpha: 0.01,
+        gamma: f64::from_bits(0x3ff0_51ed_e9e7_f1c2),
+        multiplier: f64::from_bits(0x4041_7fd9_c507_98e3),
+        offset: 0.0,
+    });
+
+    const fn of_scale(scale: Scale) -> Self {
+        CubicMapping {
+            scale,
+            key_shift: cubic_key::shift(scale.multiplier, scale.offset),
+        }
+    }
 
     /// `alpha` must already be checked to lie in (0, 1).
     pub(crate) fn from_valid_accuracy(alpha: f64) -> Self {
         // DataDog's gamma for this accuracy (Java's `pow(base, 10 ln 2 / 7)`, to the bit for
         // the accuracies tests check), and the multiplier Java derives from it.
         let gamma = libm::exp(libm::log(accuracy_base(alpha)) / CUBIC_CORRECTION);
-        CubicMapping {
-            scale: Scale {
-                alpha,
-                gamma,
-                multiplier: Scale::datadog_multiplier(gamma, core::f64::consts::LN_2),
-                offset: 0.0,
-            },
-        }
+        CubicMapping::of_scale(Scale {
+            alpha,
+            gamma,
+            multiplier: Scale::datadog_multiplier(gamma, core::f64::consts::LN_2),
+            offset: 0.0,
+        })
     }
 
     /// The mapping of DataDog's protobuf parameters for `CUBIC` interpolation.
@@ -123,7 +130,20 @@ impl CubicMapping {
         // log2 (base 2); its widest bins span CUBIC_CORRECTION times ln(gamma).
         let ln_base = core::f64::consts::LN_2;
         let scale = Scale::from_gamma_offset(gamma, offset, ln_base, CUBIC_CORRECTION)?;
-        Ok(CubicMapping { scale })
+        Ok(CubicMapping::of_scale(scale))
+    }
+}
+
+impl CubicMapping {
+    /// DataDog's key, operation for operation. Out of line: only values near a bin edge
+    /// (a chance of about 3 in 100,000) and mappings of extreme parameters come here.
+    #[cold]
+    #[inline(never)]
+    fn exact_index(&self, value: f64) -> i32 {
+        let bits = value.to_bits();
+        let s = significand_minus_one(bits);
+        self.scale
+            .index(exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s)
     }
 }
 
@@ -134,7 +154,7 @@ impl IndexMapping for CubicMapping {
     fn with_relative_accuracy(alpha: f64) -> Result<Self, ConfigError> {
         check_accuracy(alpha)?;
         let scale = Self::from_valid_accuracy(alpha).scale.checked()?;
-        Ok(CubicMapping { scale })
+        Ok(CubicMapping::of_scale(scale))
     }
 
     #[inline]
@@ -150,12 +170,14 @@ impl IndexMapping for CubicMapping {
         self.scale.offset
     }
 
+    // DataDog's key through a shorter chain of operations (`cubic_key`), DataDog's
+    // formula only within a hair of a bin edge.
     #[inline]
     fn index(&self, value: f64) -> i32 {
-        let bits = value.to_bits();
-        let s = significand_minus_one(bits);
-        self.scale
-            .index(exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s)
+        match cubic_key::fast_key(value, self.scale.multiplier, self.key_shift) {
+            Some(index) => index,
+            None => self.exact_index(value),
+        }
     }
 
     // Where an FPU is certain, as `IntMapping`'s slice kernel (not on the Cortex-M0:
@@ -433,7 +455,7 @@ mod tests {
         for m in mappings {
             m.index_fast_slice(&values, &mut out);
             for (&v, &i) in values.iter().zip(&out) {
-                assert_eq!(i, m.index(v.abs()), "{v:e} with {m:?}");
+                assert_eq!(i, m.exact_index(v.abs()), "{v:e} with {m:?}");
             }
         }
         // Bin edges: the floor of whole and negative whole numbers is DataDog's.
@@ -444,9 +466,64 @@ mod tests {
             let near = [edge, f64::from_bits(bits + 1), f64::from_bits(bits - 1)];
             m.index_fast_slice(&near, &mut out);
             for (&v, &got) in near.iter().zip(&out) {
-                assert_eq!(got, m.index(v), "{v:e}");
+                assert_eq!(got, m.exact_index(v), "{v:e}");
             }
         }
+    }
+
+    /// `index` (the short chain, `cubic_key`) is DataDog's formula (`exact_index`) for
+    /// every kind of float, at and next to every bin edge in the latency range, for
+    /// mappings of several accuracies and offsets, including those the short chain
+    /// declines (an offset that is no multiple of 2^-16, one above 2^30, a multiplier
+    /// above 2^20); and near the edges it does decline.
+    #[test]
+    fn the_index_is_datadogs_formula() {
+        let mappings = [
+            CubicMapping::ONE_PERCENT,
+            CubicMapping::with_relative_accuracy(0.02).unwrap(),
+            CubicMapping::with_relative_accuracy(0.001).unwrap(),
+            CubicMapping::with_relative_accuracy(1e-6).unwrap(),
+            CubicMapping::with_relative_accuracy(1e-7).unwrap(),
+            CubicMapping::from_gamma_offset(1.02, 123.5).unwrap(),
+            CubicMapping::from_gamma_offset(1.02, -7.0).unwrap(),
+            CubicMapping::from_gamma_offset(1.02, 0.1).unwrap(),
+            CubicMapping::from_gamma_offset(1.01, 5.3e8).unwrap(),
+            CubicMapping::from_gamma_offset(1.01, -1.1e9).unwrap(),
+        ];
+        let mut rng = crate::test_rng::Xorshift64(0x5851_f42d_4c95_7f2d);
+        for m in mappings {
+            for i in 0..100_000u64 {
+                let v = match i % 4 {
+                    0 => f64::from_bits(rng.next_u64() & !(1 << 63)),
+                    1 => (rng.next_u64() >> (i % 64)) as f64,
+                    2 => (rng.next_u64() % 100_000_000_000) as f64 / 1e9,
+                    _ => f64::from_bits(i << 48),
+                };
+                assert_eq!(m.index(v), m.exact_index(v), "{v:e} with {m:?}");
+            }
+            // Edges of every bin from about 1e-9 to 1e12, and their neighbours.
+            let (from, to) = (m.exact_index(1e-9), m.exact_index(1e12));
+            let step = ((to - from) / 20_000).max(1) as usize;
+            let mut declined = 0;
+            for i in (from..to).step_by(step) {
+                let bits = m.lower_bound(i).to_bits();
+                for v in (bits - 3..=bits + 3).map(f64::from_bits) {
+                    assert_eq!(m.index(v), m.exact_index(v), "{v:e} with {m:?}");
+                    let key = cubic_key::fast_key(v, m.scale.multiplier, m.key_shift);
+                    declined += usize::from(key.is_none());
+                }
+            }
+            assert!(declined > 0, "{m:?}");
+        }
+        let declines = |m: CubicMapping| m.key_shift == f64::INFINITY;
+        assert!(!declines(CubicMapping::ONE_PERCENT));
+        assert!(!declines(
+            CubicMapping::with_relative_accuracy(1e-6).unwrap()
+        ));
+        assert!(declines(
+            CubicMapping::with_relative_accuracy(1e-7).unwrap()
+        ));
+        assert!(declines(mappings[7]) && declines(mappings[9]));
     }
 
     #[test]

@@ -36,6 +36,7 @@
 
 mod bits;
 pub(crate) mod cubic;
+mod cubic_key;
 mod exp;
 mod index_mapping;
 mod int;
