@@ -249,6 +249,34 @@ fn a_long_batch_equals_one_by_one() {
 }
 
 #[test]
+fn records_after_a_batch_sum_as_after_one_by_one() {
+    // The float sum is kept in parts (on 64-bit cores, by `count`'s parity): the parts a
+    // batch leaves must be those one by one leaves, not only their total, or the records
+    // after it would round differently. Fractional values, batches of odd and even
+    // lengths, from counts of both parities, and across a chunk's end.
+    let mut rng = tailguard_support::Rng::new(29);
+    let values: Vec<f64> = (0..400).map(|_| rng.lognormal(3.0, 2.0)).collect();
+    for before in 0..4 {
+        for len in [1, 2, 7, 64, 65, 130] {
+            let mut batch = presets::cubic_latency();
+            for &v in &values[..before] {
+                batch.record(v).unwrap();
+            }
+            let mut single = batch.clone();
+            batch.record_slice(&values[before..before + len]).unwrap();
+            for &v in &values[before..before + len] {
+                single.record(v).unwrap();
+            }
+            for &v in &values[before + len..] {
+                batch.record(v).unwrap();
+                single.record(v).unwrap();
+            }
+            assert_same(&batch, &single);
+        }
+    }
+}
+
+#[test]
 fn one_wide_value_in_a_chunk_records_as_one_by_one() {
     // The integer slice indexes a chunk whose values are all below 2^32 (4.3 s in
     // nanoseconds) with a kernel that reads their low 32 bits only: one wider value

@@ -161,7 +161,7 @@
 /**
  * Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
  */
-#define TG_SKETCH_CUBIC_SIZE 3912
+#define TG_SKETCH_CUBIC_SIZE 3920
 
 /**
  * Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.

@@ -23,7 +23,7 @@ pub struct tg_sketch {
 /// Bytes of storage a `TG_PRESET_LOG` sketch needs, on every supported target.
 pub const TG_SKETCH_LOG_SIZE: usize = 3904;
 /// Bytes of storage a `TG_PRESET_CUBIC` sketch needs, on every supported target.
-pub const TG_SKETCH_CUBIC_SIZE: usize = 3912;
+pub const TG_SKETCH_CUBIC_SIZE: usize = 3920;
 /// Bytes of storage a `TG_PRESET_INT` sketch needs, on every supported target.
 pub const TG_SKETCH_INT_SIZE: usize = 6976;
 /// Bytes of storage a `TG_PRESET_INT_COARSE` sketch needs, on every supported target.

@@ -19,7 +19,7 @@ use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::scan::{
     chunk_down, chunk_up, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK,
 };
-use super::stats::{max_of, min_of, mul_wide, widen, FloatStats, IntStats};
+use super::stats::{max_of, min_of, mul_wide, widen, FloatStats, IntStats, FLOAT_SUM_ODD_PARTS};
 
 /// A non-empty bin, as yielded by [`DDSketch::bins`].
 ///
@@ -42,6 +42,7 @@ pub struct Bin {
 
 /// How many values the slice records index at once, into a buffer on the stack.
 const SLICE_CHUNK: usize = 64;
+const _: () = assert!(SLICE_CHUNK.is_multiple_of(2)); // see `record_slice_unsaturated`'s sum parts
 
 /// A DDSketch with `N` bins fixed at compile time and index mapping `M`.
 ///
@@ -91,6 +92,9 @@ pub struct DDSketch<M, const N: usize> {
     clamped: u64,
     saturated: u64,
     float_stats: FloatStats,
+    /// The float sum's part for odd counts (64-bit cores): see [`FLOAT_SUM_ODD_PARTS`].
+    /// `float_stats.sum` is the other part.
+    float_sum_odd: [f64; FLOAT_SUM_ODD_PARTS],
     // The layout's two fields, not a `BinLayout`: apart, `min_index` packs with
     // `zero_count` (a `BinLayout` of a 32-byte mapping would pad to 40 bytes).
     mapping: M,
@@ -199,6 +203,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             clamped: 0,
             saturated: 0,
             float_stats: FloatStats::EMPTY,
+            float_sum_odd: [0.0; FLOAT_SUM_ODD_PARTS],
             int_stats: IntStats::EMPTY,
             end_indices: EndIndices::NONE,
         }
@@ -229,7 +234,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let s = &self.float_stats;
         let inside = (value >= s.min) & (value <= s.max);
         if value > 0.0 && inside && self.add_one_in_range(self.mapping.index(value)) {
-            self.float_stats.sum += value;
+            self.add_to_float_sum(value);
             return Ok(());
         }
         self.record_one_slow(value)
@@ -326,9 +331,42 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             if v == value && value > 0.0 {
                 self.end_indices.note_f64(value, index, s.min, s.max);
             }
-            s.sum += if added == 1 { v } else { v * f64::from(added) };
+            self.add_to_float_sum(if added == 1 { v } else { v * f64::from(added) });
         }
         Ok(())
+    }
+
+    /// Adds to the float sum's part of `count`'s parity (after the values `add` stands
+    /// for were counted): see [`FLOAT_SUM_ODD_PARTS`].
+    #[inline(always)]
+    fn add_to_float_sum(&mut self, add: f64) {
+        match self.float_sum_odd.first_mut() {
+            Some(odd) if self.count & 1 == 1 => *odd += add,
+            _ => self.float_stats.sum += add,
+        }
+    }
+
+    /// The float sum: its parts added.
+    fn float_sum(&self) -> f64 {
+        let sum = self.float_stats.sum;
+        self.float_sum_odd
+            .iter()
+            .fold(sum, |total, odd| total + odd)
+    }
+
+    /// The float statistics with the whole float sum, as another sketch merges them.
+    fn float_stats_summed(&self) -> FloatStats {
+        FloatStats {
+            sum: self.float_sum(),
+            ..self.float_stats
+        }
+    }
+
+    /// Moves the float sum's odd part into `float_stats.sum`, for code that takes or
+    /// sets the sum as one number.
+    fn gather_float_sum(&mut self) {
+        self.float_stats.sum = self.float_sum();
+        self.float_sum_odd = [0.0; FLOAT_SUM_ODD_PARTS];
     }
 
     /// Records an integer value (nanoseconds, say). Never fails.
@@ -594,7 +632,15 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     #[inline(never)]
     fn record_slice_unsaturated(&mut self, values: &[f64]) {
         let (mut zeros, mut clamped) = (0u32, 0u32);
-        let mut sum = self.float_stats.sum;
+        // The sum's two parts (see `add_to_float_sum`): the value at position i adds to
+        // the part of `count + i + 1`'s parity (to `float_stats.sum` on 32-bit cores).
+        let mut parts = [
+            self.float_stats.sum,
+            self.float_sum_odd.first().copied().unwrap_or(0.0),
+        ];
+        // Chunks of an even length (`SLICE_CHUNK`): the same two parts for each.
+        let even = self.count & 1 == 0;
+        let part_of = [usize::from(even), usize::from(!even)].map(|p| p & FLOAT_SUM_ODD_PARTS);
         let (mut lo, mut hi, mut top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
         // In registers for the loop: stores to the bins might otherwise alias them.
         let mapping = self.mapping;
@@ -604,9 +650,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             let stats = ChunkStats::of(chunk);
             (lo, hi) = (lo.min(stats.lo), hi.max(stats.hi));
             top = top.max(stats.top);
-            sum = match stats.exact_sum(sum) {
+            parts = match stats.exact_sums(parts, part_of) {
                 Some(exact) => exact,
-                None => self.add_in_order(sum, chunk, stats.top == f64::INFINITY),
+                None => self.add_in_order(parts, part_of, chunk, stats.top == f64::INFINITY),
             };
             // The zero bin, the top and the mapping's `i32::MIN` out of line.
             self.add_ones(chunk, &indices, |s, value| {
@@ -620,33 +666,43 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // -0.0 among them: the order they are taken in does not matter.
         let lo = (lo != f64::INFINITY).then_some(lo);
         let hi = (hi != f64::NEG_INFINITY).then_some(hi);
+        self.float_stats.sum = parts[0];
+        if let Some(odd) = self.float_sum_odd.first_mut() {
+            *odd = parts[1];
+        }
         let s = &mut self.float_stats;
-        s.sum = sum;
         for v in [lo, hi, top].into_iter().flatten() {
             widen(&mut s.min, &mut s.max, v);
         }
     }
 
-    /// `sum` plus each `|v|` of `chunk` in turn, as [`record`](Self::record) adds them
-    /// (+inf, if `inf`, as the value a clamped +inf enters the stats as).
+    /// The sum's `parts` plus each `|v|` of `chunk` in turn, as [`record`](Self::record)
+    /// adds them: those at even positions to part `part_of[0]`, the others to
+    /// `part_of[1]` (+inf, if `inf`, as the value a clamped +inf enters the stats as).
     #[inline(never)]
-    fn add_in_order(&self, mut sum: f64, chunk: &[f64], inf: bool) -> f64 {
-        if inf {
+    fn add_in_order(
+        &self,
+        mut parts: [f64; 2],
+        part_of: [usize; 2],
+        chunk: &[f64],
+        inf: bool,
+    ) -> [f64; 2] {
+        let as_top = if inf {
             let layout = self.layout();
-            let as_top = match layout.slot(self.mapping.index(f64::INFINITY)) {
+            match layout.slot(self.mapping.index(f64::INFINITY)) {
                 Slot::Top => layout.max_trackable(),
                 _ => f64::INFINITY,
-            };
-            for &v in chunk {
-                let a = v.abs();
-                sum += if a == f64::INFINITY { as_top } else { a };
             }
         } else {
-            for &v in chunk {
-                sum += v.abs();
+            f64::INFINITY
+        };
+        for (&v, part) in chunk.iter().zip(part_of.iter().cycle()) {
+            let a = v.abs();
+            if let Some(sum) = parts.get_mut(*part) {
+                *sum += if a == f64::INFINITY { as_top } else { a };
             }
         }
-        sum
+        parts
     }
 
     /// [`record_slice`](Self::record_slice)'s value `v` (valid) whose index the chunk
@@ -733,7 +789,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             let s = &mut self.float_stats;
             s.min = s.min.min(value);
             s.max = s.max.max(value);
-            s.sum += value * added as f64; // added <= u32::MAX: exact
+            self.add_to_float_sum(value * added as f64); // added <= u32::MAX: exact
         }
         added
     }
@@ -981,14 +1037,18 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// The sum of the values recorded (0 if empty).
     ///
     /// Integer records are summed exactly (in 128 bits, so past `u64::MAX`) and rounded
-    /// once here; float records are summed in `f64`. Values dropped from full bins are
+    /// once here; float records are summed in `f64`, on 64-bit cores in two parts (the
+    /// records that leave `count` odd, and the others) added here, so that back-to-back
+    /// records do not wait on each other's add: whole numbers below 2^53 (latencies in
+    /// nanoseconds) sum exactly either way, other values may differ in their last bits
+    /// from a sum in one part, as a 32-bit core keeps it. Values dropped from full bins are
     /// taken out at their bins' estimates, which can leave the running sum outside what
     /// `count` values between min and max can sum to: the answer is clamped into
     /// `[count * min, count * max]` (widened by a part in 10^12, so that no sum the values
     /// can make moves), where the true sum lies: the mean is within `[min, max]` to that.
     pub fn sum(&self) -> f64 {
         // The integer sum rounded once, correctly, however far past u64::MAX it is.
-        let sum = self.float_stats.sum + self.int_stats.sum() as f64;
+        let sum = self.float_sum() + self.int_stats.sum() as f64;
         match (self.min(), self.max()) {
             (Some(min), Some(max)) => {
                 let (low, high) = sum_bounds(self.count, min, max);
@@ -1113,6 +1173,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             clamped,
             saturated,
             float_stats,
+            float_sum_odd,
             int_stats,
             end_indices,
         } = self;
@@ -1122,6 +1183,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         *clamped = 0;
         *saturated = 0;
         *float_stats = FloatStats::EMPTY;
+        *float_sum_odd = [0.0; FLOAT_SUM_ODD_PARTS];
         *int_stats = IntStats::EMPTY;
         *end_indices = EndIndices::NONE;
     }
@@ -1178,7 +1240,7 @@ impl<M: IndexMapping, const N: usize, const N2: usize> PartialEq<DDSketch<M, N2>
             && self.count == other.count
             && self.clamped == other.clamped
             && self.saturated == other.saturated
-            && self.float_stats == other.float_stats
+            && self.float_stats_summed() == other.float_stats_summed()
             && self.int_stats == other.int_stats
     }
 }
@@ -1201,6 +1263,30 @@ impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sum's two parts on a 64-bit core: the records that leave `count` odd add to
+    /// one, the others to the other (slow-path records too: a new extreme, a clamped
+    /// value, a value of the zero bin), and `sum` adds the parts.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn the_float_sum_is_kept_in_two_parts_by_counts_parity() {
+        // Within the range but 1e16 (clamped) and 2.5 (the zero bin).
+        let values = [1234.1, 5678.7, 1e16, 2000.3, 2.5, 3000.9, 4000.3];
+        let mut s = presets::cubic_latency();
+        for v in values {
+            s.record(v).unwrap();
+        }
+        let odd = ((1234.1 + 1e16) + 2.5) + 4000.3;
+        let even = (5678.7 + 2000.3) + 3000.9;
+        assert_eq!(s.float_stats.sum, even);
+        assert_eq!(s.float_sum_odd, [odd]);
+        assert_eq!(s.sum(), even + odd);
+        assert_ne!(s.sum(), values.iter().sum::<f64>()); // not one part
+        let copy = s.clone();
+        s.gather_float_sum();
+        assert_eq!((s.float_sum_odd, s.sum()), ([0.0], copy.sum()));
+        assert!(s == copy); // equal sketches: the same sum, however it is split
+    }
     use crate::sketch::mapping::{IntMapping, LogMapping};
     use crate::sketch::stats::MERGED_SUM_CAP;
     use crate::sketch::{presets, rank, MergeError};

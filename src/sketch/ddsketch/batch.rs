@@ -25,8 +25,9 @@ pub(super) struct ChunkStats {
     pub(super) hi: f64,
     /// The greatest, `+inf` included (0.0 for an empty chunk).
     pub(super) top: f64,
-    /// Their sum as whole numbers: right where every one is a whole number below 2^52.
-    whole: u64,
+    /// The sums as whole numbers of the values at even and at odd positions: right
+    /// where every one is a whole number below 2^52.
+    whole: [u64; 2],
     /// Zero where every one below 2^52 is a whole number.
     inexact: u64,
 }
@@ -58,13 +59,16 @@ impl ChunkStats {
             lo: f64::INFINITY,
             hi: f64::NEG_INFINITY,
             top: 0.0,
-            whole: 0,
+            // Lane j holds the positions j, j + 4, ...: those of j's parity.
+            whole: [
+                whole[0].wrapping_add(whole[2]),
+                whole[1].wrapping_add(whole[3]),
+            ],
             inexact: 0,
         };
-        for (((l, t), w), x) in lo.into_iter().zip(top).zip(whole).zip(inexact) {
+        for ((l, t), x) in lo.into_iter().zip(top).zip(inexact) {
             stats.lo = if l < stats.lo { l } else { stats.lo };
             stats.top = if t > stats.top { t } else { stats.top };
-            stats.whole = stats.whole.wrapping_add(w);
             stats.inexact |= x;
         }
         // The greatest finite value is the greatest, but for +inf: then a pass of its
@@ -86,23 +90,38 @@ impl ChunkStats {
         stats
     }
 
-    /// `sum` plus the chunk's values added one by one, if none of those adds rounds:
-    /// `sum` and every value are whole numbers, and the total is below 2^53. `None`
-    /// otherwise (the caller then adds them in order).
+    /// The sum's `parts` plus the chunk's values added one by one, those at even
+    /// positions to part `part_of[0]`, those at odd ones to `part_of[1]`, if none of
+    /// those adds rounds: every part and every value are whole numbers, and each total is
+    /// below 2^53. `None` otherwise (the caller then adds them in order).
     #[inline]
-    pub(super) fn exact_sum(&self, sum: f64) -> Option<f64> {
+    pub(super) fn exact_sums(&self, parts: [f64; 2], part_of: [usize; 2]) -> Option<[f64; 2]> {
         // `top` below 2^52: no +inf, and `whole` and `inexact` are right.
-        if !(self.top < TWO_52 && self.inexact == 0 && sum >= 0.0 && sum < TWO_53 as f64) {
+        if !(self.top < TWO_52 && self.inexact == 0) {
             return None;
         }
-        let start = sum as u64; // in [0, 2^53): exact if `sum` is whole
-        if start as f64 != sum {
-            return None;
+        let mut totals = [0u64; 2];
+        for (total, sum) in totals.iter_mut().zip(parts) {
+            if !(sum >= 0.0 && sum < TWO_53 as f64) {
+                return None;
+            }
+            *total = sum as u64; // in [0, 2^53): exact if `sum` is whole
+            if *total as f64 != sum {
+                return None;
+            }
         }
-        // Below 2^53 + 2^58: cannot wrap. Every partial sum lies between `start` and
-        // the total, all whole: each add was exact.
-        let total = start.wrapping_add(self.whole);
-        (total < TWO_53).then_some(total as f64)
+        for (whole, part) in self.whole.into_iter().zip(part_of) {
+            if let Some(total) = totals.get_mut(part) {
+                // Below 2^54 + 2^58: cannot wrap.
+                *total = total.wrapping_add(whole);
+            }
+        }
+        // Every partial sum lies between a part's start and its total, all whole: each
+        // add was exact.
+        totals
+            .iter()
+            .all(|&total| total < TWO_53)
+            .then(|| totals.map(|total| total as f64))
     }
 }
 

@@ -60,7 +60,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         self.count = self.count.saturating_add(other.count);
         self.saturated = self.saturated.saturating_add(other.saturated);
         self.clamped = self.clamped.saturating_add(other.clamped);
-        self.merge_stats(other.float_stats, &other.int_stats);
+        self.merge_stats(other.float_stats_summed(), &other.int_stats);
         Ok(())
     }
 
@@ -82,7 +82,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             // and sum alone.
             return;
         }
-        self.merge_stats(other.float_stats, &other.int_stats);
+        self.merge_stats(other.float_stats_summed(), &other.int_stats);
         self.forget_dropped(dropped);
     }
 
@@ -105,7 +105,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     pub fn merge_self(&mut self) {
         // What `merge` reads of `other`, taken before anything changes.
         let (zero, clamped, saturated) = (self.zero_count, self.clamped, self.saturated);
-        let (float_stats, int_stats) = (self.float_stats, self.int_stats);
+        let (float_stats, int_stats) = (self.float_stats_summed(), self.int_stats);
         if self.count.saturating_add(self.count) > u64::from(u32::MAX) {
             let (extremes, before) = (self.extremes(), self.count);
             let dropped = self.add_counts_with(zero, |a| a, clamped, saturated, extremes);
@@ -221,6 +221,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// never below zero in all (an estimate a hair above what it stands for takes the
     /// whole sum, not more).
     pub(crate) fn forget_dropped(&mut self, dropped: Dropped) {
+        self.gather_float_sum();
         forget_dropped(&mut self.float_stats, &mut self.int_stats, dropped);
     }
 
