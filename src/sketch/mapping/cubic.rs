@@ -185,28 +185,27 @@ impl IndexMapping for CubicMapping {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline]
     fn index_fast_slice(&self, values: &[f64], out: &mut [i32]) {
-        // `index`'s arithmetic, operation for operation (the same bits), in a form the
-        // compiler vectorises without AVX: the exponent becomes an f64 through the
-        // bits of 2^52 + e (no integer-to-float conversion), and the floor through
-        // `Scale::index_branch_free`.
+        // `index`'s short chain (`cubic_key`) in a form the compiler vectorises without
+        // AVX: the exponent becomes an f64 through the bits of 2^52 + e (no
+        // integer-to-float conversion), and whether any value lies near a bin edge is
+        // gathered for the slice; then `index`, value by value.
         const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52.to_bits()
         const TWO_52_PLUS_BIAS: f64 = 4_503_599_627_371_519.0; // 2^52 + 1023, exact
         const SIGN_BIT: u64 = 1 << 63;
-        if !self.scale.branch_free_covers_all() {
-            // Indices from 2^29 up: `index`, which saturates them.
+        let (multiplier, shift) = (self.scale.multiplier, self.key_shift);
+        let mut near = false;
+        for (o, &value) in out.iter_mut().zip(values) {
+            let bits = value.to_bits() & !SIGN_BIT; // |value|
+                                                    // (2^52 + biased exponent) - (2^52 + 1023): exact, `exponent(bits) as f64`.
+            let e = f64::from_bits(TWO_52 | (bits >> 52u32)) - TWO_52_PLUS_BIAS;
+            let rounded = cubic_key::rounded_sum(bits, e, multiplier, shift);
+            *o = cubic_key::key(rounded);
+            near |= cubic_key::near_an_edge(rounded);
+        }
+        if near {
             for (o, &v) in out.iter_mut().zip(values) {
                 *o = self.index(v.abs());
             }
-            return;
-        }
-        for (o, &value) in out.iter_mut().zip(values) {
-            let bits = value.to_bits() & !SIGN_BIT; // |value|
-            let s = significand_minus_one(bits);
-            // (2^52 + biased exponent) - (2^52 + 1023): exact, `exponent(bits) as f64`.
-            let e = f64::from_bits(TWO_52 | (bits >> 52u32)) - TWO_52_PLUS_BIAS;
-            *o = self
-                .scale
-                .index_branch_free(e + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s);
         }
     }
 

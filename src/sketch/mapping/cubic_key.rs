@@ -10,7 +10,9 @@
 //! sum with [`shift`] (`1.5 * 2^36 + offset`) to a multiple of `2^-16`: the bits of that
 //! sum hold the key above bit 16 and the fraction in their low 16 bits, with no
 //! conversion. It answers only when the fraction is at least `2^-16` from a whole number,
-//! which the error below keeps DataDog's sum from crossing.
+//! which the error below keeps DataDog's sum from crossing. The slice kernel
+//! (`CubicMapping::index_fast_slice`) computes the same sums in vector lanes, and takes
+//! `index` for its whole chunk if any value lies that near a whole number.
 //!
 //! # The bound
 //!
@@ -76,19 +78,33 @@ pub(super) const fn shift(multiplier: f64, offset: f64) -> f64 {
 #[inline(always)]
 pub(super) fn fast_key(value: f64, multiplier: f64, shift: f64) -> Option<i32> {
     let bits = value.to_bits();
+    let rounded = rounded_sum(bits, exponent(bits) as f64, multiplier, shift);
+    (!near_an_edge(rounded)).then_some(key(rounded))
+}
+
+/// The bits of the shifted sum for a value of bits `bits` (positive) and binary exponent
+/// `e`, the key in its bits 16 to 47 and the fraction below.
+#[inline(always)]
+pub(super) fn rounded_sum(bits: u64, e: f64, multiplier: f64, shift: f64) -> u64 {
     let sig = significand(bits);
     let sig2 = sig * sig;
     let high = (CUBIC_A * sig + SIG_B) * sig2;
-    let low = SIG_C * sig + (SIG_D + exponent(bits) as f64);
-    let rounded = ((high + low) * multiplier + shift).to_bits();
-    // The fraction in units of 2^-16; an infinite or NaN sum has 0 there.
-    let fraction = rounded as u16;
-    if fraction.wrapping_sub(1) < u16::MAX - 1 {
-        // Bits 16 to 47: the key plus 2^35, modulo 2^32.
-        Some((rounded >> 16u32) as i32)
-    } else {
-        None
-    }
+    let low = SIG_C * sig + (SIG_D + e);
+    ((high + low) * multiplier + shift).to_bits()
+}
+
+/// Whether the fraction of a [`rounded_sum`] is within `2^-16` of a whole number (an
+/// infinite or NaN sum has 0 there): then its key may not be DataDog's.
+#[inline(always)]
+pub(super) fn near_an_edge(rounded: u64) -> bool {
+    (rounded as u16).wrapping_sub(1) >= u16::MAX - 1
+}
+
+/// The key a [`rounded_sum`] holds (where it is not [`near_an_edge`]): bits 16 to 47, the
+/// key plus 2^35, modulo 2^32.
+#[inline(always)]
+pub(super) fn key(rounded: u64) -> i32 {
+    (rounded >> 16u32) as i32
 }
 
 #[cfg(test)]

@@ -2,8 +2,6 @@
 //! numbers, and the logarithmic [`Scale`] (DataDog's `gamma`, multiplier and offset) that
 //! the log and cubic mappings share.
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use super::bits::nearest_integer;
 use crate::sketch::error::ConfigError;
 
 /// The interpolation a mapping uses, as numbered in DataDog's protobuf `IndexMapping`.
@@ -323,30 +321,6 @@ impl Scale {
     #[inline]
     pub(super) fn index(&self, approx_log: f64) -> i32 {
         datadog_floor(approx_log * self.multiplier + self.offset)
-    }
-
-    /// Whether every `approx_log` in [-1024, 1026] has `approx_log * multiplier +
-    /// offset` below 2^29 in size, where [`index_branch_free`](Self::index_branch_free)
-    /// is [`index`](Self::index).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    #[inline]
-    pub(super) fn branch_free_covers_all(&self) -> bool {
-        self.multiplier.abs() * 1026.0 + self.offset.abs() < 536_870_912.0
-    }
-
-    /// [`index`](Self::index) without a branch or a float-to-integer conversion, so that
-    /// a loop of it vectorises, where `approx_log * multiplier + offset` is below 2^30
-    /// in size (see [`branch_free_covers_all`](Self::branch_free_covers_all)).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    #[inline(always)]
-    pub(super) fn index_branch_free(&self, approx_log: f64) -> i32 {
-        let x = approx_log * self.multiplier + self.offset;
-        // Exact below 2^51. DataDog's floor: one lower where the nearest integer is above
-        // `x`, and where it is `x` itself, negative (see `datadog_floor`). `&` and `|`: no
-        // branch.
-        let (nearest, n) = nearest_integer(x);
-        let down = (nearest > x) | ((nearest == x) & (x < 0.0));
-        n.wrapping_sub(i32::from(down))
     }
 
     /// The logarithm at which bin `index` starts (the inverse of [`index`](Self::index)).
