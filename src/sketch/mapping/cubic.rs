@@ -132,9 +132,7 @@ impl CubicMapping {
         let scale = Scale::from_gamma_offset(gamma, offset, ln_base, CUBIC_CORRECTION)?;
         Ok(CubicMapping::of_scale(scale))
     }
-}
 
-impl CubicMapping {
     /// DataDog's key, operation for operation. Out of line: only values near a bin edge
     /// (a chance of about 3 in 100,000) and mappings of extreme parameters come here.
     #[cold]
@@ -195,8 +193,9 @@ impl IndexMapping for CubicMapping {
         let (multiplier, shift) = (self.scale.multiplier, self.key_shift);
         let mut near = false;
         for (o, &value) in out.iter_mut().zip(values) {
-            let bits = value.to_bits() & !SIGN_BIT; // |value|
-                                                    // (2^52 + biased exponent) - (2^52 + 1023): exact, `exponent(bits) as f64`.
+            // |value|, and its exponent as (2^52 + biased exponent) - (2^52 + 1023):
+            // exact, `exponent(bits) as f64`.
+            let bits = value.to_bits() & !SIGN_BIT;
             let e = f64::from_bits(TWO_52 | (bits >> 52u32)) - TWO_52_PLUS_BIAS;
             let rounded = cubic_key::rounded_sum(bits, e, multiplier, shift);
             *o = cubic_key::key(rounded);

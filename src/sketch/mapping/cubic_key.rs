@@ -97,7 +97,8 @@ pub(super) fn rounded_sum(bits: u64, e: f64, multiplier: f64, shift: f64) -> u64
 /// infinite or NaN sum has 0 there): then its key may not be DataDog's.
 #[inline(always)]
 pub(super) fn near_an_edge(rounded: u64) -> bool {
-    (rounded as u16).wrapping_sub(1) >= u16::MAX - 1
+    // The fraction is 0 or 0xffff: one more is 1 or 0 (in 16 bits).
+    rounded.wrapping_add(1) & 0xfffe == 0
 }
 
 /// The key a [`rounded_sum`] holds (where it is not [`near_an_edge`]): bits 16 to 47, the
@@ -120,11 +121,10 @@ mod tests {
         (exponent(bits) as f64 + ((CUBIC_A * s + CUBIC_B) * s + CUBIC_C) * s) * m
     }
 
+    /// The fast product `w`, unshifted (adding 0 changes no bit of a nonzero sum).
     fn fast_product(value: f64, m: f64) -> f64 {
         let bits = value.to_bits();
-        let sig = significand(bits);
-        let sig2 = sig * sig;
-        ((CUBIC_A * sig + SIG_B) * sig2 + (SIG_C * sig + (SIG_D + exponent(bits) as f64))) * m
+        f64::from_bits(rounded_sum(bits, exponent(bits) as f64, m, 0.0))
     }
 
     /// The module's bound, `|P - w| < m 2^-40`, over random bit patterns of every exponent
