@@ -112,7 +112,7 @@ impl ChunkStats {
         }
         for (whole, part) in self.whole.into_iter().zip(part_of) {
             if let Some(total) = totals.get_mut(part) {
-                // Below 2^54 + 2^58: cannot wrap.
+                // Below 2^53 + 2 * 2^58 (64 values below 2^52): cannot wrap.
                 *total = total.wrapping_add(whole);
             }
         }
