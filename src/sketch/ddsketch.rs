@@ -6,6 +6,7 @@ use core::time::Duration;
 
 mod batch;
 mod ends;
+mod float_sum;
 mod merge;
 mod rank;
 
@@ -19,7 +20,8 @@ use super::rank::{rank_value, sketch_quantile, RankedBins};
 use super::scan::{
     chunk_down, chunk_up, scan_down, scan_down_chunk, scan_up, scan_up_chunk, SCAN_CHUNK,
 };
-use super::stats::{max_of, min_of, mul_wide, widen, FloatStats, IntStats, FLOAT_SUM_ODD_PARTS};
+use super::stats::{max_of, min_of, mul_wide, widen, FloatStats, IntStats};
+use float_sum::FLOAT_SUM_ODD_PARTS;
 
 /// A non-empty bin, as yielded by [`DDSketch::bins`].
 ///
@@ -334,39 +336,6 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
             self.add_to_float_sum(if added == 1 { v } else { v * f64::from(added) });
         }
         Ok(())
-    }
-
-    /// Adds to the float sum's part of `count`'s parity (after the values `add` stands
-    /// for were counted): see [`FLOAT_SUM_ODD_PARTS`].
-    #[inline(always)]
-    fn add_to_float_sum(&mut self, add: f64) {
-        match self.float_sum_odd.first_mut() {
-            Some(odd) if self.count & 1 == 1 => *odd += add,
-            _ => self.float_stats.sum += add,
-        }
-    }
-
-    /// The float sum: its parts added.
-    fn float_sum(&self) -> f64 {
-        let sum = self.float_stats.sum;
-        self.float_sum_odd
-            .iter()
-            .fold(sum, |total, odd| total + odd)
-    }
-
-    /// The float statistics with the whole float sum, as another sketch merges them.
-    fn float_stats_summed(&self) -> FloatStats {
-        FloatStats {
-            sum: self.float_sum(),
-            ..self.float_stats
-        }
-    }
-
-    /// Moves the float sum's odd part into `float_stats.sum`, for code that takes or
-    /// sets the sum as one number.
-    fn gather_float_sum(&mut self) {
-        self.float_stats.sum = self.float_sum();
-        self.float_sum_odd = [0.0; FLOAT_SUM_ODD_PARTS];
     }
 
     /// Records an integer value (nanoseconds, say). Never fails.
@@ -1264,29 +1233,6 @@ impl<M: IndexMapping, const N: usize> defmt::Format for DDSketch<M, N> {
 mod tests {
     use super::*;
 
-    /// The sum's two parts on a 64-bit core: the records that leave `count` odd add to
-    /// one, the others to the other (slow-path records too: a new extreme, a clamped
-    /// value, a value of the zero bin), and `sum` adds the parts.
-    #[cfg(target_pointer_width = "64")]
-    #[test]
-    fn the_float_sum_is_kept_in_two_parts_by_counts_parity() {
-        // Within the range but 1e16 (clamped) and 2.5 (the zero bin).
-        let values = [1234.1, 5678.7, 1e16, 2000.3, 2.5, 3000.9, 4000.3];
-        let mut s = presets::cubic_latency();
-        for v in values {
-            s.record(v).unwrap();
-        }
-        let odd = ((1234.1 + 1e16) + 2.5) + 4000.3;
-        let even = (5678.7 + 2000.3) + 3000.9;
-        assert_eq!(s.float_stats.sum, even);
-        assert_eq!(s.float_sum_odd, [odd]);
-        assert_eq!(s.sum(), even + odd);
-        assert_ne!(s.sum(), values.iter().sum::<f64>()); // not one part
-        let copy = s.clone();
-        s.gather_float_sum();
-        assert_eq!((s.float_sum_odd, s.sum()), ([0.0], copy.sum()));
-        assert!(s == copy); // equal sketches: the same sum, however it is split
-    }
     use crate::sketch::mapping::{IntMapping, LogMapping};
     use crate::sketch::stats::MERGED_SUM_CAP;
     use crate::sketch::{presets, rank, MergeError};

@@ -24,20 +24,6 @@ impl FloatStats {
     }
 }
 
-/// How many parts past the first a [`DDSketch`](super::DDSketch)'s float sum is kept in:
-/// one on 64-bit cores, none elsewhere. A record adds its value to the part of `count`'s
-/// parity after it, so back-to-back records add to different parts: each add to memory
-/// then waits on the add two records back, not on the one before (a store-to-load
-/// forwarding and an add, about 12 cycles on Zen 4, had bound the float record). The sum
-/// is the parts' sum. On 32-bit cores (soft float on the Cortex-M, where that wait is
-/// not the cost) the sketch keeps no second part, so its last bits may differ from a
-/// 64-bit core's for values that are not whole numbers.
-pub(super) const FLOAT_SUM_ODD_PARTS: usize = if cfg!(target_pointer_width = "64") {
-    1
-} else {
-    0
-};
-
 /// The exact smallest value of both statistics (`+inf` if both are empty).
 pub(super) fn min_of(f: &FloatStats, i: &IntStats) -> f64 {
     let int_min = if i.min <= i.max {
