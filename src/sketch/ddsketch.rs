@@ -601,15 +601,10 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     #[inline(never)]
     fn record_slice_unsaturated(&mut self, values: &[f64]) {
         let (mut zeros, mut clamped) = (0u32, 0u32);
-        // The sum's two parts (see `add_to_float_sum`): the value at position i adds to
-        // the part of `count + i + 1`'s parity (to `float_stats.sum` on 32-bit cores).
-        let mut parts = [
-            self.float_stats.sum,
-            self.float_sum_odd.first().copied().unwrap_or(0.0),
-        ];
-        // Chunks of an even length (`SLICE_CHUNK`): the same two parts for each.
-        let even = self.count & 1 == 0;
-        let part_of = [usize::from(even), usize::from(!even)].map(|p| p & FLOAT_SUM_ODD_PARTS);
+        // The sum's parts (`float_sum`): the values at even positions add to
+        // `part_of[0]`, the others to `part_of[1]`, in chunks of an even length.
+        let mut parts = self.float_sum_parts();
+        let part_of = self.next_float_sum_parts();
         let (mut lo, mut hi, mut top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
         // In registers for the loop: stores to the bins might otherwise alias them.
         let mapping = self.mapping;
@@ -635,10 +630,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         // -0.0 among them: the order they are taken in does not matter.
         let lo = (lo != f64::INFINITY).then_some(lo);
         let hi = (hi != f64::NEG_INFINITY).then_some(hi);
-        self.float_stats.sum = parts[0];
-        if let Some(odd) = self.float_sum_odd.first_mut() {
-            *odd = parts[1];
-        }
+        self.set_float_sum_parts(parts);
         let s = &mut self.float_stats;
         for v in [lo, hi, top].into_iter().flatten() {
             widen(&mut s.min, &mut s.max, v);

@@ -30,6 +30,29 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         }
     }
 
+    /// The float sum's parts, `[float_stats.sum, odd part]` (the odd part 0 on 32-bit
+    /// cores), for code that adds to them in turn (the slice record).
+    pub(super) fn float_sum_parts(&self) -> [f64; 2] {
+        let odd = self.float_sum_odd.first().copied().unwrap_or(0.0);
+        [self.float_stats.sum, odd]
+    }
+
+    /// Sets the parts [`float_sum_parts`](Self::float_sum_parts) gave (the odd one only
+    /// where the sketch keeps it).
+    pub(super) fn set_float_sum_parts(&mut self, [sum, odd_part]: [f64; 2]) {
+        self.float_stats.sum = sum;
+        if let Some(odd) = self.float_sum_odd.first_mut() {
+            *odd = odd_part;
+        }
+    }
+
+    /// The parts (indices into [`float_sum_parts`](Self::float_sum_parts)) that the next
+    /// record and the one after it add to.
+    pub(super) fn next_float_sum_parts(&self) -> [usize; 2] {
+        let even = self.count & 1 == 0; // the next record leaves `count` odd
+        [usize::from(even), usize::from(!even)].map(|p| p & FLOAT_SUM_ODD_PARTS)
+    }
+
     /// The float sum: its parts added.
     pub(super) fn float_sum(&self) -> f64 {
         let sum = self.float_stats.sum;
