@@ -19,7 +19,7 @@
 //! integer record path stays free of floats. tailguard takes the bin both libraries agree
 //! on; where they disagree with each other it keeps the exact bin.
 
-use super::bits::{exponent, significand, MANTISSA_BITS};
+use super::bits::{exponent, normal_power_of_two, significand, MANTISSA_BITS};
 use super::index_mapping::{accuracy_of_width, check_accuracy, IndexMapping, Interpolation};
 use crate::sketch::error::ConfigError;
 
@@ -611,7 +611,16 @@ impl IndexMapping for IntMapping {
     fn lower_bound(&self, index: i32) -> f64 {
         let e = index >> self.k(); // arithmetic shift: floor division by 2^k
         let top = index & (1i32 << self.k()).wrapping_sub(1);
-        libm::ldexp(1.0 + top as f64 / (1u32 << self.k()) as f64, e)
+        // top < 2^k <= 2^20: `top * 2^-k` is exact, and so is `1 + ` it.
+        let one_plus_top =
+            1.0 + top as f64 * normal_power_of_two(0i32.wrapping_sub(self.k() as i32));
+        if (-1022..=1023).contains(&e) {
+            // A normal power of two, and a normal product (below 2^1024): exact, what
+            // `ldexp` gives, without its call (a quantile waits on this value).
+            one_plus_top * normal_power_of_two(e)
+        } else {
+            libm::ldexp(one_plus_top, e) // subnormal, zero or infinite
+        }
     }
 }
 
@@ -878,6 +887,39 @@ mod tests {
         assert_eq!(IntMapping::K6.upper_bound_u64(i32::MAX), u64::MAX);
         assert_eq!(IntMapping::K6.upper_bound_u64(64 << 6), u64::MAX);
         assert_eq!(IntMapping::K6.upper_bound_u64(-(2000 << 6)), 1);
+    }
+
+    /// The lower bound without `ldexp` has `ldexp`'s bits: at every `k`, at the ends of
+    /// the normal range (the exponents -1023, -1022, 1023 and 1024 on both sides of the
+    /// fast path), at the ends of `i32`, and on random indices.
+    #[test]
+    fn lower_bounds_are_ldexps() {
+        let by_ldexp = |m: &IntMapping, index: i32| {
+            let k = m.k();
+            let top = index & ((1i32 << k) - 1);
+            libm::ldexp(1.0 + top as f64 / (1u32 << k) as f64, index >> k)
+        };
+        let mut rng = crate::test_rng::Xorshift32(0x51ed_270b);
+        for k in 0..=INT_MAX_BITS {
+            let m = IntMapping::with_mantissa_bits(k).unwrap();
+            let per_octave = 1i64 << k;
+            let mut indices = [i32::MIN, i32::MIN + 1, i32::MAX - 1, i32::MAX, 0, -1, 1].to_vec();
+            for e in [
+                -1080i64, -1075, -1074, -1023, -1022, -1, 0, 1023, 1024, 1025,
+            ] {
+                for top in [0, 1, per_octave / 2, per_octave - 1] {
+                    let index = e * per_octave + top;
+                    if let Ok(index) = i32::try_from(index) {
+                        indices.extend([index, index.saturating_sub(1), index.saturating_add(1)]);
+                    }
+                }
+            }
+            indices.extend((0..2_000).map(|_| rng.next_u32() as i32));
+            for index in indices {
+                let (got, want) = (m.lower_bound(index), by_ldexp(&m, index));
+                assert_eq!(got.to_bits(), want.to_bits(), "k {k}, index {index}");
+            }
+        }
     }
 
     #[test]
