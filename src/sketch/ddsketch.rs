@@ -864,7 +864,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The lowest position that can hold a value, from the exact minimum: no bin below it
     /// holds any.
-    #[inline]
+    #[inline(always)]
     fn lowest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut lo = N.wrapping_sub(1); // N >= 1
@@ -892,7 +892,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// The highest position that can hold a value, from the exact maximum: no bin above
     /// it holds any.
-    #[inline]
+    #[inline(always)]
     fn highest_occupied(&self) -> usize {
         let (f, i) = (&self.float_stats, &self.int_stats);
         let mut hi = 0;
