@@ -7,7 +7,7 @@
 /// How many bins the quantile scan sums at once (vectorised) before looking inside. 32
 /// rather than 64: the chunk that holds the bin is summed again a part at a time, and
 /// with 64 that cost more than the fewer reductions saved (a heavy-tailed p99 on the
-/// Zen 4 host, the code otherwise the same: 45-49 ns against 50-55 ns); 16, 48 and 128
+/// Zen 4 host, the code otherwise the same: 45-49 ns against 49.5-55 ns); 16, 48 and 128
 /// were slower still.
 pub(super) const SCAN_CHUNK: usize = 32;
 
