@@ -240,21 +240,23 @@ pub(crate) fn fraction(rank: u64, count: u64) -> Option<f64> {
 /// all.
 #[inline]
 pub(super) fn sum_of_bins(bins: &[u32], narrow: bool) -> u64 {
-    let (chunks, rest) = bins.as_chunks::<SCAN_CHUNK>();
-    let rest = rest.iter().map(|&b| u64::from(b));
     if narrow {
-        chunks
-            .iter()
-            .map(bin_sum::<true, SCAN_CHUNK>)
-            .chain(rest)
-            .fold(0, u64::saturating_add)
+        sum_in_chunks::<true>(bins)
     } else {
-        chunks
-            .iter()
-            .map(bin_sum::<false, SCAN_CHUNK>)
-            .chain(rest)
-            .fold(0, u64::saturating_add)
+        sum_in_chunks::<false>(bins)
     }
+}
+
+/// [`sum_of_bins`], compiled once for each case. No add wraps: fewer than `i32::MAX` bins
+/// of at most `u32::MAX` sum below 2^63 (as in the quantile [`scan`](super::scan)).
+#[inline]
+fn sum_in_chunks<const NARROW: bool>(bins: &[u32]) -> u64 {
+    let (chunks, rest) = bins.as_chunks::<SCAN_CHUNK>();
+    chunks
+        .iter()
+        .map(bin_sum::<NARROW, SCAN_CHUNK>)
+        .chain(rest.iter().map(|&b| u64::from(b)))
+        .fold(0, u64::wrapping_add)
 }
 
 #[cfg(test)]
