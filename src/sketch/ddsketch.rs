@@ -513,32 +513,36 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         s.add_to_sum(sum as u64, sum.wrapping_shr(64) as u64); // the two words
     }
 
-    /// [`record_slice`](Self::record_slice)'s adds: one to the bin of mapping index
-    /// `indices[i]` for each `values[i]` where that is a bin of the range (one compare for
-    /// both ends, see `position`), `miss` for the others. Four at a time, so that the
-    /// loop's own count, compare and branch are a quarter of what they were (the integer
-    /// slice's loop has the same shape, with its min and max folded in per four).
+    /// [`record_slice`](Self::record_slice)'s adds: one to the bin at position
+    /// `positions[i]` for each `values[i]` where that is a bin's (below `N`), `miss` for
+    /// the others. Four at a time, so that the loop's own count, compare and branch are a
+    /// quarter of what they were (the integer slice's loop has the same shape, with its
+    /// min and max folded in per four).
     /// No bin may fill up (see [`fits_without_saturating`](Self::fits_without_saturating)).
     #[inline(always)]
-    fn add_ones(&mut self, values: &[f64], indices: &[i32], mut miss: impl FnMut(&mut Self, f64)) {
-        let min_index = self.min_index;
-        let indices = indices.get(..values.len()).unwrap_or(indices);
-        let mut one = |s: &mut Self, value: f64, index: i32| {
-            match s.bins.get_mut(position(index, min_index)) {
+    fn add_ones(
+        &mut self,
+        values: &[f64],
+        positions: &[u32],
+        mut miss: impl FnMut(&mut Self, f64),
+    ) {
+        let positions = positions.get(..values.len()).unwrap_or(positions);
+        let mut one = |s: &mut Self, value: f64, pos: u32| {
+            match s.bins.get_mut(pos as usize) {
                 // `count + n <= u32::MAX`: cannot wrap.
                 Some(bin) => *bin = bin.wrapping_add(1),
                 None => miss(s, value),
             }
         };
         let (value_quads, value_rest) = values.as_chunks::<4>();
-        let (index_quads, index_rest) = indices.as_chunks::<4>();
-        for (vs, is) in value_quads.iter().zip(index_quads) {
-            for (&value, &index) in vs.iter().zip(is) {
-                one(self, value, index);
+        let (position_quads, position_rest) = positions.as_chunks::<4>();
+        for (vs, ps) in value_quads.iter().zip(position_quads) {
+            for (&value, &pos) in vs.iter().zip(ps) {
+                one(self, value, pos);
             }
         }
-        for (&value, &index) in value_rest.iter().zip(index_rest) {
-            one(self, value, index);
+        for (&value, &pos) in value_rest.iter().zip(position_rest) {
+            one(self, value, pos);
         }
     }
 
@@ -563,8 +567,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// each value in turn (tests/batch.rs checks it for every mapping, bit for bit).
     ///
     /// The values are checked in a first, vectorised pass, then recorded a chunk at a
-    /// time: the chunk's indices (vectorised with [`CubicMapping`](super::CubicMapping)),
-    /// its min and max, then its bins. The float sum must round as `record`'s adds one
+    /// time: the chunk's bin positions (vectorised with [`CubicMapping`](super::CubicMapping),
+    /// which leaves a value within a hair of a bin edge to [`IndexMapping::index`]), its
+    /// min and max, then its bins. The float sum must round as `record`'s adds one
     /// by one: where every value and the sum so far are whole numbers (integer
     /// nanoseconds, say) and the total stays below 2^53, none of those adds rounds, and
     /// the chunk is summed at once; otherwise value by value, in order.
@@ -595,7 +600,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     }
 
     /// [`record_slice`](Self::record_slice) of values that are all valid, into bins
-    /// none of which can fill up: a chunk at a time, first the chunk's indices
+    /// none of which can fill up: a chunk at a time, first the chunk's bin positions
     /// (vectorised where the mapping allows) and statistics (vectorised), then the
     /// bins. Out of line, so that the loops are laid out the same wherever it is called.
     #[inline(never)]
@@ -608,9 +613,9 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (mut lo, mut hi, mut top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
         // In registers for the loop: stores to the bins might otherwise alias them.
         let mapping = self.mapping;
-        let mut indices = [0i32; SLICE_CHUNK];
+        let (min_index, mut positions) = (self.min_index, [0u32; SLICE_CHUNK]);
         for chunk in values.chunks(SLICE_CHUNK) {
-            mapping.index_fast_slice(chunk, &mut indices);
+            mapping.positions_fast_slice(chunk, min_index, &mut positions);
             let stats = ChunkStats::of(chunk);
             (lo, hi) = (lo.min(stats.lo), hi.max(stats.hi));
             top = top.max(stats.top);
@@ -619,7 +624,7 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
                 None => self.add_in_order(parts, part_of, chunk, stats.top == f64::INFINITY),
             };
             // The zero bin, the top and the mapping's `i32::MIN` out of line.
-            self.add_ones(chunk, &indices, |s, value| {
+            self.add_ones(chunk, &positions, |s, value| {
                 s.add_one_outside_range(value, &mut zeros, &mut clamped)
             });
         }

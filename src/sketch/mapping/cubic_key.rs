@@ -11,8 +11,10 @@
 //! sum hold the key above bit 16 and the fraction in their low 16 bits, with no
 //! conversion. It answers only when the fraction is at least `2^-16` from a whole number,
 //! which the error below keeps DataDog's sum from crossing. The slice kernel
-//! (`CubicMapping::index_fast_slice`) computes the same sums in vector lanes, and takes
-//! `index` for its whole chunk if any value lies that near a whole number.
+//! (`CubicMapping::positions_fast_slice`) computes the same sums in vector lanes, with the
+//! sketch's lowest index taken off in the shift ([`position_shift`]), so that the bits hold
+//! a bin's position, and marks a value that near a whole number for `index`
+//! ([`position_or_max`]).
 //!
 //! # The bound
 //!
@@ -72,6 +74,30 @@ pub(super) const fn shift(multiplier: f64, offset: f64) -> f64 {
     }
 }
 
+/// The most [`position_shift`] lets the offset less the lowest index be: then a
+/// position `p` (the key less `min_index`) is below 2^31 in size (`|w| <= 2^30.01`), so
+/// it wraps modulo 2^32 to no position of the bins when it is negative, and is exact when
+/// it is not (a sketch has fewer than 2^31 bins).
+const MAX_POSITION_OFFSET: f64 = (1u64 << 29) as f64;
+
+/// [`shift`] for `offset - min_index`: a [`rounded_sum`] with it holds the key less
+/// `min_index`, the position among bins from `min_index`, modulo 2^32. Infinity (every
+/// value declined) unless [`shift`] holds for `offset` and `|offset - min_index|` is at
+/// most 2^29 (see [`MAX_POSITION_OFFSET`]).
+pub(super) fn position_shift(multiplier: f64, offset: f64, min_index: i32) -> f64 {
+    if shift(multiplier, offset) == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    // Exact: `offset` is a multiple of 2^-16 below 2^30 in size (`shift` holds), so the
+    // difference is one below 2^32, 48 significant bits at most.
+    let offset = offset - f64::from(min_index);
+    if offset.abs() <= MAX_POSITION_OFFSET {
+        shift(multiplier, offset)
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// DataDog's cubic key of `value` for `multiplier` and the [`shift`] of its offset, or
 /// `None` where the sum lies within `2^-16` of a whole number (a chance of about 3 in
 /// 100,000) or the shift is infinite.
@@ -99,6 +125,17 @@ pub(super) fn rounded_sum(bits: u64, e: f64, multiplier: f64, shift: f64) -> u64
 pub(super) fn near_an_edge(rounded: u64) -> bool {
     // The fraction is 0 or 0xffff: one more is 1 or 0 (in 16 bits).
     rounded.wrapping_add(1) & 0xfffe == 0
+}
+
+/// The key (less `min_index`, with a [`position_shift`]) a [`rounded_sum`] holds, or
+/// `u32::MAX` where it is [`near_an_edge`]: without a branch or a compare, which the
+/// vector units below AVX-512 lack for 64-bit lanes. `(rounded + 1) & 0xfffe` is 0
+/// exactly when the sum is near an edge, so less 1 it is all ones there and below 2^16
+/// elsewhere: ORed into the sum, it sets every bit of the key or none.
+#[inline(always)]
+pub(super) fn position_or_max(rounded: u64) -> u32 {
+    let all_ones_if_near = (rounded.wrapping_add(1) & 0xfffe).wrapping_sub(1);
+    key(rounded | all_ones_if_near) as u32
 }
 
 /// The key a [`rounded_sum`] holds (where it is not [`near_an_edge`]): bits 16 to 47, the

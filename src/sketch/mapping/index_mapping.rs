@@ -167,9 +167,11 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
         }
     }
 
-    /// [`index`](Self::index) of `|v|` for each value `v` of `values` (none NaN) into
-    /// `out`, or `i32::MIN` where the mapping leaves a value to `index` (the caller then
-    /// asks it). Only the first `min(len)` entries are written.
+    /// The position among bins from `min_index` (`index - min_index` as a `u32`, as
+    /// [`positions_below_2_32`](Self::positions_below_2_32)) of [`index`](Self::index) of
+    /// `|v|` for each value `v` of `values` (none NaN) into `out`, or `u32::MAX` (no bin's
+    /// position) where the mapping leaves a value to `index` (the caller then asks it).
+    /// Only the first `min(len)` entries are written.
     ///
     /// The f64 slice record calls it a chunk at a time; a mapping may override it with a
     /// loop the compiler can vectorise ([`CubicMapping`](super::CubicMapping) does on
@@ -180,15 +182,15 @@ pub trait IndexMapping: Copy + PartialEq + core::fmt::Debug {
     /// use tailguard::sketch::{CubicMapping, IndexMapping};
     /// let m = CubicMapping::DEFAULT;
     /// let mut out = [0; 2];
-    /// m.index_fast_slice(&[250.0, -0.0], &mut out);
-    /// assert_eq!(out[0], m.index(250.0));
-    /// assert!(out[1] == m.index(0.0) || out[1] == i32::MIN);
+    /// m.positions_fast_slice(&[250.0, -0.0], 100, &mut out);
+    /// assert!(out[0] == (m.index(250.0) - 100) as u32 || out[0] == u32::MAX);
+    /// assert!(out[1] == m.index(0.0).wrapping_sub(100) as u32 || out[1] == u32::MAX);
     /// ```
     #[doc(hidden)]
     #[inline]
-    fn index_fast_slice(&self, values: &[f64], out: &mut [i32]) {
+    fn positions_fast_slice(&self, values: &[f64], min_index: i32, out: &mut [u32]) {
         for (o, &v) in out.iter_mut().zip(values) {
-            *o = self.index(v.abs());
+            *o = self.index(v.abs()).wrapping_sub(min_index) as u32;
         }
     }
 
