@@ -249,6 +249,33 @@ fn a_long_batch_equals_one_by_one() {
 }
 
 #[test]
+fn bin_edges_record_as_one_by_one() {
+    // Each bin's lower edge and the floats either side: where the cubic slice kernel
+    // leaves a value to `index` (within 2^-16 of an edge), and the first values of the
+    // zero bin and the top, for each preset's mapping and a small cubic sketch.
+    fn edges<M: IndexMapping, const N: usize>(s: &DDSketch<M, N>) -> Vec<f64> {
+        let m = s.mapping();
+        let (lo, hi) = (m.index(s.min_trackable()), m.index(s.max_trackable()));
+        (lo.saturating_sub(2)..=hi.saturating_add(2))
+            .flat_map(|i| {
+                let edge = m.lower_bound(i);
+                [edge.next_down(), edge, edge.next_up()]
+            })
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .collect()
+    }
+    let small_cubic = DDSketch::<CubicMapping, 64>::with_relative_accuracy(0.02, 100.0).unwrap();
+    for floats in [
+        edges(&presets::cubic_latency()),
+        edges(&small_cubic),
+        edges(&presets::log_latency()),
+        edges(&presets::int_latency()),
+    ] {
+        check_all(&[], &floats, 0);
+    }
+}
+
+#[test]
 fn records_after_a_batch_sum_as_after_one_by_one() {
     // The float sum is kept in parts (on 64-bit cores, by `count`'s parity): the parts a
     // batch leaves must be those one by one leaves, not only their total, or the records
