@@ -10,7 +10,7 @@ mod float_sum;
 mod merge;
 mod rank;
 
-use batch::ChunkStats;
+use batch::{ChunkStats, StatLanes};
 use ends::EndIndices;
 
 use super::error::{check_slice, ConfigError, InvalidQuantile, RecordError, RecordSliceError};
@@ -515,15 +515,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
 
     /// [`record_slice`](Self::record_slice)'s adds: one to the bin at position
     /// `positions[i]` for each `values[i]` where that is a bin's (below `N`), `miss` for
-    /// the others. Four at a time, so that the loop's own count, compare and branch are a
-    /// quarter of what they were (the integer slice's loop has the same shape, with its
-    /// min and max folded in per four).
+    /// the others, and `each_four` of the values four at a time (the last group may be
+    /// shorter; each starts at a multiple of 4). Four at a time, so that the loop's own
+    /// count, compare and branch are a quarter of what they were (the integer slice's
+    /// loop has the same shape, with its min and max folded in per four).
     /// No bin may fill up (see [`fits_without_saturating`](Self::fits_without_saturating)).
     #[inline(always)]
     fn add_ones(
         &mut self,
         values: &[f64],
         positions: &[u32],
+        mut each_four: impl FnMut(&[f64]),
         mut miss: impl FnMut(&mut Self, f64),
     ) {
         let positions = positions.get(..values.len()).unwrap_or(positions);
@@ -537,10 +539,12 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (value_quads, value_rest) = values.as_chunks::<4>();
         let (position_quads, position_rest) = positions.as_chunks::<4>();
         for (vs, ps) in value_quads.iter().zip(position_quads) {
+            each_four(vs);
             for (&value, &pos) in vs.iter().zip(ps) {
                 one(self, value, pos);
             }
         }
+        each_four(value_rest);
         for (&value, &pos) in value_rest.iter().zip(position_rest) {
             one(self, value, pos);
         }
@@ -616,17 +620,22 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
         let (min_index, mut positions) = (self.min_index, [0u32; SLICE_CHUNK]);
         for chunk in values.chunks(SLICE_CHUNK) {
             mapping.positions_fast_slice(chunk, min_index, &mut positions);
-            let stats = ChunkStats::of(chunk);
+            // The statistics gathered in the bins loop, in vector lanes beside its scalar
+            // adds; the zero bin, the top and the values the mapping left out of line.
+            let mut lanes = StatLanes::EMPTY;
+            self.add_ones(
+                chunk,
+                &positions,
+                |group| lanes.add(group),
+                |s, value| s.add_one_outside_range(value, &mut zeros, &mut clamped),
+            );
+            let stats = ChunkStats::of(chunk, lanes);
             (lo, hi) = (lo.min(stats.lo), hi.max(stats.hi));
             top = top.max(stats.top);
             parts = match stats.exact_sums(parts, part_of) {
                 Some(exact) => exact,
                 None => self.add_in_order(parts, part_of, chunk, stats.top == f64::INFINITY),
             };
-            // The zero bin, the top and the mapping's `i32::MIN` out of line.
-            self.add_ones(chunk, &positions, |s, value| {
-                s.add_one_outside_range(value, &mut zeros, &mut clamped)
-            });
         }
         self.finish_unsaturated(values.len(), zeros, clamped);
         // +inf enters the stats as the top of the range (as in `record_n`).

@@ -33,36 +33,30 @@ pub(super) struct ChunkStats {
 }
 
 impl ChunkStats {
-    /// The statistics of `chunk` (at most 2^6 values, so `whole` cannot wrap), in
-    /// [`LANES`] lanes of selects and integer adds, which vectorise. Out of line: its
-    /// loop is then laid out the same wherever the slice record is inlined.
-    #[inline(never)]
-    pub(super) fn of(chunk: &[f64]) -> Self {
-        let mut lanes = Lanes {
-            lo: [f64::INFINITY; LANES],
-            top: [0.0; LANES],
-            whole: [0; LANES],
-            inexact: [0; LANES],
-        };
-        let (quads, rest) = chunk.as_chunks::<LANES>();
-        for quad in quads {
-            lanes.add(quad);
-        }
-        lanes.add(rest);
-        let Lanes {
+    /// The statistics of `chunk` (at most 2^6 values, so `whole` cannot wrap) from
+    /// `lanes`, to which every value of `chunk` was added.
+    pub(super) fn of(chunk: &[f64], lanes: StatLanes) -> Self {
+        let StatLanes {
             lo,
             top,
             whole,
             inexact,
         } = lanes;
+        let odds = (chunk.len() / 2) as u64;
+        let evens = (chunk.len() as u64).wrapping_sub(odds);
         let mut stats = ChunkStats {
             lo: f64::INFINITY,
             hi: f64::NEG_INFINITY,
             top: 0.0,
-            // Lane j holds the positions j, j + 4, ...: those of j's parity.
+            // Lane j holds the positions j, j + 4, ...: those of j's parity, each with
+            // the bits of 2^52 ([`StatLanes::add`]), taken off here.
             whole: [
-                whole[0].wrapping_add(whole[2]),
-                whole[1].wrapping_add(whole[3]),
+                whole[0]
+                    .wrapping_add(whole[2])
+                    .wrapping_sub(evens.wrapping_mul(TWO_52_BITS)),
+                whole[1]
+                    .wrapping_add(whole[3])
+                    .wrapping_sub(odds.wrapping_mul(TWO_52_BITS)),
             ],
             inexact: 0,
         };
@@ -125,18 +119,29 @@ impl ChunkStats {
     }
 }
 
-/// [`ChunkStats`] in lanes.
-struct Lanes {
+/// [`ChunkStats`] as they are gathered, in [`LANES`] lanes of selects and integer adds,
+/// which vectorise: the slice record adds each group of values in its bins loop, whose
+/// scalar adds to the bins then run beside these vector operations.
+pub(super) struct StatLanes {
     lo: [f64; LANES],
     top: [f64; LANES],
     whole: [u64; LANES],
     inexact: [u64; LANES],
 }
 
-impl Lanes {
-    /// Up to [`LANES`] values, one a lane.
+impl StatLanes {
+    /// No value yet.
+    pub(super) const EMPTY: StatLanes = StatLanes {
+        lo: [f64::INFINITY; LANES],
+        top: [0.0; LANES],
+        whole: [0; LANES],
+        inexact: [0; LANES],
+    };
+
+    /// Up to [`LANES`] values, one a lane: the first value of each group must be at an
+    /// even position of the chunk (lanes 0 and 2 hold the even positions).
     #[inline(always)]
-    fn add(&mut self, values: &[f64]) {
+    pub(super) fn add(&mut self, values: &[f64]) {
         let stats = self.lo.iter_mut().zip(&mut self.top);
         let ints = self.whole.iter_mut().zip(&mut self.inexact);
         for ((l, t), ((w, x), &v)) in stats.zip(ints.zip(values)) {
@@ -148,7 +153,47 @@ impl Lanes {
             // `top` rules those out).
             let shifted = a + TWO_52;
             *x |= (shifted - TWO_52).to_bits() ^ a.to_bits();
-            *w = w.wrapping_add(shifted.to_bits().wrapping_sub(TWO_52_BITS));
+            // The bits of `shifted` are 2^52's plus the whole number: 2^52's are taken
+            // off once a chunk, in `ChunkStats::of` (modulo 2^64, so the adds may wrap:
+            // what is left, the whole numbers' sum, is below 2^58).
+            *w = w.wrapping_add(shifted.to_bits());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whole numbers, every chunk length up to 64 (odd ones too): the chunk is summed at
+    /// once, to the sums one by one of its even and its odd positions; one value that is
+    /// not whole, or a total from 2^53 up, leaves it to the adds in order.
+    #[test]
+    fn whole_chunks_sum_at_once() {
+        let values: [f64; 64] = core::array::from_fn(|i| (i * i * 1_000_003 % 9_999_991) as f64);
+        for len in 0..=values.len() {
+            let chunk = &values[..len];
+            let mut lanes = StatLanes::EMPTY;
+            chunk.chunks(LANES).for_each(|group| lanes.add(group));
+            let stats = ChunkStats::of(chunk, lanes);
+            let (even, odd) = chunk.iter().enumerate().fold((5.0, 7.0), |(e, o), (i, &v)| {
+                if i % 2 == 0 {
+                    (e + v, o)
+                } else {
+                    (e, o + v)
+                }
+            });
+            assert_eq!(stats.exact_sums([5.0, 7.0], [0, 1]), Some([even, odd]));
+            assert_eq!(stats.exact_sums([7.0, 5.0], [1, 0]), Some([odd, even]));
+            assert_eq!(stats.exact_sums([5.0, (1u64 << 53) as f64], [0, 1]), None);
+            if len > 0 {
+                let mut lanes = StatLanes::EMPTY;
+                let mut inexact = chunk.to_vec();
+                inexact[len / 2] += 0.5;
+                inexact.chunks(LANES).for_each(|group| lanes.add(group));
+                let stats = ChunkStats::of(&inexact, lanes);
+                assert_eq!(stats.exact_sums([5.0, 7.0], [0, 1]), None);
+            }
         }
     }
 }
