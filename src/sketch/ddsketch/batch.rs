@@ -176,19 +176,10 @@ mod tests {
             let mut lanes = StatLanes::EMPTY;
             chunk.chunks(LANES).for_each(|group| lanes.add(group));
             let stats = ChunkStats::of(chunk, lanes);
-            let (even, odd) = chunk
-                .iter()
-                .enumerate()
-                .fold(
-                    (5.0, 7.0),
-                    |(e, o), (i, &v)| {
-                        if i % 2 == 0 {
-                            (e + v, o)
-                        } else {
-                            (e, o + v)
-                        }
-                    },
-                );
+            let (mut even, mut odd) = (5.0, 7.0);
+            for (i, &v) in chunk.iter().enumerate() {
+                *if i % 2 == 0 { &mut even } else { &mut odd } += v;
+            }
             assert_eq!(stats.exact_sums([5.0, 7.0], [0, 1]), Some([even, odd]));
             assert_eq!(stats.exact_sums([7.0, 5.0], [1, 0]), Some([odd, even]));
             assert_eq!(stats.exact_sums([5.0, (1u64 << 53) as f64], [0, 1]), None);

@@ -78,12 +78,14 @@ pub(super) const fn shift(multiplier: f64, offset: f64) -> f64 {
 /// position `p` (the key less `min_index`) is below 2^31 in size (`|w| <= 2^30.01`), so
 /// it wraps modulo 2^32 to no position of the bins when it is negative, and is exact when
 /// it is not (a sketch has fewer than 2^31 bins).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] // the slice kernel's
 const MAX_POSITION_OFFSET: f64 = (1u64 << 29) as f64;
 
 /// [`shift`] for `offset - min_index`: a [`rounded_sum`] with it holds the key less
 /// `min_index`, the position among bins from `min_index`, modulo 2^32. Infinity (every
 /// value declined) unless [`shift`] holds for `offset` and `|offset - min_index|` is at
 /// most 2^29 (see [`MAX_POSITION_OFFSET`]).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] // the slice kernel's
 pub(super) fn position_shift(multiplier: f64, offset: f64, min_index: i32) -> f64 {
     if shift(multiplier, offset) == f64::INFINITY {
         return f64::INFINITY;
@@ -132,6 +134,7 @@ pub(super) fn near_an_edge(rounded: u64) -> bool {
 /// vector units below AVX-512 lack for 64-bit lanes. `(rounded + 1) & 0xfffe` is 0
 /// exactly when the sum is near an edge, so less 1 it is all ones there and below 2^16
 /// elsewhere: ORed into the sum, it sets every bit of the key or none.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] // the slice kernel's
 #[inline(always)]
 pub(super) fn position_or_max(rounded: u64) -> u32 {
     let all_ones_if_near = (rounded.wrapping_add(1) & 0xfffe).wrapping_sub(1);
