@@ -263,3 +263,42 @@ proptest! {
         exact_range_at::<IntMapping>(alpha, min_value);
     }
 }
+
+/// Bins that end at `i32::MAX` (a layout `from_min_index` accepts, with an offset that puts
+/// real values there): every path that walks the bins by index works, with overflow checks
+/// on (`cargo test`'s profile), where a `min_index..` range zipped with the bins once
+/// overflowed past the last bin.
+#[test]
+fn bins_that_end_at_i32_max_are_walked_without_overflow() {
+    use tailguard::proto::{decode_into, encode, IndexConvention};
+    use tailguard::sketch::BinLayout;
+    let mapping = LogMapping::from_gamma_offset(1.02, 2_147_483_000.0).unwrap();
+    let min_index = i32::MAX - SMALL_BINS as i32;
+    let layout = BinLayout::<LogMapping, SMALL_BINS>::from_min_index(mapping, min_index).unwrap();
+    let mut s = DDSketch::with_layout(layout);
+    // From the lowest bin to the top one (and past it: clamped into the top bin).
+    let values: Vec<f64> = (0..200).map(|i| 6.0e4 * 1.01f64.powi(i)).collect();
+    s.record_slice(&values).unwrap();
+    let bins: Vec<_> = s.bins().collect();
+    assert_eq!(bins.first().map(|b| b.index), Some(min_index));
+    assert_eq!(bins.last().map(|b| b.index), Some(i32::MAX - 1));
+    let in_bins: u64 = bins.iter().map(|b| u64::from(b.count)).sum();
+    assert_eq!(in_bins + u64::from(s.zero_count()), 200);
+    assert!(s.clamped() > 0 && s.zero_count() > 0);
+    assert!(s.quantile(0.5).unwrap().is_some());
+
+    let live = AtomicSketch::with_layout(layout);
+    values.iter().for_each(|&v| live.record(v).unwrap());
+    let snapshot = live.snapshot();
+    assert!(snapshot.bins().eq(s.bins()));
+    let mut merged = s.clone();
+    live.merge_into(&mut merged).unwrap();
+    merged.merge(&s).unwrap();
+    assert_eq!(merged.count(), 3 * s.count());
+
+    let mut buf = [0u8; 4096];
+    let len = encode(&s, IndexConvention::GoJava, &mut buf).unwrap();
+    let mut back = DDSketch::with_layout(layout);
+    decode_into(&buf[..len], IndexConvention::GoJava, &mut back).unwrap();
+    assert!(back.bins().eq(s.bins()));
+}

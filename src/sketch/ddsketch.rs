@@ -1116,10 +1116,17 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// assert!((s.mapping().value(bins[0].index) - 10.0).abs() <= 0.2);
     /// ```
     pub fn bins(&self) -> impl Iterator<Item = Bin> + '_ {
-        (self.min_index..)
+        // Indices from the positions, not from a `min_index..` range zipped with the
+        // bins: that range is advanced once past the last bin, which overflows (a panic
+        // with overflow checks) when the bins end at `i32::MAX`.
+        (0i32..)
             .zip(self.bins.iter())
             .filter(|(_, &count)| count > 0)
-            .map(|(index, &count)| Bin { index, count })
+            .map(|(pos, &count)| Bin {
+                // pos < N and min_index + N fits an i32: no wrap.
+                index: self.min_index.wrapping_add(pos),
+                count,
+            })
     }
 
     /// Empties the sketch, keeping its configuration.
