@@ -4,15 +4,18 @@
 //! lowest bin anywhere in `i32`: the slice kernels' fast paths (the cubic one's rounding
 //! shift with the lowest index taken off, within its proven bound or declined) must never
 //! put a value in another bin than `record` does. A slice with NaN or a negative records
-//! nothing and names the first such value; a sketch near saturation drops alike.
+//! nothing and names the first such value; a sketch near saturation drops alike. Then
+//! every path that walks those bins by index: quantiles, the atomic sketch, the wire format.
 #![no_main]
 
 mod common;
 
 use common::{values, Value};
 use libfuzzer_sys::fuzz_target;
+use tailguard::proto::{decode_into, encode, IndexConvention};
 use tailguard::sketch::{
-    BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping, RecordSliceError,
+    AtomicSketch, BinLayout, CubicMapping, DDSketch, IndexMapping, IntMapping, LogMapping,
+    RecordSliceError,
 };
 
 /// The sketches' bins: few, so that values fall on both sides of the range.
@@ -98,6 +101,37 @@ fn check<M: IndexMapping>(mapping: M, min_index: i32, prefill: Option<u32>, byte
             floats.iter().for_each(|&v| single.record(v).unwrap());
             assert_same(&batch, &single);
         }
+    }
+    // The atomic sketch against the same values from empty.
+    let values = prefill.is_none().then_some((&ints[..], &floats[..]));
+    walk_the_bins(&batch, values);
+}
+
+/// Every path that walks the bins by index, for a layout anywhere in `i32`: quantiles
+/// within `[min, max]`, the atomic sketch's slice records of `values` (what `s` holds,
+/// recorded from empty) and its snapshot (the same bins), and the wire format's round trip.
+fn walk_the_bins<M: IndexMapping>(s: &DDSketch<M, BINS>, values: Option<(&[u64], &[f64])>) {
+    for q in [0.0, 0.01, 0.5, 0.99, 1.0] {
+        let got = s.quantile(q).unwrap();
+        if let (Some(v), Some(min), Some(max)) = (got, s.min(), s.max()) {
+            assert!(min <= v && v <= max, "q={q}: {v} outside [{min}, {max}]");
+        }
+    }
+    if let Some((ints, floats)) = values {
+        let live = AtomicSketch::with_layout(s.layout());
+        live.record_u64_slice(ints);
+        if live.record_slice(floats).is_ok() {
+            let snapshot = live.snapshot();
+            assert!(snapshot.bins().eq(s.bins()), "atomic bins differ");
+            assert_eq!(snapshot.zero_count(), s.zero_count());
+        }
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let convention = IndexConvention::GoJava;
+    if let Ok(len) = encode(s, convention, &mut buf) {
+        let mut back = DDSketch::with_layout(s.layout());
+        decode_into(&buf[..len], convention, &mut back).unwrap();
+        assert!(back.bins().eq(s.bins()), "round trip");
     }
 }
 
