@@ -302,3 +302,58 @@ fn bins_that_end_at_i32_max_are_walked_without_overflow() {
     decode_into(&buf[..len], IndexConvention::GoJava, &mut back).unwrap();
     assert!(back.bins().eq(s.bins()));
 }
+
+/// Layouts at both ends of `i32` and in between, for mappings whose offsets put real values
+/// there: windows, atomic sketches and hedgers record (any float bits too), refresh,
+/// answer quantiles and thresholds, and hedge, with overflow checks on, without a panic.
+fn layouts_anywhere_in<M: IndexMapping>(mapping: M) {
+    use core::time::Duration;
+    use tailguard::hedge::{Attempt, HedgeConfig, Hedger};
+    use tailguard::sketch::BinLayout;
+    let top = i32::MAX - SMALL_BINS as i32;
+    for min_index in [i32::MIN + 1, -(1 << 30), -5, 0, 1 << 30, top - 1, top] {
+        let layout = BinLayout::<M, SMALL_BINS>::from_min_index(mapping, min_index).unwrap();
+        let clock = ManualClock::new();
+        let window: Window<_, M, SMALL_BINS, 3> =
+            Window::with_layout(&clock, layout, WindowConfig::new()).unwrap();
+        let atomic = AtomicSketch::with_layout(layout);
+        for i in 0..300u64 {
+            let v = 1u64 << (i % 64);
+            window.record_u64(v);
+            window.record_duration(Duration::from_nanos(v));
+            atomic.record_u64(v);
+            let bits = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1; // no sign: no error
+            atomic
+                .record(f64::from_bits(bits))
+                .unwrap_or_else(|_| assert!(f64::from_bits(bits).is_nan()));
+            clock.advance(Duration::from_millis(7));
+        }
+        window.refresh();
+        let _ = window.cached_upper_bound();
+        for q in QS {
+            let _ = window.quantile(q).unwrap();
+            let _ = atomic.quantile(q).unwrap();
+        }
+        assert!(window.snapshot().bins().count() <= SMALL_BINS);
+        let hedger = Hedger::with_layout(&clock, HedgeConfig::new(), layout).unwrap();
+        for i in 0..200u64 {
+            let mut ticket = hedger.start();
+            clock.advance(Duration::from_nanos(1u64 << (i % 40)));
+            let _ = hedger.should_hedge(&mut ticket);
+            let _ = hedger.on_success(&ticket, Attempt::Primary);
+        }
+        assert!(hedger.window().count() > 0);
+    }
+}
+
+#[test]
+fn layouts_anywhere_in_i32_never_panic() {
+    layouts_anywhere_in(IntMapping::with_mantissa_bits(0).unwrap());
+    layouts_anywhere_in(IntMapping::with_mantissa_bits(6).unwrap());
+    layouts_anywhere_in(IntMapping::with_mantissa_bits(20).unwrap());
+    layouts_anywhere_in(LogMapping::from_gamma_offset(1.02, 2_147_483_000.0).unwrap());
+    layouts_anywhere_in(LogMapping::from_gamma_offset(1.02, -2_147_483_000.0).unwrap());
+    layouts_anywhere_in(LogMapping::from_gamma_offset(1.0001, 0.0).unwrap());
+    layouts_anywhere_in(CubicMapping::from_gamma_offset(1.5, 2_147_483_600.0).unwrap());
+    layouts_anywhere_in(CubicMapping::from_gamma_offset(1.5, -2_147_483_600.0).unwrap());
+}
