@@ -130,8 +130,8 @@ pub(super) fn near_an_edge(rounded: u64) -> bool {
 }
 
 /// The key (less `min_index`, with a [`position_shift`]) a [`rounded_sum`] holds, or
-/// `u32::MAX` where it is [`near_an_edge`]: without a branch or a compare, which the
-/// vector units below AVX-512 lack for 64-bit lanes. `(rounded + 1) & 0xfffe` is 0
+/// `u32::MAX` where it is [`near_an_edge`]: without a branch or a compare (SSE2, the
+/// x86-64 baseline, has no compare of 64-bit lanes). `(rounded + 1) & 0xfffe` is 0
 /// exactly when the sum is near an edge, so less 1 it is all ones there and below 2^16
 /// elsewhere: ORed into the sum, it sets every bit of the key or none.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] // the slice kernel's
