@@ -1116,15 +1116,13 @@ impl<M: IndexMapping, const N: usize> DDSketch<M, N> {
     /// assert!((s.mapping().value(bins[0].index) - 10.0).abs() <= 0.2);
     /// ```
     pub fn bins(&self) -> impl Iterator<Item = Bin> + '_ {
-        // Indices from the positions, not from a `min_index..` range zipped with the
-        // bins: that range is advanced once past the last bin, which overflows (a panic
-        // with overflow checks) when the bins end at `i32::MAX`.
-        (0i32..)
-            .zip(self.bins.iter())
+        let layout = self.layout();
+        self.bins
+            .iter()
+            .enumerate()
             .filter(|(_, &count)| count > 0)
-            .map(|(pos, &count)| Bin {
-                // pos < N and min_index + N fits an i32: no wrap.
-                index: self.min_index.wrapping_add(pos),
+            .map(move |(pos, &count)| Bin {
+                index: layout.index_at(pos),
                 count,
             })
     }

@@ -202,14 +202,22 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
         }
     }
 
+    /// The mapping index of the bin at position `pos` (below `N`): what [`position`]
+    /// undoes. Counted from `min_index`, so no index past the last bin is ever formed (a
+    /// range `min_index..` stepped past bins that end at `i32::MAX` overflows).
+    #[inline(always)]
+    pub(crate) const fn index_at(&self, pos: usize) -> i32 {
+        // pos < N < i32::MAX, and min_index + N fits in an i32.
+        self.min_index.wrapping_add(pos as i32)
+    }
+
     /// The representative value of the bin at position `pos` (below `N`): the mapping's,
     /// but `f64::MAX` for a bin of finite values whose `lower_bound * (1 + alpha)`
     /// overflows (the bin of `f64::MAX` in a range past it), which is within alpha of
     /// each of them: `f64::MAX - v < lower_bound * (1 + alpha) - lower_bound <= alpha v`.
     #[inline]
     pub(crate) fn value_at(&self, pos: usize) -> f64 {
-        // pos < N < i32::MAX, and min_index + N fits in an i32.
-        let index = self.min_index.wrapping_add(pos as i32);
+        let index = self.index_at(pos);
         let value = self.mapping.value(index);
         if value == f64::INFINITY {
             return self.overflowed_value(index);
@@ -234,9 +242,7 @@ impl<M: IndexMapping, const N: usize> BinLayout<M, N> {
     /// [`IndexMapping::upper_bound_u64`].
     #[inline]
     pub(crate) fn upper_bound_at(&self, pos: usize) -> u64 {
-        // pos < N < i32::MAX, and min_index + N fits in an i32.
-        self.mapping
-            .upper_bound_u64(self.min_index.wrapping_add(pos as i32))
+        self.mapping.upper_bound_u64(self.index_at(pos))
     }
 
     /// Whether a sketch of layout `other` can be merged into one of this layout, and if

@@ -970,11 +970,9 @@ impl<M: IndexMapping, const N: usize> AtomicSketch<M, N> {
         let mut sum = 0.0;
         // The lowest and highest occupied bins' indices, as read.
         let mut occupied: Option<(i32, i32)> = None;
-        // Indices from positions, as `DDSketch::bins`: a `min_index..` range overflows if
-        // the consumer advances it once past bins that end at `i32::MAX` (`add_counts`
-        // does not today). pos < N and min_index + N fits an i32.
-        let bins = (0i32..).zip(self.bins.iter()).map(|(pos, bin)| {
-            let index = self.min_index.wrapping_add(pos);
+        let layout = self.layout();
+        let bins = self.bins.iter().enumerate().map(|(pos, bin)| {
+            let index = layout.index_at(pos);
             let count = bin.load(Relaxed);
             if count > 0 {
                 sum += f64::from(count) * self.mapping.value(index).max(low).min(high);
